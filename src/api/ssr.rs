@@ -1,0 +1,42 @@
+//! Server-side helpers for server functions: the shared state, the signed-in
+//! teacher, and turning an `AppError` into a server-function error with the
+//! right HTTP status.
+
+use axum::http::request::Parts;
+use leptos::prelude::*;
+use leptos_axum::ResponseOptions;
+
+use crate::{
+    models::UserInfo,
+    server::{auth, error::AppError, state::AppState},
+};
+
+pub fn state() -> Result<AppState, ServerFnError> {
+    use_context::<AppState>().ok_or_else(|| ServerFnError::new("server state is missing"))
+}
+
+/// Reports an error to the caller with its HTTP status; internal causes are logged, not sent.
+pub fn fail(e: AppError) -> ServerFnError {
+    if let Some(res) = use_context::<ResponseOptions>() {
+        res.set_status(e.status());
+    }
+    if let AppError::Internal(cause) = &e {
+        tracing::error!(%cause, "server function failed");
+    }
+    ServerFnError::new(e.to_string())
+}
+
+/// The signed-in teacher, if any.
+pub async fn user() -> Result<Option<UserInfo>, ServerFnError> {
+    let state = state()?;
+    let Some(parts) = use_context::<Parts>() else {
+        return Ok(None);
+    };
+    auth::user_from_headers(&state.db, &parts.headers).await.map_err(fail)
+}
+
+/// The signed-in teacher, or a 401.
+pub async fn require_user() -> Result<(AppState, UserInfo), ServerFnError> {
+    let user = user().await?.ok_or_else(|| fail(AppError::Unauthorized))?;
+    Ok((state()?, user))
+}

@@ -1,0 +1,22 @@
+//! Margin: a lesson editor for teachers with a transparent AI agent in the margin.
+//!
+//! One crate, two targets: with the `ssr` feature it is the server (axum, SQLite,
+//! the agent); with `hydrate` it is the browser bundle that takes over the
+//! server-rendered page. Modules that only make sense on the server are gated
+//! whole with `#[cfg(feature = "ssr")]`.
+
+pub mod api;
+pub mod app;
+pub mod components;
+pub mod models;
+
+#[cfg(feature = "ssr")]
+pub mod server;
+
+/// Entry point of the browser bundle: attach to the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

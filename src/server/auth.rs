@@ -1,0 +1,290 @@
+//! Accounts and sign-in sessions: argon2id password hashes, random session
+//! tokens stored only as SHA-256 hashes, the sign-in rate limit, and finding the
+//! teacher behind a request (cookie for the browser, `Authorization: Bearer` for
+//! API clients; both carry the same token).
+
+use std::num::NonZeroU32;
+
+use argon2::{
+    password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
+    Argon2,
+};
+use axum::http::{header, HeaderMap};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use sha2::{Digest, Sha256};
+use sqlx::SqlitePool;
+
+use super::{
+    error::{AppError, Result},
+    ids,
+};
+use crate::models::UserInfo;
+
+/// Name of the session cookie.
+pub const SESSION_COOKIE: &str = "margin_session";
+/// Shortest password accepted at sign-up.
+pub const MIN_PASSWORD_LEN: usize = 8;
+const MAX_PASSWORD_LEN: usize = 1024;
+const MAX_EMAIL_LEN: usize = 254;
+
+/// Sign-in attempts per email address: a burst of 5, then one every 12 seconds.
+pub type SignInLimiter = DefaultKeyedRateLimiter<String>;
+
+pub fn sign_in_limiter() -> SignInLimiter {
+    let quota = Quota::per_minute(NonZeroU32::new(5).expect("non-zero"));
+    RateLimiter::keyed(quota)
+}
+
+/// Takes one sign-in attempt for `email` from the limiter, or says how long to wait.
+pub fn check_sign_in_rate(limiter: &SignInLimiter, email: &str) -> Result<()> {
+    use governor::clock::{Clock, DefaultClock};
+    limiter.check_key(&normalize_email(email)).map_err(|not_until| {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        AppError::TooManyRequests(wait.as_secs().max(1))
+    })
+}
+
+pub fn normalize_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+/// Checks the shape of sign-up input and says exactly what to change.
+pub fn validate_new_account(email: &str, password: &str) -> Result<()> {
+    let email = email.trim();
+    let at = email.find('@');
+    let valid_email = email.len() <= MAX_EMAIL_LEN
+        && matches!(at, Some(i) if i > 0 && i < email.len() - 1)
+        && !email.contains(char::is_whitespace);
+    if !valid_email {
+        return Err(AppError::BadRequest("Enter a valid email address, like name@school.org.".into()));
+    }
+    if password.chars().count() < MIN_PASSWORD_LEN {
+        return Err(AppError::BadRequest(format!(
+            "Choose a password of at least {MIN_PASSWORD_LEN} characters."
+        )));
+    }
+    if password.len() > MAX_PASSWORD_LEN {
+        return Err(AppError::BadRequest("That password is too long.".into()));
+    }
+    Ok(())
+}
+
+/// Hashes a password with argon2id on a blocking thread (it is slow on purpose).
+pub async fn hash_password(password: String) -> Result<String> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut OsRng);
+        Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| AppError::Internal(format!("hashing: {e}")))
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("hashing task: {e}")))?
+}
+
+/// Verifies a password against a stored hash on a blocking thread.
+pub async fn verify_password(password: String, hash: String) -> bool {
+    tokio::task::spawn_blocking(move || {
+        PasswordHash::new(&hash)
+            .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+            .unwrap_or(false)
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// A hash of a throwaway password, verified against when the account does not
+/// exist so that a wrong email takes as long as a wrong password.
+async fn dummy_hash() -> &'static str {
+    static HASH: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    HASH.get_or_init(|| async {
+        hash_password("not-a-real-password".into()).await.unwrap_or_default()
+    })
+    .await
+}
+
+fn token_hash(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Creates an account. The email must be new; the message never reveals more
+/// than that the address cannot be used.
+pub async fn create_user(db: &SqlitePool, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
+    validate_new_account(email, password)?;
+    if !allow_signup {
+        let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(db).await?;
+        if count > 0 {
+            return Err(AppError::Forbidden(
+                "Sign-up is closed on this server. Ask its administrator for an account.".into(),
+            ));
+        }
+    }
+    let email = email.trim().to_string();
+    let hash = hash_password(password.to_string()).await?;
+    let id = ids::new_id();
+    let inserted = sqlx::query("INSERT INTO users (id, email, password_hash) VALUES (?, ?, ?)")
+        .bind(&id)
+        .bind(&email)
+        .bind(&hash)
+        .execute(db)
+        .await;
+    match inserted {
+        Ok(_) => Ok(UserInfo { id, email }),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(AppError::Conflict(
+            "An account with this email already exists. Sign in instead.".into(),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Checks an email and password. A wrong email and a wrong password get the
+/// same answer, so the message gives no hint whether the account exists.
+pub async fn authenticate(db: &SqlitePool, email: &str, password: &str) -> Result<UserInfo> {
+    let row: Option<(String, String, String)> =
+        sqlx::query_as("SELECT id, email, password_hash FROM users WHERE email = ?")
+            .bind(email.trim())
+            .fetch_optional(db)
+            .await?;
+    let wrong = || AppError::BadRequest("That email and password do not match an account.".into());
+    match row {
+        Some((id, email, hash)) => {
+            if verify_password(password.to_string(), hash).await {
+                Ok(UserInfo { id, email })
+            } else {
+                Err(wrong())
+            }
+        }
+        None => {
+            verify_password(password.to_string(), dummy_hash().await.to_string()).await;
+            Err(wrong())
+        }
+    }
+}
+
+/// Starts a session for a teacher and returns its token (shown once, never stored).
+pub async fn create_session(db: &SqlitePool, user_id: &str, days: u32) -> Result<String> {
+    let token = ids::random_hex(32);
+    sqlx::query(
+        "INSERT INTO sessions (token_hash, user_id, expires_at)
+         VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?))",
+    )
+    .bind(token_hash(&token))
+    .bind(user_id)
+    .bind(format!("+{days} days"))
+    .execute(db)
+    .await?;
+    Ok(token)
+}
+
+/// Ends a session; unknown tokens are ignored.
+pub async fn delete_session(db: &SqlitePool, token: &str) -> Result<()> {
+    sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+        .bind(token_hash(token))
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The teacher a live session token belongs to.
+pub async fn user_for_token(db: &SqlitePool, token: &str) -> Result<Option<UserInfo>> {
+    let row: Option<(String, String)> = sqlx::query_as(
+        "SELECT u.id, u.email FROM sessions s JOIN users u ON u.id = s.user_id
+         WHERE s.token_hash = ? AND s.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+    )
+    .bind(token_hash(token))
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(id, email)| UserInfo { id, email }))
+}
+
+/// The session token a request carries: `Authorization: Bearer` first, then the cookie.
+pub fn token_from_headers(headers: &HeaderMap) -> Option<String> {
+    if let Some(auth) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+        if let Some(token) = auth.strip_prefix("Bearer ").map(str::trim) {
+            if !token.is_empty() {
+                return Some(token.to_string());
+            }
+        }
+    }
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// The signed-in teacher behind a request, if any.
+pub async fn user_from_headers(db: &SqlitePool, headers: &HeaderMap) -> Result<Option<UserInfo>> {
+    match token_from_headers(headers) {
+        Some(token) => user_for_token(db, &token).await,
+        None => Ok(None),
+    }
+}
+
+/// The `Set-Cookie` value that stores a session in the browser.
+pub fn session_cookie(token: &str, days: u32, secure: bool) -> String {
+    let max_age = u64::from(days) * 24 * 60 * 60;
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
+}
+
+/// The `Set-Cookie` value that removes the session cookie.
+pub fn clear_session_cookie(secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_wins_over_cookie() {
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, "a=b; margin_session=fromcookie".parse().unwrap());
+        assert_eq!(token_from_headers(&h).as_deref(), Some("fromcookie"));
+        h.insert(header::AUTHORIZATION, "Bearer frombearer".parse().unwrap());
+        assert_eq!(token_from_headers(&h).as_deref(), Some("frombearer"));
+    }
+
+    #[test]
+    fn empty_or_missing_tokens_are_none() {
+        let mut h = HeaderMap::new();
+        assert_eq!(token_from_headers(&h), None);
+        h.insert(header::COOKIE, "margin_session=".parse().unwrap());
+        assert_eq!(token_from_headers(&h), None);
+        h.insert(header::AUTHORIZATION, "Bearer ".parse().unwrap());
+        assert_eq!(token_from_headers(&h), None);
+    }
+
+    #[test]
+    fn sign_up_input_is_checked() {
+        assert!(validate_new_account("teacher@school.org", "long enough").is_ok());
+        assert!(validate_new_account("not-an-email", "long enough").is_err());
+        assert!(validate_new_account("@school.org", "long enough").is_err());
+        assert!(validate_new_account("a b@school.org", "long enough").is_err());
+        assert!(validate_new_account("teacher@school.org", "short").is_err());
+    }
+
+    #[test]
+    fn limiter_slows_down_after_a_burst() {
+        let limiter = sign_in_limiter();
+        for _ in 0..5 {
+            assert!(check_sign_in_rate(&limiter, "T@x.org").is_ok());
+        }
+        assert!(matches!(check_sign_in_rate(&limiter, "t@x.org"), Err(AppError::TooManyRequests(_))));
+        assert!(check_sign_in_rate(&limiter, "other@x.org").is_ok());
+    }
+
+    #[test]
+    fn cookie_is_http_only_and_same_site() {
+        let c = session_cookie("abc", 30, false);
+        assert!(c.contains("HttpOnly") && c.contains("SameSite=Lax") && !c.contains("Secure"));
+        assert!(session_cookie("abc", 30, true).contains("Secure"));
+    }
+}

@@ -1,0 +1,167 @@
+//! HTTP endpoints for accounts. Two doors to the same logic in `auth`:
+//! - `/api/auth/*` speaks JSON for API clients and returns the token;
+//! - `/auth/*` takes the browser's HTML forms and answers with redirects, so
+//!   signing in works before (or without) the WASM bundle.
+//!
+//! Form errors travel back as a short code in the query string (never as free
+//! text, so nobody can make the page say what they like).
+
+use axum::{
+    extract::State,
+    http::{header, HeaderMap, StatusCode},
+    response::{IntoResponse, Redirect, Response},
+    routing::{get, post},
+    Form, Json, Router,
+};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    auth,
+    error::{AppError, Result},
+    state::AppState,
+};
+use crate::models::UserInfo;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/auth/signup", post(api_signup))
+        .route("/api/auth/login", post(api_login))
+        .route("/api/auth/logout", post(api_logout))
+        .route("/api/auth/me", get(api_me))
+        .route("/auth/signup", post(form_signup))
+        .route("/auth/signin", post(form_signin))
+        .route("/auth/signout", post(form_signout))
+}
+
+#[derive(Deserialize)]
+pub struct Credentials {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+    /// Where to go after a form sign-in (a path on this site).
+    #[serde(default)]
+    next: Option<String>,
+}
+
+/// Signs up, or signs in, and starts a session. Shared by both doors.
+async fn start_session(state: &AppState, creds: &Credentials, signup: bool) -> Result<(UserInfo, String)> {
+    let user = if signup {
+        auth::create_user(&state.db, state.config.allow_signup, &creds.email, &creds.password).await?
+    } else {
+        auth::check_sign_in_rate(&state.sign_in_limiter, &creds.email)?;
+        auth::authenticate(&state.db, &creds.email, &creds.password).await?
+    };
+    let token = auth::create_session(&state.db, &user.id, state.config.session_days).await?;
+    tracing::info!(user = %user.id, signup, "session started");
+    Ok((user, token))
+}
+
+fn with_cookie(state: &AppState, token: &str, res: impl IntoResponse) -> Response {
+    let cookie = auth::session_cookie(token, state.config.session_days, state.config.secure_cookies);
+    ([(header::SET_COOKIE, cookie)], res).into_response()
+}
+
+async fn api_signup(State(state): State<AppState>, Json(creds): Json<Credentials>) -> Result<Response> {
+    let (user, token) = start_session(&state, &creds, true).await?;
+    let body = Json(json!({ "token": token, "user": user }));
+    Ok(with_cookie(&state, &token, (StatusCode::CREATED, body)))
+}
+
+async fn api_login(State(state): State<AppState>, Json(creds): Json<Credentials>) -> Result<Response> {
+    let (user, token) = start_session(&state, &creds, false).await?;
+    let body = Json(json!({ "token": token, "user": user }));
+    Ok(with_cookie(&state, &token, body))
+}
+
+async fn api_logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response> {
+    if let Some(token) = auth::token_from_headers(&headers) {
+        auth::delete_session(&state.db, &token).await?;
+    }
+    let cookie = auth::clear_session_cookie(state.config.secure_cookies);
+    Ok(([(header::SET_COOKIE, cookie)], StatusCode::NO_CONTENT).into_response())
+}
+
+async fn api_me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<serde_json::Value>> {
+    let user = auth::user_from_headers(&state.db, &headers).await?.ok_or(AppError::Unauthorized)?;
+    Ok(Json(json!({ "user": user })))
+}
+
+/// A local path to continue to after signing in; anything else goes home.
+fn safe_next(next: Option<&str>) -> &str {
+    match next {
+        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') => p,
+        _ => "/",
+    }
+}
+
+/// The short code a form page turns into its message.
+fn error_code(e: &AppError) -> String {
+    match e {
+        AppError::BadRequest(m) if m.contains("do not match") => "credentials".into(),
+        AppError::BadRequest(m) if m.contains("email") => "email".into(),
+        AppError::BadRequest(m) if m.contains("password") => "password".into(),
+        AppError::Conflict(_) => "exists".into(),
+        AppError::Forbidden(_) => "closed".into(),
+        AppError::TooManyRequests(secs) => format!("rate-{secs}"),
+        _ => "server".into(),
+    }
+}
+
+fn back_to_form(page: &str, e: &AppError, creds: &Credentials) -> Response {
+    let mut query = vec![("error", error_code(e)), ("email", creds.email.trim().to_string())];
+    if let Some(next) = creds.next.as_deref().filter(|n| !n.is_empty()) {
+        query.push(("next", next.to_string()));
+    }
+    let qs = serde_urlencoded::to_string(&query).unwrap_or_default();
+    Redirect::to(&format!("{page}?{qs}")).into_response()
+}
+
+async fn form_signup(State(state): State<AppState>, Form(creds): Form<Credentials>) -> Response {
+    match start_session(&state, &creds, true).await {
+        Ok((_, token)) => with_cookie(&state, &token, Redirect::to(safe_next(creds.next.as_deref()))),
+        Err(e) => {
+            if let AppError::Internal(_) = e {
+                tracing::error!(error = %e, "sign-up failed");
+            }
+            back_to_form("/signup", &e, &creds)
+        }
+    }
+}
+
+async fn form_signin(State(state): State<AppState>, Form(creds): Form<Credentials>) -> Response {
+    match start_session(&state, &creds, false).await {
+        Ok((_, token)) => with_cookie(&state, &token, Redirect::to(safe_next(creds.next.as_deref()))),
+        Err(e) => {
+            if let AppError::Internal(_) = e {
+                tracing::error!(error = %e, "sign-in failed");
+            }
+            back_to_form("/signin", &e, &creds)
+        }
+    }
+}
+
+async fn form_signout(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(token) = auth::token_from_headers(&headers) {
+        if let Err(e) = auth::delete_session(&state.db, &token).await {
+            tracing::error!(error = %e, "sign-out failed to delete the session");
+        }
+    }
+    let cookie = auth::clear_session_cookie(state.config.secure_cookies);
+    ([(header::SET_COOKIE, cookie)], Redirect::to("/signin")).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_must_stay_on_this_site() {
+        assert_eq!(safe_next(Some("/lessons/abc")), "/lessons/abc");
+        assert_eq!(safe_next(Some("//evil.example")), "/");
+        assert_eq!(safe_next(Some("https://evil.example")), "/");
+        assert_eq!(safe_next(Some("/\\evil.example")), "/");
+        assert_eq!(safe_next(None), "/");
+    }
+}

@@ -1,0 +1,53 @@
+//! Configuration read once from the environment, with defaults that work on a
+//! fresh machine. README.md lists every variable; keep the two in step.
+
+use std::env;
+
+/// The server's settings. Secrets (the AI key, later) never appear in `Debug`.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// SQLite URL; the file and its folder are created when missing.
+    pub database_url: String,
+    /// Mark the session cookie `Secure` (set when served over HTTPS).
+    pub secure_cookies: bool,
+    /// Whether anyone may sign up once the first teacher exists.
+    pub allow_signup: bool,
+    /// How long a sign-in lasts, in days.
+    pub session_days: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            database_url: "sqlite://data/margin.db".into(),
+            secure_cookies: false,
+            allow_signup: true,
+            session_days: 30,
+        }
+    }
+}
+
+impl Config {
+    /// Reads the environment; unset or unparsable values fall back to defaults.
+    pub fn from_env() -> Self {
+        let d = Self::default();
+        Self {
+            database_url: env::var("DATABASE_URL").unwrap_or(d.database_url),
+            secure_cookies: flag("MARGIN_SECURE_COOKIES").unwrap_or(d.secure_cookies),
+            allow_signup: flag("MARGIN_ALLOW_SIGNUP").unwrap_or(d.allow_signup),
+            session_days: env::var("MARGIN_SESSION_DAYS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|d| *d > 0)
+                .unwrap_or(d.session_days),
+        }
+    }
+}
+
+fn flag(name: &str) -> Option<bool> {
+    match env::var(name).ok()?.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}

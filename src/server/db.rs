@@ -1,0 +1,28 @@
+//! Opening the SQLite database: the file (and its folder) is created when
+//! missing, WAL mode lets readers and the writer work at once, foreign keys are
+//! enforced, and migrations run before anything else touches it.
+
+use std::{str::FromStr, time::Duration};
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+/// Opens (creating if needed) and migrates the database at `url`.
+pub async fn connect(url: &str) -> Result<SqlitePool, sqlx::Error> {
+    let options = SqliteConnectOptions::from_str(url)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(5))
+        .foreign_keys(true);
+    if let Some(parent) = options.get_filename().parent() {
+        if !parent.as_os_str().is_empty() {
+            std::fs::create_dir_all(parent)?;
+        }
+    }
+    let pool = SqlitePoolOptions::new()
+        .max_connections(8)
+        .connect_with(options)
+        .await?;
+    sqlx::migrate!().run(&pool).await?;
+    Ok(pool)
+}

@@ -1,0 +1,81 @@
+//! The one error type of the HTTP API. Clients get a safe message and a stable
+//! code as JSON; the real cause of an internal failure goes to the log only.
+
+use axum::{
+    http::{header, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+    Json,
+};
+use serde_json::json;
+
+pub type Result<T, E = AppError> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("Sign in to continue.")]
+    Unauthorized,
+    #[error("Not found.")]
+    NotFound,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("Too many attempts. Wait {0} seconds and try again.")]
+    TooManyRequests(u64),
+    #[error("Something went wrong on the server. Please try again.")]
+    Internal(String),
+}
+
+impl AppError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// A stable, machine-readable name for the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Unauthorized => "unauthorized",
+            Self::NotFound => "not_found",
+            Self::BadRequest(_) => "bad_request",
+            Self::Forbidden(_) => "forbidden",
+            Self::Conflict(_) => "conflict",
+            Self::TooManyRequests(_) => "rate_limited",
+            Self::Internal(_) => "internal",
+        }
+    }
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(e: sqlx::Error) -> Self {
+        Self::Internal(format!("database: {e}"))
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        if let Self::Internal(cause) = &self {
+            tracing::error!(%cause, "internal error");
+        }
+        let mut res = (
+            self.status(),
+            Json(json!({ "error": self.to_string(), "code": self.code() })),
+        )
+            .into_response();
+        if let Self::TooManyRequests(secs) = self {
+            if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+                res.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        res
+    }
+}

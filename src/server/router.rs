@@ -1,0 +1,36 @@
+//! The whole HTTP surface in one place: health, accounts, Leptos pages and
+//! server functions, static files, and the layers around them.
+
+use axum::{
+    extract::{DefaultBodyLimit, State},
+    middleware,
+    routing::get,
+    Json, Router,
+};
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use serde_json::json;
+
+use super::{auth_routes, error::Result, guard, state::AppState};
+use crate::app::{shell, App};
+
+/// Largest request body accepted anywhere (a lesson is capped well below this).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+pub fn build(state: AppState) -> Router {
+    let routes = generate_route_list(App);
+    let options = state.leptos_options.clone();
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(auth_routes::router())
+        .leptos_routes(&state, routes, move || shell(options.clone()))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+/// Liveness and database reachability, for load balancers and `make run` checks.
+async fn healthz(State(state): State<AppState>) -> Result<Json<serde_json::Value>> {
+    sqlx::query("SELECT 1").execute(&state.db).await?;
+    Ok(Json(json!({ "status": "ok" })))
+}

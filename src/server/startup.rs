@@ -1,0 +1,101 @@
+//! Server start-up: logs → configuration → database → router → serve, and a
+//! graceful stop on SIGINT or SIGTERM.
+
+use std::{process::ExitCode, time::Duration};
+
+use leptos::config::get_configuration;
+use tracing_subscriber::EnvFilter;
+
+use super::{config::Config, db, router, state::AppState};
+
+pub async fn run() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
+        )
+        .init();
+
+    let config = Config::from_env();
+    let mut leptos_options = match get_configuration(None) {
+        Ok(conf) => conf.leptos_options,
+        Err(e) => {
+            tracing::error!(error = %e, "could not read the site configuration");
+            return ExitCode::FAILURE;
+        }
+    };
+    if leptos_options.output_name.is_empty() {
+        leptos_options.output_name = "margin".into();
+    }
+    let addr = leptos_options.site_addr;
+
+    let pool = match db::connect(&config.database_url).await {
+        Ok(pool) => pool,
+        Err(e) => {
+            tracing::error!(error = %e, url = %config.database_url, "could not open the database");
+            return ExitCode::FAILURE;
+        }
+    };
+    let state = AppState::new(leptos_options, pool.clone(), config);
+    spawn_housekeeping(state.clone());
+    let app = router::build(state);
+
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!(error = %e, %addr, "could not listen");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!("Margin is listening on http://{addr}");
+    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
+    pool.close().await;
+    match served {
+        Ok(()) => {
+            tracing::info!("stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "server error");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Periodic clean-up: forget idle rate-limit entries and expired sessions.
+fn spawn_housekeeping(state: AppState) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(300));
+        loop {
+            tick.tick().await;
+            state.sign_in_limiter.retain_recent();
+            let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
+                .execute(&state.db)
+                .await;
+            if let Err(e) = deleted {
+                tracing::warn!(error = %e, "could not delete expired sessions");
+            }
+        }
+    });
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down");
+}

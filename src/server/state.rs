@@ -1,0 +1,29 @@
+//! The state every handler and server function shares. It reaches server
+//! functions through Leptos context (`leptos_routes_with_context` provides it).
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use leptos::config::LeptosOptions;
+use sqlx::SqlitePool;
+
+use super::{auth::SignInLimiter, config::Config};
+
+#[derive(Clone, FromRef)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub db: SqlitePool,
+    pub config: Arc<Config>,
+    pub sign_in_limiter: Arc<SignInLimiter>,
+}
+
+impl AppState {
+    pub fn new(leptos_options: LeptosOptions, db: SqlitePool, config: Config) -> Self {
+        Self {
+            leptos_options,
+            db,
+            config: Arc::new(config),
+            sign_in_limiter: Arc::new(super::auth::sign_in_limiter()),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! A real app for integration tests: a fresh SQLite file in a temporary folder,
+//! the full router, and helpers to send requests and read responses.
+#![allow(dead_code)]
+
+use axum::{
+    body::Body,
+    http::{header, Method, Request, Response, StatusCode},
+    Router,
+};
+use http_body_util::BodyExt;
+use leptos::config::LeptosOptions;
+use margin::server::{config::Config, db, router, state::AppState};
+use serde_json::Value;
+use tempfile::TempDir;
+use tower::ServiceExt;
+
+pub struct TestApp {
+    pub router: Router,
+    pub state: AppState,
+    pub dir: TempDir,
+}
+
+pub async fn app() -> TestApp {
+    app_with(Config::default()).await
+}
+
+pub async fn app_with(mut config: Config) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    config.database_url = format!("sqlite://{}/nested/margin.db", dir.path().display());
+    let pool = db::connect(&config.database_url).await.expect("database");
+    let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
+    let state = AppState::new(options, pool, config);
+    let router = router::build(state.clone());
+    TestApp { router, state, dir }
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+    pub fn location(&self) -> &str {
+        self.headers.get(header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("")
+    }
+    pub fn set_cookie(&self) -> String {
+        self.headers.get(header::SET_COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
+    }
+    /// The `name=value` part of the Set-Cookie header, to send back as `Cookie`.
+    pub fn cookie_pair(&self) -> String {
+        self.set_cookie().split(';').next().unwrap_or("").to_string()
+    }
+}
+
+async fn read(res: Response<Body>) -> Reply {
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = res.into_body().collect().await.expect("body").to_bytes();
+    Reply { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() }
+}
+
+impl TestApp {
+    pub async fn send(&self, req: Request<Body>) -> Reply {
+        read(self.router.clone().oneshot(req).await.expect("response")).await
+    }
+
+    pub async fn get(&self, path: &str, auth: Auth<'_>) -> Reply {
+        self.send(auth.apply(Request::builder().method(Method::GET).uri(path)).body(Body::empty()).unwrap()).await
+    }
+
+    pub async fn post_json(&self, path: &str, auth: Auth<'_>, body: Value) -> Reply {
+        let req = auth
+            .apply(Request::builder().method(Method::POST).uri(path))
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        self.send(req).await
+    }
+
+    pub async fn post_form(&self, path: &str, auth: Auth<'_>, form: &[(&str, &str)]) -> Reply {
+        let req = auth
+            .apply(Request::builder().method(Method::POST).uri(path))
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(serde_urlencoded::to_string(form).unwrap()))
+            .unwrap();
+        self.send(req).await
+    }
+
+    /// Signs up through the JSON API and returns the session token.
+    pub async fn sign_up(&self, email: &str) -> String {
+        let r = self
+            .post_json("/api/auth/signup", Auth::None, serde_json::json!({"email": email, "password": "correct horse"}))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        r.json()["token"].as_str().expect("token").to_string()
+    }
+
+    pub async fn user_id(&self, token: &str) -> String {
+        let me = self.get("/api/auth/me", Auth::Bearer(token)).await;
+        me.json()["user"]["id"].as_str().expect("user id").to_string()
+    }
+}
+
+/// How a test request proves who it is.
+#[derive(Clone, Copy)]
+pub enum Auth<'a> {
+    None,
+    Bearer(&'a str),
+    Cookie(&'a str),
+}
+
+impl Auth<'_> {
+    fn apply(self, b: axum::http::request::Builder) -> axum::http::request::Builder {
+        match self {
+            Auth::None => b,
+            Auth::Bearer(t) => b.header(header::AUTHORIZATION, format!("Bearer {t}")),
+            Auth::Cookie(t) => b.header(header::COOKIE, format!("margin_session={t}")),
+        }
+    }
+}
