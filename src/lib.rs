@@ -8,6 +8,7 @@
 pub mod api;
 pub mod app;
 pub mod components;
+pub mod lesson;
 pub mod models;
 
 #[cfg(feature = "ssr")]

@@ -30,7 +30,7 @@ pub fn clean_title(title: &str) -> Result<String> {
 pub fn starter_document(title: &str) -> String {
     format!(
         "<lesson>\n  <h1 id=\"b1\">{}</h1>\n  <p id=\"b2\">Start writing your lesson here, or ask the assistant for a first draft.</p>\n</lesson>\n",
-        quick_xml::escape::escape(title)
+        crate::lesson::escape_text(title)
     )
 }
 

@@ -1,0 +1,52 @@
+# Two commands for a fresh machine: `make run` and `make test`.
+# Each installs what is missing (and only that), then does its job.
+
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+CARGO_LEPTOS_VERSION := 0.3.11
+WASM_BINDGEN_VERSION := 0.2.130
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# The end-to-end suite gets its own port and its own database, so it never
+# touches a running `make run` or its data.
+E2E_ADDR ?= 127.0.0.1:3100
+E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
+
+.PHONY: run test tools browser e2e-deps cargo-test e2e
+
+## Build a release and serve it on http://127.0.0.1:3000 (data under ./data).
+run: tools
+	mkdir -p data
+	cargo leptos serve --release
+
+## All cargo tests, then the Playwright suite against a real server and Chromium.
+test: tools e2e-deps cargo-test e2e
+
+cargo-test:
+	cargo test --features ssr
+
+e2e:
+	rm -rf target/e2e && mkdir -p target/e2e
+	LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) MARGIN_E2E=1 \
+		cargo leptos end-to-end
+
+## Build tools: the WASM target, cargo-leptos, the wasm-bindgen CLI matching
+## Cargo.lock, and wasm-opt. Each is installed only when missing.
+tools:
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
+		|| rustup target add wasm32-unknown-unknown
+	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" \
+		|| cargo +nightly install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked
+	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" \
+		|| cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@command -v wasm-opt >/dev/null \
+		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y binaryen)
+
+## Chromium from Debian (Playwright's own browser download cannot work here).
+browser:
+	@test -x /usr/bin/chromium \
+		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+
+e2e-deps: browser
+	@test -d end2end/node_modules/@playwright/test \
+		|| (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)

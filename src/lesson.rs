@@ -1,0 +1,45 @@
+//! The lesson document: an XML format of headings, paragraphs and exercises.
+//!
+//! Compiled for both the server and the browser, so that the agent's edits, the
+//! teacher's XML editor and the rendered lesson all agree on one format. The
+//! format itself is described for people in `docs/lesson-format.md`; the rules
+//! here are the single source of truth and that file must follow them.
+//!
+//! The pipeline is `parse` (well-formed XML, no DTD, size and depth caps) →
+//! `validate` (known elements and attributes, exercise rules) → `assign_ids`
+//! (every block gets a stable id; existing ids are kept) → `to_xml`.
+
+mod error;
+mod ids;
+mod parse;
+mod schema;
+mod tree;
+mod validate;
+
+pub use error::LessonError;
+pub use ids::assign_ids;
+pub use parse::{parse, MAX_BYTES, MAX_DEPTH};
+pub use schema::{ExerciseKind, BLOCK_ELEMENTS, ID_ELEMENTS};
+pub use tree::{escape_attr, escape_text, Element, Node};
+pub use validate::validate;
+
+/// Parses and validates a lesson, assigns missing ids and returns the tidy XML
+/// to store. Every problem found is returned at once, so it can all be fixed
+/// in one go.
+pub fn normalize(xml: &str) -> Result<Element, Vec<LessonError>> {
+    let mut root = parse(xml).map_err(|e| vec![e])?;
+    let errors = validate(&root);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    assign_ids(&mut root);
+    Ok(root)
+}
+
+/// The lines a teacher or the model reads for a list of errors.
+pub fn describe_errors(errors: &[LessonError]) -> String {
+    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests;
