@@ -1,6 +1,10 @@
 //! The UI, one family of components per file.
 
 pub mod auth_pages;
+pub mod history_panel;
 pub mod lesson_page;
+pub mod lesson_state;
+pub mod lesson_view;
 pub mod lessons_page;
 pub mod top_bar;
+pub mod xml_editor;

@@ -30,3 +30,55 @@ pub struct Lesson {
     pub revision: i64,
     pub updated_at: String,
 }
+
+/// Who wrote a revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Author {
+    Teacher,
+    Agent,
+}
+
+impl Author {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Teacher => "teacher",
+            Self::Agent => "agent",
+        }
+    }
+
+    pub fn from_str(s: &str) -> Self {
+        if s == "agent" { Self::Agent } else { Self::Teacher }
+    }
+}
+
+/// One saved version of a lesson, without its document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionSummary {
+    pub number: i64,
+    pub author: Author,
+    pub summary: String,
+    pub created_at: String,
+}
+
+/// One saved version of a lesson, with its document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revision {
+    pub number: i64,
+    pub author: Author,
+    pub summary: String,
+    pub created_at: String,
+    pub document_xml: String,
+}
+
+/// What became of a save. Invalid documents and conflicts are ordinary
+/// outcomes the page shows, not failures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveOutcome {
+    /// Stored as revision `revision`; `document_xml` is the tidied document with ids.
+    Saved { revision: i64, document_xml: String },
+    /// Nothing was stored; these are the problems to fix.
+    Invalid { errors: Vec<crate::lesson::LessonError> },
+    /// Nothing was stored: someone saved revision `current` since the base was loaded.
+    Conflict { current: i64 },
+}

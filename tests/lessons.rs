@@ -83,3 +83,89 @@ async fn creating_a_lesson_stores_its_first_revision() {
     assert_eq!((n, author.as_str()), (1, "teacher"));
     assert_eq!(doc, lesson.document_xml);
 }
+
+const VALID: &str = r#"<lesson><h1>Plants</h1><exercise type="true-false"><statement answer="true">Plants need light.</statement></exercise></lesson>"#;
+
+#[tokio::test]
+async fn saving_validates_assigns_ids_and_records_a_revision() {
+    use margin::models::{Author, SaveOutcome};
+    let app = app().await;
+    let ana = app.sign_up("ana@x.org").await;
+    let owner = app.user_id(&ana).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Plants").await.unwrap();
+
+    let bad = lessons::save_document(&app.state.db, &owner, &lesson.id, "<lesson><p>x</lesson>", 1, Author::Teacher, "x")
+        .await
+        .unwrap();
+    let SaveOutcome::Invalid { errors } = bad else { panic!("expected invalid, got {bad:?}") };
+    assert_eq!(errors[0].line, 1);
+    let unchanged = lessons::get_owned(&app.state.db, &owner, &lesson.id).await.unwrap();
+    assert_eq!((unchanged.revision, unchanged.document_xml.as_str()), (1, lesson.document_xml.as_str()));
+
+    let ok = lessons::save_document(&app.state.db, &owner, &lesson.id, VALID, 1, Author::Agent, "Added a true/false exercise")
+        .await
+        .unwrap();
+    let SaveOutcome::Saved { revision, document_xml } = ok else { panic!("expected saved, got {ok:?}") };
+    assert_eq!(revision, 2);
+    assert!(document_xml.contains(r#"<statement id="st-1" answer="true">Plants need light.</statement>"#), "{document_xml}");
+    let now = lessons::get_owned(&app.state.db, &owner, &lesson.id).await.unwrap();
+    assert_eq!((now.revision, now.document_xml), (2, document_xml));
+
+    let history = lessons::list_revisions(&app.state.db, &owner, &lesson.id).await.unwrap();
+    assert_eq!(history.iter().map(|r| r.number).collect::<Vec<_>>(), vec![2, 1]);
+    assert_eq!((history[0].author, history[0].summary.as_str()), (Author::Agent, "Added a true/false exercise"));
+}
+
+#[tokio::test]
+async fn saving_on_top_of_an_old_revision_is_a_conflict() {
+    use margin::models::{Author, SaveOutcome};
+    let app = app().await;
+    let ana = app.sign_up("ana@x.org").await;
+    let owner = app.user_id(&ana).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Plants").await.unwrap();
+    let first = lessons::save_document(&app.state.db, &owner, &lesson.id, VALID, 1, Author::Teacher, "one").await.unwrap();
+    assert!(matches!(first, SaveOutcome::Saved { revision: 2, .. }));
+    let stale = lessons::save_document(&app.state.db, &owner, &lesson.id, VALID, 1, Author::Teacher, "two").await.unwrap();
+    assert_eq!(stale, SaveOutcome::Conflict { current: 2 });
+    assert_eq!(lessons::list_revisions(&app.state.db, &owner, &lesson.id).await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn restoring_makes_an_old_revision_current_as_a_new_one() {
+    use margin::models::{Author, SaveOutcome};
+    let app = app().await;
+    let ana = app.sign_up("ana@x.org").await;
+    let owner = app.user_id(&ana).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Plants").await.unwrap();
+    lessons::save_document(&app.state.db, &owner, &lesson.id, VALID, 1, Author::Teacher, "one").await.unwrap();
+    let restored = lessons::restore_revision(&app.state.db, &owner, &lesson.id, 1, 2).await.unwrap();
+    let SaveOutcome::Saved { revision: 3, document_xml } = restored else { panic!("{restored:?}") };
+    assert_eq!(document_xml, lesson.document_xml);
+    let history = lessons::list_revisions(&app.state.db, &owner, &lesson.id).await.unwrap();
+    assert_eq!(history[0].summary, "Restored version 1");
+    // Another teacher can neither read nor restore it.
+    let ben = app.sign_up("ben@x.org").await;
+    let ben_id = app.user_id(&ben).await;
+    assert!(lessons::list_revisions(&app.state.db, &ben_id, &lesson.id).await.is_err());
+    assert!(lessons::get_revision(&app.state.db, &ben_id, &lesson.id, 1).await.is_err());
+    assert!(lessons::restore_revision(&app.state.db, &ben_id, &lesson.id, 1, 3).await.is_err());
+}
+
+#[tokio::test]
+async fn the_save_server_function_answers_invalid_documents_with_their_errors() {
+    use margin::api::lessons::SaveLesson;
+    let app = app().await;
+    let ana = app.sign_up("ana@x.org").await;
+    let owner = app.user_id(&ana).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Plants").await.unwrap();
+    let r = app
+        .post_form(SaveLesson::PATH, Auth::Cookie(&ana), &[("id", lesson.id.as_str()), ("xml", "<lesson><div/></lesson>"), ("base_revision", "1")])
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("Invalid") && r.body.contains("<div> is not a lesson element"), "{}", r.body);
+    let ben = app.sign_up("ben@x.org").await;
+    let r = app
+        .post_form(SaveLesson::PATH, Auth::Cookie(&ben), &[("id", lesson.id.as_str()), ("xml", VALID), ("base_revision", "1")])
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+}

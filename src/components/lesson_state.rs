@@ -1,0 +1,47 @@
+//! The open lesson as the page knows it, shared through context so that the
+//! view, the XML editor, the history and (later) the chat sidebar all see the
+//! same document and revision, and any of them can update it.
+
+use leptos::prelude::*;
+
+use crate::models::Lesson;
+
+#[derive(Clone, Copy)]
+pub struct LessonState {
+    pub id: StoredValue<String>,
+    pub title: StoredValue<String>,
+    /// The current document.
+    pub xml: RwSignal<String>,
+    /// The revision `xml` is; saves are made on top of it.
+    pub revision: RwSignal<i64>,
+    /// What the teacher is typing in the XML editor, kept across tab switches
+    /// and failed saves; `None` when it matches the document.
+    pub draft: RwSignal<Option<String>>,
+    /// Bumped whenever a new revision exists, so the history reloads.
+    pub history_version: RwSignal<u32>,
+}
+
+impl LessonState {
+    pub fn new(lesson: &Lesson) -> Self {
+        Self {
+            id: StoredValue::new(lesson.id.clone()),
+            title: StoredValue::new(lesson.title.clone()),
+            xml: RwSignal::new(lesson.document_xml.clone()),
+            revision: RwSignal::new(lesson.revision),
+            draft: RwSignal::new(None),
+            history_version: RwSignal::new(0),
+        }
+    }
+
+    /// A new revision was stored (by the teacher or the agent).
+    pub fn apply_revision(&self, revision: i64, xml: String) {
+        self.xml.set(xml);
+        self.revision.set(revision);
+        self.history_version.update(|v| *v += 1);
+    }
+}
+
+/// "2026-11-22T05:51:17.123Z" → "2026-11-22 05:51".
+pub fn short_time(iso: &str) -> String {
+    iso.get(..16).unwrap_or(iso).replace('T', " ")
+}

@@ -1,0 +1,106 @@
+//! The lesson's XML source with Save. An invalid document is not saved: every
+//! problem is listed with its line (click one to jump there) and the text the
+//! teacher typed stays exactly as it was.
+
+use leptos::{html, prelude::*};
+
+use super::lesson_state::LessonState;
+use crate::{
+    api::{error_text, lessons::save_lesson},
+    lesson::LessonError,
+    models::SaveOutcome,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Idle,
+    Saved(i64),
+    Invalid(Vec<LessonError>),
+    Conflict(i64),
+    Failed(String),
+}
+
+#[component]
+pub fn XmlEditor() -> impl IntoView {
+    let state = expect_context::<LessonState>();
+    let text = Signal::derive(move || state.draft.get().unwrap_or_else(|| state.xml.get()));
+    let status = RwSignal::new(Status::Idle);
+    let area = NodeRef::<html::Textarea>::new();
+
+    let save = Action::new(move |(xml, base): &(String, i64)| {
+        let (xml, base) = (xml.clone(), *base);
+        async move { save_lesson(state.id.get_value(), xml, base).await }
+    });
+    Effect::new(move |_| {
+        let Some(result) = save.value().get() else { return };
+        status.set(match result {
+            Ok(SaveOutcome::Saved { revision, document_xml }) => {
+                state.draft.set(None);
+                state.apply_revision(revision, document_xml);
+                Status::Saved(revision)
+            }
+            Ok(SaveOutcome::Invalid { errors }) => Status::Invalid(errors),
+            Ok(SaveOutcome::Conflict { current }) => Status::Conflict(current),
+            Err(e) => Status::Failed(error_text(&e)),
+        });
+    });
+    let on_save = move |_| {
+        status.set(Status::Idle);
+        save.dispatch((text.get_untracked(), state.revision.get_untracked()));
+    };
+    let go_to_line = move |line: u32| {
+        let Some(el) = area.get() else { return };
+        let value = el.value();
+        let start: usize = value.split('\n').take(line.saturating_sub(1) as usize).map(|l| l.encode_utf16().count() + 1).sum();
+        let len = value.split('\n').nth(line.saturating_sub(1) as usize).map(|l| l.encode_utf16().count()).unwrap_or(0);
+        let _ = el.focus();
+        let _ = el.set_selection_range(start as u32, (start + len) as u32);
+    };
+
+    view! {
+        <div class="xml-editor">
+            <label for="lesson-xml" class="sr-only">"Lesson XML"</label>
+            <textarea
+                id="lesson-xml"
+                node_ref=area
+                spellcheck="false"
+                prop:value=text
+                on:input=move |ev| state.draft.set(Some(event_target_value(&ev)))
+            >{text.get_untracked()}</textarea>
+            <div class="editor-actions">
+                <button type="button" class="primary" on:click=on_save disabled=move || save.pending().get()>"Save"</button>
+                <span class="muted">"Version " {move || state.revision.get()}</span>
+                {move || state.draft.get().is_some().then(|| view! { <span class="muted">" · unsaved changes"</span> })}
+            </div>
+            {move || match status.get() {
+                Status::Idle => ().into_any(),
+                Status::Saved(n) => view! { <p class="form-ok" role="status">"Saved as version " {n} "."</p> }.into_any(),
+                Status::Conflict(n) => view! {
+                    <p class="form-error" role="alert">
+                        "Not saved: this lesson changed since you opened it (it is now version " {n}
+                        "). Your text is still here. Copy what you need, then reload the page to see the latest version."
+                    </p>
+                }.into_any(),
+                Status::Failed(msg) => view! { <p class="form-error" role="alert">"Not saved: " {msg}</p> }.into_any(),
+                Status::Invalid(errors) => view! {
+                    <div class="xml-errors" role="alert">
+                        <p>"Not saved. Fix " {if errors.len() == 1 { "this problem".to_string() } else { format!("these {} problems", errors.len()) }} ":"</p>
+                        <ul>
+                            {errors.into_iter().map(|e| {
+                                let line = e.line;
+                                let label = if line > 0 { format!("Line {line}") } else { "Document".to_string() };
+                                let detail = if e.path.is_empty() { e.message.clone() } else { format!("{}: {}", e.path, e.message) };
+                                view! {
+                                    <li>
+                                        <button type="button" class="line-link" on:click=move |_| go_to_line(line)>{label}</button>
+                                        " " {detail}
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    </div>
+                }.into_any(),
+            }}
+        </div>
+    }
+}
