@@ -7,10 +7,13 @@
 
 pub mod api;
 pub mod app;
+pub mod chat;
 pub mod components;
 pub mod lesson;
 pub mod models;
 
+#[cfg(feature = "ssr")]
+pub mod agent;
 #[cfg(feature = "ssr")]
 pub mod server;
 

@@ -1,0 +1,299 @@
+//! The scripted LLM: a real OpenAI-compatible chat-completions server on
+//! 127.0.0.1 that streams replies in OpenAI's exact format (role chunk, content
+//! pieces, tool-call deltas, finish reason, usage chunk, `[DONE]`). What it
+//! says is chosen from the last user message (`scenarios`), so tests, the
+//! end-to-end suite and the offline demo get the same replies every time.
+//!
+//! It is the only stand-in in Margin: everything between it and the teacher is
+//! the real code.
+
+mod scenarios;
+
+use std::{
+    sync::{
+        atomic::{AtomicU32, Ordering},
+        Arc, Mutex,
+    },
+    time::Duration,
+};
+
+use axum::{
+    body::{Body, Bytes},
+    extract::State,
+    http::{header, StatusCode},
+    response::{IntoResponse, Response},
+    routing::post,
+    Json, Router,
+};
+use serde_json::{json, Value};
+
+pub use scenarios::Step;
+
+/// A running scripted server.
+pub struct ScriptedLlm {
+    /// Base URL to give an OpenAI client, e.g. `http://127.0.0.1:43111/v1`.
+    pub base_url: String,
+    state: Arc<ScriptState>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedLlm {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// What the server remembers: every request (for tests to inspect) and the
+/// counters of the scenarios that fail a set number of times.
+#[derive(Default)]
+pub struct ScriptState {
+    requests: Mutex<Vec<Value>>,
+    /// `provider error`: requests still to fail with 503.
+    pub(crate) unavailable_left: AtomicU32,
+    /// `rate limit`: requests still to answer 429 with Retry-After.
+    pub(crate) rate_limited_left: AtomicU32,
+    chunk_ids: AtomicU32,
+}
+
+impl ScriptedLlm {
+    /// Starts the server on a free loopback port.
+    pub async fn start() -> std::io::Result<Self> {
+        let state = Arc::new(ScriptState {
+            // Enough to outlast async-openai's three retries, once.
+            unavailable_left: AtomicU32::new(4),
+            rate_limited_left: AtomicU32::new(1),
+            ..ScriptState::default()
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let app = router(state.clone());
+        let task = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!(error = %e, "the scripted model stopped");
+            }
+        });
+        Ok(Self { base_url: format!("http://{addr}/v1"), state, task })
+    }
+
+    /// Every request body received so far.
+    pub fn requests(&self) -> Vec<Value> {
+        self.state.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+pub fn router(state: Arc<ScriptState>) -> Router {
+    Router::new()
+        .route("/v1/chat/completions", post(completions))
+        .route("/chat/completions", post(completions))
+        .with_state(state)
+}
+
+async fn completions(State(state): State<Arc<ScriptState>>, Json(body): Json<Value>) -> Response {
+    if let Ok(mut r) = state.requests.lock() {
+        r.push(body.clone());
+    }
+    let step = scenarios::decide(&body, &state);
+    let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
+    let id = format!("chatcmpl-margin-{}", state.chunk_ids.fetch_add(1, Ordering::Relaxed));
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("margin-demo").to_string();
+    let prompt_tokens = (body.get("messages").map(|m| m.to_string().len()).unwrap_or(0) / 4) as u32;
+    let wire = Wire { id, model, include_usage, prompt_tokens };
+    match step {
+        Step::Fail { status, retry_after, code, message } => {
+            let mut res = (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                Json(json!({ "error": { "message": message, "type": error_type(status, code), "param": null, "code": code } })),
+            )
+                .into_response();
+            if let Some(secs) = retry_after {
+                res.headers_mut().insert(header::RETRY_AFTER, secs.into());
+            }
+            res
+        }
+        other => sse(wire.frames(other)),
+    }
+}
+
+/// The `type` OpenAI gives each kind of error.
+fn error_type(status: u16, code: Option<&str>) -> &'static str {
+    match (status, code) {
+        (429, Some("insufficient_quota")) => "insufficient_quota",
+        (429, _) => "requests",
+        (400..=499, _) => "invalid_request_error",
+        _ => "server_error",
+    }
+}
+
+/// One piece of the response body.
+enum Frame {
+    Data { text: String, delay_ms: u64 },
+    /// Wait, then cut the connection (the client is expected to leave first).
+    Hold(Duration),
+    /// Cut the connection now, mid-reply.
+    Abort,
+}
+
+fn sse(frames: Vec<Frame>) -> Response {
+    use futures::StreamExt;
+    let stream = futures::stream::iter(frames).then(|frame| async move {
+        match frame {
+            Frame::Data { text, delay_ms } => {
+                if delay_ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                }
+                Ok(Bytes::from(text))
+            }
+            Frame::Hold(d) => {
+                tokio::time::sleep(d).await;
+                Err(std::io::Error::other("scripted hold ended"))
+            }
+            Frame::Abort => {
+                // Let the server flush what was written (it does so while the
+                // body is pending), so the client really sees a reply that breaks off.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Err(std::io::Error::other("scripted connection drop"))
+            }
+        }
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(stream))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// Writes chunks in OpenAI's streaming format.
+struct Wire {
+    id: String,
+    model: String,
+    include_usage: bool,
+    prompt_tokens: u32,
+}
+
+impl Wire {
+    fn chunk(&self, delta: Value, finish: Option<&str>) -> String {
+        let mut c = json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": 1_767_225_600,
+            "model": self.model,
+            "system_fingerprint": "fp_margin_scripted",
+            "choices": [{ "index": 0, "delta": delta, "logprobs": null, "finish_reason": finish }],
+        });
+        if self.include_usage {
+            c["usage"] = Value::Null;
+        }
+        format!("data: {c}\n\n")
+    }
+
+    fn tail(&self, completion_chars: usize) -> Vec<Frame> {
+        let mut out = Vec::new();
+        if self.include_usage {
+            let completion = (completion_chars / 4) as u32;
+            let c = json!({
+                "id": self.id,
+                "object": "chat.completion.chunk",
+                "created": 1_767_225_600,
+                "model": self.model,
+                "system_fingerprint": "fp_margin_scripted",
+                "choices": [],
+                "usage": { "prompt_tokens": self.prompt_tokens, "completion_tokens": completion, "total_tokens": self.prompt_tokens + completion },
+            });
+            out.push(data(format!("data: {c}\n\n")));
+        }
+        out.push(data("data: [DONE]\n\n".into()));
+        out
+    }
+
+    fn text_frames(&self, text: &str, piece: usize, delay_ms: u64) -> Vec<Frame> {
+        pieces(text, piece)
+            .into_iter()
+            .map(|p| Frame::Data { text: self.chunk(json!({ "content": p }), None), delay_ms })
+            .collect()
+    }
+
+    fn frames(&self, step: Step) -> Vec<Frame> {
+        let mut out = vec![data(self.chunk(json!({ "role": "assistant", "content": "" }), None))];
+        match step {
+            Step::Text { text, piece, delay_ms } => {
+                out.extend(self.text_frames(&text, piece, delay_ms));
+                out.push(data(self.chunk(json!({}), Some("stop"))));
+                out.extend(self.tail(text.len()));
+            }
+            Step::Calls { text_before, calls, piece, interleave, whole, finish } => {
+                if let Some(t) = &text_before {
+                    out.extend(self.text_frames(t, 8, 0));
+                }
+                let mut size = text_before.map(|t| t.len()).unwrap_or(0);
+                if whole {
+                    // Ollama style: every call complete in one chunk.
+                    let list: Vec<Value> = calls
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| json!({ "index": i, "id": c.id, "type": "function", "function": { "name": c.name, "arguments": c.args } }))
+                        .collect();
+                    out.push(data(self.chunk(json!({ "tool_calls": list }), None)));
+                } else {
+                    for (i, c) in calls.iter().enumerate() {
+                        out.push(data(self.chunk(
+                            json!({ "tool_calls": [{ "index": i, "id": c.id, "type": "function", "function": { "name": c.name, "arguments": "" } }] }),
+                            None,
+                        )));
+                    }
+                    let split: Vec<Vec<String>> = calls.iter().map(|c| pieces(&c.args, piece)).collect();
+                    if interleave {
+                        let longest = split.iter().map(Vec::len).max().unwrap_or(0);
+                        for k in 0..longest {
+                            for (i, parts) in split.iter().enumerate() {
+                                if let Some(p) = parts.get(k) {
+                                    out.push(data(self.arg_chunk(i, p)));
+                                }
+                            }
+                        }
+                    } else {
+                        for (i, parts) in split.iter().enumerate() {
+                            for p in parts {
+                                out.push(data(self.arg_chunk(i, p)));
+                            }
+                        }
+                    }
+                }
+                size += calls.iter().map(|c| c.args.len()).sum::<usize>();
+                if let Some(f) = finish {
+                    out.push(data(self.chunk(json!({}), Some(f))));
+                }
+                out.extend(self.tail(size));
+            }
+            Step::Drop { text } => {
+                out.extend(self.text_frames(&text, 6, 0));
+                out.push(Frame::Abort);
+            }
+            Step::Malformed { text } => {
+                out.extend(self.text_frames(&text, 6, 0));
+                out.push(data("data: {\"id\": \"broken\", \"choices\": [ {\"delta\": \n\n".into()));
+                out.extend(self.tail(text.len()));
+            }
+            Step::Hold { text } => {
+                out.extend(self.text_frames(&text, 6, 0));
+                out.push(Frame::Hold(Duration::from_secs(120)));
+            }
+            Step::Fail { .. } => {}
+        }
+        out
+    }
+
+    fn arg_chunk(&self, index: usize, piece: &str) -> String {
+        self.chunk(json!({ "tool_calls": [{ "index": index, "function": { "arguments": piece } }] }), None)
+    }
+}
+
+fn data(text: String) -> Frame {
+    Frame::Data { text, delay_ms: 0 }
+}
+
+/// Splits text into pieces of `n` characters (never inside a character).
+fn pieces(text: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(n.max(1)).map(|c| c.iter().collect()).collect()
+}

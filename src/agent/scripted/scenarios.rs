@@ -1,0 +1,307 @@
+//! What the scripted model says. The last user message picks a scenario; the
+//! number of tool rounds already in the turn picks the step within it. Each
+//! scenario exists to exercise one behaviour of the agent, the turn engine or
+//! the sidebar; `README.md` lists the phrases for the offline demo.
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{json, Value};
+
+use super::ScriptState;
+
+/// One scripted response.
+pub enum Step {
+    /// A reply streamed in pieces of `piece` characters, `delay_ms` apart.
+    Text { text: String, piece: usize, delay_ms: u64 },
+    /// Tool calls (after optional text). `interleave` alternates the calls'
+    /// argument pieces; `whole` sends each call complete in one chunk;
+    /// `finish` is the finish reason (None: the chunk never comes).
+    Calls { text_before: Option<String>, calls: Vec<Call>, piece: usize, interleave: bool, whole: bool, finish: Option<&'static str> },
+    /// An HTTP error instead of a stream.
+    Fail { status: u16, retry_after: Option<u32>, code: Option<&'static str>, message: &'static str },
+    /// Some text, then the connection is cut.
+    Drop { text: String },
+    /// Some text, then a chunk that is not JSON.
+    Malformed { text: String },
+    /// Some text, then nothing until the client leaves.
+    Hold { text: String },
+}
+
+pub struct Call {
+    pub id: String,
+    pub name: String,
+    pub args: String,
+}
+
+fn text(t: &str) -> Step {
+    Step::Text { text: t.to_string(), piece: 6, delay_ms: 0 }
+}
+
+fn call(id: &str, name: &str, args: Value) -> Call {
+    Call { id: id.into(), name: name.into(), args: args.to_string() }
+}
+
+fn calls(list: Vec<Call>) -> Step {
+    Step::Calls { text_before: None, calls: list, piece: 7, interleave: false, whole: false, finish: Some("tool_calls") }
+}
+
+fn load(skill: &str) -> Step {
+    calls(vec![call("call_skill", "load_skill", json!({ "skill": skill }))])
+}
+
+fn edit(xml: String, summary: &str) -> Step {
+    calls(vec![call("call_edit", "edit_document", json!({ "documentXml": xml, "summary": summary }))])
+}
+
+/// The text of the last user message.
+fn last_user(body: &Value) -> String {
+    let messages = body.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+    messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .map(|m| match m.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "),
+            _ => String::new(),
+        })
+        .unwrap_or_default()
+}
+
+/// How many assistant rounds came after the last user message, and the last tool result.
+fn progress(body: &Value) -> (usize, Option<String>) {
+    let messages = body.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+    let start = messages.iter().rposition(|m| m.get("role").and_then(Value::as_str) == Some("user")).map(|i| i + 1).unwrap_or(0);
+    let after = &messages[start..];
+    let rounds = after.iter().filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant")).count();
+    let last_tool = after
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+        .and_then(|m| m.get("content").and_then(Value::as_str))
+        .map(str::to_string);
+    (rounds, last_tool)
+}
+
+/// The lesson as given in the system prompt.
+fn document(body: &Value) -> String {
+    let system = body
+        .pointer("/messages/0/content")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let marker = "## The lesson as it is now";
+    system
+        .find(marker)
+        .and_then(|i| {
+            let rest = &system[i..];
+            let start = rest.find("```xml\n")? + 7;
+            let end = rest[start..].find("\n```")? + start;
+            Some(rest[start..end].to_string())
+        })
+        .unwrap_or_else(|| "<lesson>\n</lesson>".into())
+}
+
+/// The document with `block` added before `</lesson>`.
+fn with_block(doc: &str, block: &str) -> String {
+    match doc.rfind("</lesson>") {
+        Some(i) => format!("{}{}\n</lesson>\n", doc[..i].trim_end(), block),
+        None => format!("<lesson>{block}\n</lesson>\n"),
+    }
+}
+
+const VERB_EXERCISE: &str = r#"
+  <exercise type="fill-blanks" title="French verbs: être and avoir">
+    <instructions>Write the correct present-tense form of the verb in brackets.</instructions>
+    <p>Je <blank answer="suis" hint="être"/> en retard ce matin.</p>
+    <p>Nous <blank answer="avons" hint="avoir"/> un petit chat.</p>
+    <p>Ils <blank answer="sont" alts="sont bien" hint="être"/> contents de partir.</p>
+  </exercise>"#;
+
+const BROKEN_EXERCISE: &str = r#"
+  <exercise type="true-false">
+    <statement>The sun is a star.</statement>
+  </exercise>"#;
+
+const FIXED_EXERCISE: &str = r#"
+  <exercise type="true-false">
+    <statement answer="true">The sun is a star.</statement>
+    <statement answer="false">The moon makes its own light.</statement>
+  </exercise>"#;
+
+const CAPABILITIES: &str = "I can write these kinds of exercises for your lesson:\n\n\
+- **Fill in the blanks**: sentences with gaps, with accepted answers and hints\n\
+- **Multiple choice**: questions with one or several right options\n\
+- **True or false**: statements to judge\n\
+- **Put in order**: steps or events to sequence\n\
+- **Short answer**: open questions, with a model answer for you\n\
+- **Writing**: longer tasks with space to write\n\n\
+Tell me the topic and the kind, and I'll add one.";
+
+const LONG_REPLY: &str = "# Planning a lesson on the water cycle\n\n\
+Here is a plan you could follow over **two lessons**.\n\n\
+## Lesson one\n\n\
+1. Start with a question: *where does rain come from?*\n\
+2. Show a diagram and name the four stages.\n\
+3. Let pupils act out the cycle in small groups.\n\n\
+## Lesson two\n\n\
+- Recap with a quick true-or-false round\n\
+- Run the evaporation experiment\n\
+- Finish with a short written explanation\n\n\
+### Timing\n\n\
+| Part | Minutes |\n\
+|------|---------|\n\
+| Starter | 5 |\n\
+| Main activity | 25 |\n\
+| Plenary | 10 |\n\n\
+### A formula to share\n\n\
+```text\n\
+evaporation -> condensation -> precipitation -> collection\n\
+```\n\n\
+> Tip: keep the diagram on the board for both lessons.\n\n\
+That should give you a calm, well-paced pair of lessons.";
+
+const UNSAFE_REPLY: &str = "Here is some markup to show safely: <img src=x onerror=alert(1)> and <script>alert(1)</script>.\n\n\
+A [bad link](javascript:alert(1)), a [data link](data:text/html,<b>x</b>), a [good link](https://example.org) and an image ![pixel](https://example.org/pixel.png).";
+
+pub fn decide(body: &Value, state: &ScriptState) -> Step {
+    let said = last_user(body).to_lowercase();
+    let (round, last_tool) = progress(body);
+    let has = |s: &str| said.contains(s);
+
+    if has("provider error") {
+        // Fails (503) until the retries are used up once; a later try succeeds.
+        if state.unavailable_left.load(Ordering::SeqCst) > 0 {
+            state.unavailable_left.fetch_sub(1, Ordering::SeqCst);
+            return Step::Fail { status: 503, retry_after: None, code: None, message: "The scripted model is unavailable." };
+        }
+        return text("The provider is back. What would you like to do with the lesson?");
+    }
+    if has("rate limit") {
+        if state.rate_limited_left.load(Ordering::SeqCst) > 0 {
+            state.rate_limited_left.fetch_sub(1, Ordering::SeqCst);
+            return Step::Fail { status: 429, retry_after: Some(1), code: Some("rate_limit_exceeded"), message: "Slow down." };
+        }
+        return text("Thanks for waiting. I'm here now.");
+    }
+    if has("bad key") {
+        return Step::Fail { status: 401, retry_after: None, code: Some("invalid_api_key"), message: "Incorrect API key provided." };
+    }
+    if has("quota") {
+        return Step::Fail { status: 429, retry_after: None, code: Some("insufficient_quota"), message: "You exceeded your current quota." };
+    }
+    if has("drop the connection") {
+        return Step::Drop { text: "Let me look at the lesson and".into() };
+    }
+    if has("malformed") {
+        return Step::Malformed { text: "Starting to".into() };
+    }
+    if has("hold on") {
+        return Step::Hold { text: "Thinking about this carefully, one moment".into() };
+    }
+    if has("slowly") {
+        let reply = "Here is a careful answer. ".repeat(12);
+        return Step::Text { text: reply.trim_end().to_string(), piece: 4, delay_ms: 40 };
+    }
+    if has("fill-in-the-blank") || has("fill in the blank") {
+        return match round {
+            0 => load("fill-blanks"),
+            1 => edit(with_block(&document(body), VERB_EXERCISE), "Added a fill-in-the-blank exercise on être and avoir"),
+            _ => text("I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint."),
+        };
+    }
+    if has("fix itself") {
+        return match (round, last_tool.as_deref()) {
+            (0, _) => edit(with_block(&document(body), BROKEN_EXERCISE), "Added a true/false exercise"),
+            (1, Some(result)) if result.starts_with("Error") => {
+                edit(with_block(&document(body), FIXED_EXERCISE), "Added a true/false exercise about the sun and the moon")
+            }
+            _ => text("I added a true-or-false exercise about the sun and the moon."),
+        };
+    }
+    if has("two tools") {
+        return match round {
+            0 => Step::Calls {
+                text_before: Some("Let me check both sets of rules.".into()),
+                calls: vec![
+                    call("call_a", "load_skill", json!({ "skill": "multiple-choice" })),
+                    call("call_b", "load_skill", json!({ "skill": "true-false" })),
+                ],
+                piece: 3,
+                interleave: true,
+                whole: false,
+                finish: Some("tool_calls"),
+            },
+            _ => text("I have the rules for both kinds. Which topic should the questions cover?"),
+        };
+    }
+    if has("tiny pieces") {
+        return match round {
+            0 => Step::Calls {
+                text_before: None,
+                calls: vec![call("call_tiny", "load_skill", json!({ "skill": "sequencing" }))],
+                piece: 1,
+                interleave: false,
+                whole: false,
+                finish: Some("tool_calls"),
+            },
+            _ => Step::Text { text: "Got the sequencing rules.".into(), piece: 1, delay_ms: 0 },
+        };
+    }
+    if has("whole call") {
+        return match round {
+            0 => Step::Calls {
+                text_before: None,
+                calls: vec![call("call_whole", "load_skill", json!({ "skill": "true-false" }))],
+                piece: 1,
+                interleave: false,
+                whole: true,
+                finish: None,
+            },
+            _ => text("Loaded the true-or-false rules in one go."),
+        };
+    }
+    if has("cut off") {
+        return match round {
+            0 => Step::Calls {
+                text_before: None,
+                calls: vec![Call { id: "call_cut".into(), name: "edit_document".into(), args: r#"{"documentXml":"<lesson><p>Half a"#.into() }],
+                piece: 5,
+                interleave: false,
+                whole: false,
+                finish: Some("length"),
+            },
+            _ => text("My last edit was cut off, so nothing changed. Shall I try a shorter version?"),
+        };
+    }
+    if has("unknown tool") {
+        return match round {
+            0 => calls(vec![call("call_unknown", "publish_lesson", json!({ "to": "everyone" }))]),
+            _ => text("I can't publish lessons; that isn't something I'm able to do."),
+        };
+    }
+    if has("keep going") {
+        return load("fill-blanks");
+    }
+    if has("unsafe") {
+        return text(UNSAFE_REPLY);
+    }
+    if has("long answer") {
+        return text(LONG_REPLY);
+    }
+    if has("what types of exercises") || has("what can you") {
+        return text(CAPABILITIES);
+    }
+    if has("add an exercise") {
+        return text("Happy to. What kind of exercise would you like (for example fill in the blanks, multiple choice or true or false), and on which part of the lesson?");
+    }
+    if has("explain this lesson") {
+        return text("This lesson opens with a title and a short introduction. Add some exercises and I can tell you how they fit together.");
+    }
+    if has("check my exercises") {
+        return text("I looked through the lesson: every exercise passes the checks. Ask me to add more if you'd like.");
+    }
+    if said.trim() == "test" || has("hello") || said.starts_with("hi") {
+        return text("Hello! I'm here and ready to help with this lesson. Ask me a question, or tell me what to add or change.");
+    }
+    text("I'm the offline demo model, so my answers are scripted. Try: \"Add a fill-in-the-blank exercise about French verbs\" or \"What types of exercises can you create?\".")
+}

@@ -1,0 +1,210 @@
+//! The tools the agent can call, behind one small trait, and a registry that
+//! dispatches by name. A tool that fails returns its error as text: it goes
+//! back to the model, which can correct itself. Unknown tools and arguments
+//! that are not JSON, or not of the tool's shape, are errors of the same kind.
+
+mod edit_document;
+mod load_skill;
+
+use std::sync::Arc;
+
+use async_openai::types::chat::{ChatCompletionTool, ChatCompletionTools, FunctionObject};
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+pub use edit_document::EditDocument;
+pub use load_skill::LoadSkill;
+
+use super::skills::Skills;
+
+/// Where the lesson being edited lives. The turn engine stores it in the
+/// database; tests keep it in memory.
+pub trait DocumentStore: Send + Sync {
+    /// The document as it is now.
+    fn current(&self) -> String;
+    /// Stores a new, already validated document; returns its revision number.
+    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, String>>;
+}
+
+/// What a successful tool call produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolOutput {
+    /// The result as the model reads it.
+    pub content: String,
+    /// One line for people (e.g. an edit's summary).
+    pub summary: Option<String>,
+    /// The lesson after an edit, and its revision.
+    pub document_xml: Option<String>,
+    pub revision: Option<i64>,
+}
+
+pub struct ToolContext {
+    pub document: Arc<dyn DocumentStore>,
+}
+
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> String;
+    /// JSON schema of the arguments.
+    fn parameters(&self) -> Value;
+    /// What the sidebar shows while the tool runs.
+    fn display_text(&self, args: &Value) -> String;
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>>;
+}
+
+pub struct ToolRegistry {
+    tools: Vec<Box<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// The agent's tools: `load_skill` and `edit_document`.
+    pub fn standard(skills: Arc<Skills>) -> Self {
+        Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument)] }
+    }
+
+    fn find(&self, name: &str) -> Option<&dyn Tool> {
+        self.tools.iter().find(|t| t.name() == name).map(|t| t.as_ref())
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// The tools as the provider needs them described.
+    pub fn definitions(&self) -> Vec<ChatCompletionTools> {
+        self.tools
+            .iter()
+            .map(|t| {
+                ChatCompletionTools::Function(ChatCompletionTool {
+                    function: FunctionObject {
+                        name: t.name().to_string(),
+                        description: Some(t.description()),
+                        parameters: Some(t.parameters()),
+                        strict: None,
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// The label for a call, also for tools that do not exist.
+    pub fn display_text(&self, name: &str, args: &Value) -> String {
+        match self.find(name) {
+            Some(t) => t.display_text(args),
+            None => format!("Trying an unknown tool ({name})"),
+        }
+    }
+
+    /// Runs one call from its raw argument text.
+    pub async fn call(&self, name: &str, raw_args: &str, ctx: &ToolContext) -> Result<ToolOutput, String> {
+        let Some(tool) = self.find(name) else {
+            return Err(format!("There is no tool named `{name}`. The tools are: {}.", self.names().join(", ")));
+        };
+        let args: Value = serde_json::from_str(raw_args).map_err(|e| {
+            format!("The arguments for {name} are not valid JSON ({e}); they may have been cut off. Call {name} again with a complete JSON object.")
+        })?;
+        if !args.is_object() {
+            return Err(format!("The arguments for {name} must be a JSON object."));
+        }
+        tool.execute(args, ctx).await
+    }
+}
+
+/// Reads a tool's arguments into its typed form, with an error the model can act on.
+pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(tool: &str, args: Value) -> Result<T, String> {
+    serde_json::from_value(args).map_err(|e| format!("Wrong arguments for {tool}: {e}. Check the tool's parameters and call it again."))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::agent::skills::parse_skill;
+
+    pub(crate) struct Memory(pub Mutex<(String, i64)>);
+
+    impl DocumentStore for Memory {
+        fn current(&self) -> String {
+            self.0.lock().unwrap().0.clone()
+        }
+        fn save(&self, xml: String, _summary: String) -> BoxFuture<'_, Result<i64, String>> {
+            Box::pin(async move {
+                let mut g = self.0.lock().unwrap();
+                g.0 = xml;
+                g.1 += 1;
+                Ok(g.1)
+            })
+        }
+    }
+
+    fn registry() -> (ToolRegistry, ToolContext) {
+        let skills = Skills::from_list(vec![parse_skill("fill-blanks", "---\nlabel: Fill\ndescription: d\n---\nBlank rules.")]);
+        let memory = Arc::new(Memory(Mutex::new(("<lesson/>".into(), 1))));
+        (ToolRegistry::standard(Arc::new(skills)), ToolContext { document: memory })
+    }
+
+    #[tokio::test]
+    async fn unknown_tools_are_errors_for_the_model() {
+        let (r, ctx) = registry();
+        let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document"), "{e}");
+        assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
+    }
+
+    #[tokio::test]
+    async fn arguments_that_are_not_json_or_not_an_object_are_errors() {
+        let (r, ctx) = registry();
+        let e = r.call("load_skill", r#"{"skill":"fill-bl"#, &ctx).await.unwrap_err();
+        assert!(e.contains("not valid JSON") && e.contains("cut off"), "{e}");
+        let e = r.call("load_skill", "[1]", &ctx).await.unwrap_err();
+        assert!(e.contains("must be a JSON object"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn arguments_of_the_wrong_shape_are_errors() {
+        let (r, ctx) = registry();
+        let e = r.call("load_skill", r#"{"name":"fill-blanks"}"#, &ctx).await.unwrap_err();
+        assert!(e.contains("Wrong arguments for load_skill") && e.contains("skill"), "{e}");
+        let e = r.call("load_skill", r#"{"skill":"cooking"}"#, &ctx).await.unwrap_err();
+        assert!(e.contains("no skill named \"cooking\"") && e.contains("fill-blanks"), "{e}");
+        let e = r.call("edit_document", r#"{"summary":"x"}"#, &ctx).await.unwrap_err();
+        assert!(e.contains("documentXml"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn load_skill_returns_the_instructions() {
+        let (r, ctx) = registry();
+        let out = r.call("load_skill", r#"{"skill":"fill-blanks"}"#, &ctx).await.unwrap();
+        assert_eq!(out.content, "Blank rules.");
+        assert_eq!(r.display_text("load_skill", &serde_json::json!({"skill": "fill-blanks"})), "Checking fill-blanks rules");
+    }
+
+    #[tokio::test]
+    async fn edit_document_validates_then_stores() {
+        let (r, ctx) = registry();
+        let bad = r.call("edit_document", r#"{"documentXml":"<lesson><p>x</lesson>","summary":"x"}"#, &ctx).await.unwrap_err();
+        assert!(bad.contains("not saved") && bad.contains("line 1"), "{bad}");
+        assert_eq!(ctx.document.current(), "<lesson/>");
+        let ok = r
+            .call("edit_document", r#"{"documentXml":"<lesson><p>Hi</p></lesson>","summary":"Said hi"}"#, &ctx)
+            .await
+            .unwrap();
+        assert_eq!(ok.revision, Some(2));
+        assert_eq!(ok.summary.as_deref(), Some("Said hi"));
+        assert!(ok.document_xml.as_deref().unwrap().contains(r#"<p id="p-1">Hi</p>"#));
+        assert!(ok.content.contains("version 2") && ok.content.contains(r#"<p id="p-1">Hi</p>"#), "{}", ok.content);
+        assert_eq!(ctx.document.current(), ok.document_xml.unwrap());
+        assert_eq!(r.display_text("edit_document", &Value::Null), "Editing document");
+    }
+
+    #[test]
+    fn the_skill_parameter_is_an_enum_of_the_skills() {
+        let (r, _) = registry();
+        let defs = serde_json::to_value(r.definitions()).unwrap();
+        assert_eq!(defs[0]["type"], "function");
+        assert_eq!(defs[0]["function"]["name"], "load_skill");
+        assert_eq!(defs[0]["function"]["parameters"]["properties"]["skill"]["enum"], serde_json::json!(["fill-blanks"]));
+        assert_eq!(defs[1]["function"]["parameters"]["required"], serde_json::json!(["documentXml", "summary"]));
+    }
+}

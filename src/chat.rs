@@ -1,0 +1,6 @@
+//! The conversation as both sides see it: the events a turn streams to the
+//! browser. Defined once here and used by the server (to send) and the
+//! browser (to read).
+
+pub mod events;
+pub mod message;

@@ -1,0 +1,190 @@
+//! Events of one chat turn. On the wire each is an SSE event whose `event:` is
+//! [`ChatEvent::name`] and whose `data:` is the JSON of its payload, e.g.
+//!
+//! ```text
+//! event: tool_start
+//! id: 3
+//! data: {"id":"call_1","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules"}
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum ChatEvent {
+    /// A piece of the reply's markdown.
+    Text(TextData),
+    /// A tool call has started.
+    ToolStart(ToolStartData),
+    /// A tool call has finished.
+    ToolEnd(ToolEndData),
+    /// One model call is over (the agent may call the model again).
+    RoundFinished(RoundData),
+    /// Tokens used so far in this turn.
+    Usage(UsageData),
+    /// The turn ended normally; always last.
+    Done(DoneData),
+    /// The turn was stopped by the teacher; always last.
+    Cancelled(DoneData),
+    /// The turn failed; always last.
+    Error(ErrorData),
+}
+
+impl ChatEvent {
+    /// The SSE `event:` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Text(_) => "text",
+            Self::ToolStart(_) => "tool_start",
+            Self::ToolEnd(_) => "tool_end",
+            Self::RoundFinished(_) => "round_finished",
+            Self::Usage(_) => "usage",
+            Self::Done(_) => "done",
+            Self::Cancelled(_) => "cancelled",
+            Self::Error(_) => "error",
+        }
+    }
+
+    /// The SSE `data:` JSON, fields in their declared order.
+    pub fn data_json(&self) -> String {
+        let json = match self {
+            Self::Text(d) => serde_json::to_string(d),
+            Self::ToolStart(d) => serde_json::to_string(d),
+            Self::ToolEnd(d) => serde_json::to_string(d),
+            Self::RoundFinished(d) => serde_json::to_string(d),
+            Self::Usage(d) => serde_json::to_string(d),
+            Self::Done(d) | Self::Cancelled(d) => serde_json::to_string(d),
+            Self::Error(d) => serde_json::to_string(d),
+        };
+        json.unwrap_or_else(|_| "{}".into())
+    }
+
+    /// Reads an event back from its SSE name and data.
+    pub fn from_sse(name: &str, data: &str) -> Result<Self, String> {
+        let data: Value = serde_json::from_str(data).map_err(|e| format!("bad event data: {e}"))?;
+        serde_json::from_value(serde_json::json!({ "event": name, "data": data }))
+            .map_err(|e| format!("unknown or malformed event `{name}`: {e}"))
+    }
+
+    /// Whether this event ends the turn.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Done(_) | Self::Cancelled(_) | Self::Error(_))
+    }
+
+    pub fn text(content: impl Into<String>) -> Self {
+        Self::Text(TextData { content: content.into() })
+    }
+
+    pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Error(ErrorData { code: code.into(), message: message.into() })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextData {
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolStartData {
+    pub id: String,
+    pub tool: String,
+    /// The arguments as the model sent them (a string when they were not JSON).
+    pub args: Value,
+    pub display_text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStatus {
+    Success,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolEndData {
+    pub id: String,
+    pub status: ToolStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// A one-line account of what the tool did (e.g. the edit's summary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The lesson after a successful edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_xml: Option<String>,
+    /// The revision that edit was stored as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoundData {
+    pub round: u32,
+    pub finish_reason: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageData {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+    pub total_tokens: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DoneData {
+    pub message_id: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorData {
+    pub message: String,
+    pub code: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_and_payloads_follow_the_protocol() {
+        let e = ChatEvent::ToolStart(ToolStartData {
+            id: "call_1".into(),
+            tool: "load_skill".into(),
+            args: serde_json::json!({"skill": "fill-blanks"}),
+            display_text: "Checking fill-blanks rules".into(),
+        });
+        assert_eq!(e.name(), "tool_start");
+        assert_eq!(
+            e.data_json(),
+            r#"{"id":"call_1","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules"}"#
+        );
+        assert_eq!(ChatEvent::from_sse(e.name(), &e.data_json()).unwrap(), e);
+
+        let end = ChatEvent::ToolEnd(ToolEndData {
+            id: "call_1".into(),
+            status: ToolStatus::Error,
+            error: Some("line 1: bad".into()),
+            summary: None,
+            document_xml: None,
+            revision: None,
+        });
+        assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);
+        assert_eq!(ChatEvent::Done(DoneData { message_id: "m1".into() }).data_json(), r#"{"messageId":"m1"}"#);
+        assert_eq!(ChatEvent::error("auth", "No").data_json(), r#"{"message":"No","code":"auth"}"#);
+        assert_eq!(ChatEvent::text("hi").data_json(), r#"{"content":"hi"}"#);
+    }
+
+    #[test]
+    fn unknown_or_malformed_events_are_errors() {
+        assert!(ChatEvent::from_sse("nope", "{}").is_err());
+        assert!(ChatEvent::from_sse("text", "{not json").is_err());
+        assert!(ChatEvent::from_sse("text", r#"{"wrong":1}"#).is_err());
+    }
+}

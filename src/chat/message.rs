@@ -1,0 +1,83 @@
+//! A turn's record as it is stored and shown again later: the steps the agent
+//! took and how each ended.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::events::ToolStatus;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    pub id: String,
+    pub tool: String,
+    pub args: Value,
+    pub display_text: String,
+    pub status: ToolStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+impl ToolCallRecord {
+    /// One step in a few words, e.g. `load_skill fill-blanks ✓` or
+    /// `edit_document ✓ Added a verb exercise`.
+    pub fn brief(&self) -> String {
+        let mark = match self.status {
+            ToolStatus::Success => "✓",
+            ToolStatus::Error => "✗",
+        };
+        let subject = match self.tool.as_str() {
+            "load_skill" => self.args.get("skill").and_then(Value::as_str).map(|s| format!(" {s}")),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let detail = match (&self.status, self.tool.as_str(), &self.summary) {
+            (ToolStatus::Success, "edit_document", Some(s)) => format!(" {s}"),
+            (ToolStatus::Error, _, _) => " (failed)".to_string(),
+            _ => String::new(),
+        };
+        format!("{}{subject} {mark}{detail}", self.tool)
+    }
+}
+
+/// The one-line account of a turn's steps that later turns see instead of the
+/// raw tool calls, e.g. `steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise`.
+pub fn steps_line(calls: &[ToolCallRecord]) -> Option<String> {
+    if calls.is_empty() {
+        return None;
+    }
+    Some(format!("steps: {}", calls.iter().map(ToolCallRecord::brief).collect::<Vec<_>>().join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_read_as_one_line() {
+        let calls = vec![
+            ToolCallRecord {
+                id: "a".into(),
+                tool: "load_skill".into(),
+                args: serde_json::json!({"skill": "fill-blanks"}),
+                display_text: "Checking fill-blanks rules".into(),
+                status: ToolStatus::Success,
+                error: None,
+                summary: Some("Fill in the blanks".into()),
+            },
+            ToolCallRecord {
+                id: "b".into(),
+                tool: "edit_document".into(),
+                args: serde_json::json!({}),
+                display_text: "Editing document".into(),
+                status: ToolStatus::Success,
+                error: None,
+                summary: Some("Added a verb exercise".into()),
+            },
+        ];
+        assert_eq!(steps_line(&calls).unwrap(), "steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise");
+        assert_eq!(steps_line(&[]), None);
+    }
+}

@@ -1,0 +1,435 @@
+//! The agent loop against the scripted model over real HTTP: for every
+//! scenario, the exact events, the final document and the errors.
+#![cfg(feature = "ssr")]
+
+use std::{
+    path::PathBuf,
+    sync::{Arc, Mutex},
+};
+
+use futures::future::BoxFuture;
+use margin::{
+    agent::{
+        config::AiConfig,
+        prompt::PastMessage,
+        run::{Agent, TurnOutcome, TurnRequest, TurnResult},
+        scripted::ScriptedLlm,
+        tools::{DocumentStore, ToolContext},
+    },
+    chat::events::{ChatEvent, ToolStatus},
+};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+const START: &str = "<lesson>\n  <h1 id=\"h-1\">Verbs</h1>\n  <p id=\"p-1\">Intro.</p>\n</lesson>\n";
+
+struct Memory(Mutex<(String, i64, Vec<String>)>);
+
+impl Memory {
+    fn new() -> Arc<Self> {
+        Arc::new(Self(Mutex::new((START.to_string(), 1, Vec::new()))))
+    }
+    fn summaries(&self) -> Vec<String> {
+        self.0.lock().unwrap().2.clone()
+    }
+}
+
+impl DocumentStore for Memory {
+    fn current(&self) -> String {
+        self.0.lock().unwrap().0.clone()
+    }
+    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, String>> {
+        Box::pin(async move {
+            let mut g = self.0.lock().unwrap();
+            g.0 = xml;
+            g.1 += 1;
+            g.2.push(summary);
+            Ok(g.1)
+        })
+    }
+}
+
+struct Run {
+    events: Vec<ChatEvent>,
+    result: TurnResult,
+    doc: Arc<Memory>,
+    llm: ScriptedLlm,
+}
+
+fn prompts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts")
+}
+
+async fn run_with(llm: ScriptedLlm, config: AiConfig, history: Vec<PastMessage>, said: &str) -> Run {
+    let agent = Agent::new(&config).expect("agent");
+    let doc = Memory::new();
+    let ctx = ToolContext { document: doc.clone() };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let result = agent
+        .run_turn(TurnRequest { history, user_text: said.into() }, &ctx, &tx, &CancellationToken::new())
+        .await;
+    drop(tx);
+    let mut events = Vec::new();
+    while let Some(e) = rx.recv().await {
+        events.push(e);
+    }
+    Run { events, result, doc, llm }
+}
+
+async fn run(said: &str) -> Run {
+    let llm = ScriptedLlm::start().await.unwrap();
+    let config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    run_with(llm, config, Vec::new(), said).await
+}
+
+/// The events in a compact form: text pieces joined, usage left out.
+fn shape(events: &[ChatEvent]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in events {
+        let line = match e {
+            ChatEvent::Text(t) => {
+                if let Some(last) = out.last_mut() {
+                    if let Some(prev) = last.strip_prefix("text: ") {
+                        *last = format!("text: {prev}{}", t.content);
+                        continue;
+                    }
+                }
+                format!("text: {}", t.content)
+            }
+            ChatEvent::ToolStart(s) => format!("tool_start {} {} \"{}\"", s.id, s.tool, s.display_text),
+            ChatEvent::ToolEnd(end) => format!(
+                "tool_end {} {}{}",
+                end.id,
+                match end.status {
+                    ToolStatus::Success => "success",
+                    ToolStatus::Error => "error",
+                },
+                if end.document_xml.is_some() { " +document" } else { "" }
+            ),
+            ChatEvent::RoundFinished(r) => format!("round {} {}", r.round, r.finish_reason),
+            ChatEvent::Usage(_) => continue,
+            other => format!("{other:?}"),
+        };
+        out.push(line);
+    }
+    out
+}
+
+fn failed_code(r: &TurnResult) -> &str {
+    match &r.outcome {
+        TurnOutcome::Failed(e) => e.code,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_greeting_is_just_talk() {
+    let r = run("test").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "text: Hello! I'm here and ready to help with this lesson. Ask me a question, or tell me what to add or change.",
+            "round 1 stop"
+        ]
+    );
+    assert_eq!(r.result.outcome, TurnOutcome::Complete);
+    assert!(r.result.tool_calls.is_empty());
+    assert_eq!(r.doc.current(), START);
+    assert!(r.result.usage.total_tokens > 0, "usage is counted from the final chunk");
+}
+
+#[tokio::test]
+async fn a_capability_question_gets_a_markdown_list() {
+    let r = run("What types of exercises can you create?").await;
+    assert_eq!(shape(&r.events).len(), 2);
+    assert!(r.result.text.contains("- **Fill in the blanks**"));
+    assert!(r.result.text.contains("- **Writing**"));
+    assert_eq!(r.doc.current(), START);
+}
+
+#[tokio::test]
+async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
+    let r = run("Add a fill-in-the-blank exercise about French verbs").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "round 1 tool_calls",
+            "tool_start call_skill load_skill \"Checking fill-blanks rules\"",
+            "tool_end call_skill success",
+            "round 2 tool_calls",
+            "tool_start call_edit edit_document \"Editing document\"",
+            "tool_end call_edit success +document",
+            "text: I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint.",
+            "round 3 stop",
+        ]
+    );
+    let doc = r.doc.current();
+    assert!(doc.contains(r#"<h1 id="h-1">Verbs</h1>"#), "existing ids are kept: {doc}");
+    assert!(doc.contains(r#"<exercise id="ex-1" type="fill-blanks" title="French verbs: être and avoir">"#), "{doc}");
+    assert!(doc.contains(r#"<blank id="bl-1" answer="suis" hint="être"/>"#), "{doc}");
+    assert_eq!(r.result.document_xml.as_deref(), Some(doc.as_str()));
+    assert_eq!(r.doc.summaries(), vec!["Added a fill-in-the-blank exercise on être and avoir"]);
+    let ChatEvent::ToolEnd(end) = &r.events.iter().find(|e| matches!(e, ChatEvent::ToolEnd(t) if t.id == "call_edit")).unwrap() else {
+        unreachable!()
+    };
+    assert_eq!((end.revision, end.document_xml.as_deref()), (Some(2), Some(doc.as_str())));
+
+    // Each round's tool calls went back to the model, every call answered by id.
+    let requests = r.llm.requests();
+    assert_eq!(requests.len(), 3);
+    let second = requests[1]["messages"].as_array().unwrap();
+    let n = second.len();
+    assert_eq!(second[n - 2]["role"], "assistant");
+    assert_eq!(second[n - 2]["tool_calls"][0]["id"], "call_skill");
+    assert_eq!(second[n - 2]["tool_calls"][0]["function"]["name"], "load_skill");
+    assert_eq!(second[n - 1]["role"], "tool");
+    assert_eq!(second[n - 1]["tool_call_id"], "call_skill");
+    assert!(second[n - 1]["content"].as_str().unwrap().contains("# Writing a fill-in-the-blank exercise"));
+    assert_eq!(requests[0]["stream"], true);
+    assert_eq!(requests[0]["stream_options"]["include_usage"], true);
+    let tools: Vec<&str> = requests[0]["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, vec!["load_skill", "edit_document"]);
+    // The system prompt carries the base prompt, the skills and the current lesson.
+    let system = requests[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("Margin's teaching assistant") && system.contains("`fill-blanks`") && system.contains(START.trim()));
+}
+
+#[tokio::test]
+async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
+    let r = run("Add an exercise and fix itself if needed").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "round 1 tool_calls",
+            "tool_start call_edit edit_document \"Editing document\"",
+            "tool_end call_edit error",
+            "round 2 tool_calls",
+            "tool_start call_edit edit_document \"Editing document\"",
+            "tool_end call_edit success +document",
+            "text: I added a true-or-false exercise about the sun and the moon.",
+            "round 3 stop",
+        ]
+    );
+    let first = &r.result.tool_calls[0];
+    assert_eq!(first.status, ToolStatus::Error);
+    let error = first.error.as_deref().unwrap();
+    assert!(error.contains("missing required attribute `answer`") && error.contains("line "), "{error}");
+    let to_model = r.llm.requests()[1]["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
+    assert!(to_model.starts_with("Error: The document was not saved"), "{to_model}");
+    assert!(r.doc.current().contains(r#"<statement id="st-2" answer="false">The moon makes its own light.</statement>"#));
+    assert_eq!(r.doc.summaries().len(), 1, "the invalid document was never stored");
+}
+
+#[tokio::test]
+async fn two_tool_calls_in_one_round_interleaved_by_index() {
+    let r = run("Use two tools at once").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "text: Let me check both sets of rules.",
+            "round 1 tool_calls",
+            "tool_start call_a load_skill \"Checking multiple-choice rules\"",
+            "tool_end call_a success",
+            "tool_start call_b load_skill \"Checking true-false rules\"",
+            "tool_end call_b success",
+            "text: \n\nI have the rules for both kinds. Which topic should the questions cover?",
+            "round 2 stop",
+        ]
+    );
+    let second = r.llm.requests()[1]["messages"].as_array().unwrap().clone();
+    let tool_ids: Vec<&str> = second.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+    assert_eq!(tool_ids, vec!["call_a", "call_b"]);
+    let assistant = second.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["content"], "Let me check both sets of rules.");
+}
+
+#[tokio::test]
+async fn arguments_in_one_character_pieces_are_reassembled() {
+    let r = run("Send it in tiny pieces").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "round 1 tool_calls",
+            "tool_start call_tiny load_skill \"Checking sequencing rules\"",
+            "tool_end call_tiny success",
+            "text: Got the sequencing rules.",
+            "round 2 stop",
+        ]
+    );
+    assert_eq!(r.result.tool_calls[0].args, serde_json::json!({"skill": "sequencing"}));
+}
+
+#[tokio::test]
+async fn a_whole_call_in_one_chunk_without_finish_reason() {
+    let r = run("Send the whole call at once").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "round 1 none",
+            "tool_start call_whole load_skill \"Checking true-false rules\"",
+            "tool_end call_whole success",
+            "text: Loaded the true-or-false rules in one go.",
+            "round 2 stop",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn truncated_arguments_become_an_error_for_the_model() {
+    let r = run("Your reply gets cut off").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "round 1 length",
+            "tool_start call_cut edit_document \"Editing document\"",
+            "tool_end call_cut error",
+            "text: My last edit was cut off, so nothing changed. Shall I try a shorter version?",
+            "round 2 stop",
+        ]
+    );
+    assert!(r.result.tool_calls[0].error.as_deref().unwrap().contains("not valid JSON"));
+    assert_eq!(r.doc.current(), START);
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_answered_with_an_error() {
+    let r = run("Call an unknown tool").await;
+    assert_eq!(r.result.tool_calls.len(), 1);
+    assert_eq!(r.result.tool_calls[0].display_text, "Trying an unknown tool (publish_lesson)");
+    assert!(r.result.tool_calls[0].error.as_deref().unwrap().contains("no tool named `publish_lesson`"));
+    assert_eq!(r.result.outcome, TurnOutcome::Complete);
+    assert!(r.result.text.contains("I can't publish lessons"));
+}
+
+#[tokio::test]
+async fn a_long_markdown_reply_arrives_intact() {
+    let r = run("Give me a long answer").await;
+    assert!(r.result.text.starts_with("# Planning a lesson on the water cycle"));
+    assert!(r.result.text.contains("| Starter | 5 |") && r.result.text.contains("```text\nevaporation"));
+    let streamed: String = r.events.iter().filter_map(|e| if let ChatEvent::Text(t) = e { Some(t.content.as_str()) } else { None }).collect();
+    assert_eq!(streamed, r.result.text);
+    assert!(r.events.iter().filter(|e| matches!(e, ChatEvent::Text(_))).count() > 50, "streamed in many pieces");
+}
+
+#[tokio::test]
+async fn a_provider_error_before_streaming_is_retried_then_ends_the_turn() {
+    let r = run("Cause a provider error").await;
+    assert_eq!(failed_code(&r.result), "provider_unavailable");
+    assert_eq!(r.llm.requests().len(), 4, "one try and three retries");
+    assert!(r.events.is_empty(), "{:?}", r.events);
+    assert_eq!(r.doc.current(), START);
+
+    // The next turn works: the scripted provider has recovered.
+    let config = AiConfig::scripted(r.llm.base_url.clone(), prompts());
+    let again = run_with(r.llm, config, Vec::new(), "Cause a provider error").await;
+    assert_eq!(again.result.outcome, TurnOutcome::Complete);
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_retried_after_retry_after() {
+    let r = run("You hit a rate limit").await;
+    assert_eq!(r.result.outcome, TurnOutcome::Complete);
+    assert_eq!(r.llm.requests().len(), 2);
+    assert_eq!(r.result.text, "Thanks for waiting. I'm here now.");
+}
+
+#[tokio::test]
+async fn a_bad_key_or_exhausted_quota_ends_the_turn_at_once() {
+    let r = run("Use a bad key").await;
+    assert_eq!(failed_code(&r.result), "auth");
+    assert_eq!(r.llm.requests().len(), 1, "auth errors are not retried");
+    let r = run("Out of quota").await;
+    assert_eq!(failed_code(&r.result), "quota");
+    assert_eq!(r.llm.requests().len(), 1, "quota errors are not retried");
+    if let TurnOutcome::Failed(e) = &r.result.outcome {
+        assert!(e.message.contains("run out of credit"));
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_connection_mid_reply_keeps_the_partial_text() {
+    let r = run("Drop the connection please").await;
+    assert_eq!(failed_code(&r.result), "provider_stream");
+    assert_eq!(r.result.text, "Let me look at the lesson and");
+    assert_eq!(r.llm.requests().len(), 1, "no silent retry once tokens have streamed");
+}
+
+#[tokio::test]
+async fn a_malformed_chunk_ends_the_turn_with_a_clear_error() {
+    let r = run("Send a malformed chunk").await;
+    assert_eq!(failed_code(&r.result), "provider_malformed");
+    assert_eq!(r.result.text, "Starting to");
+}
+
+#[tokio::test]
+async fn an_unreachable_provider_is_reported() {
+    let free_port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let llm = ScriptedLlm::start().await.unwrap();
+    let config = AiConfig::scripted(format!("http://127.0.0.1:{free_port}/v1"), prompts());
+    let r = run_with(llm, config, Vec::new(), "test").await;
+    assert_eq!(failed_code(&r.result), "provider_unreachable");
+}
+
+#[tokio::test]
+async fn the_step_cap_ends_a_runaway_turn_with_a_note() {
+    let llm = ScriptedLlm::start().await.unwrap();
+    let mut config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    config.max_steps = 3;
+    let r = run_with(llm, config, Vec::new(), "keep going forever").await;
+    assert_eq!(r.result.tool_calls.len(), 3);
+    assert!(r.result.hit_step_cap);
+    assert_eq!(r.result.outcome, TurnOutcome::Complete);
+    assert!(r.result.text.contains("I stopped after 3 steps"), "{}", r.result.text);
+    assert_eq!(r.llm.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn cancelling_mid_reply_keeps_what_was_said() {
+    let llm = ScriptedLlm::start().await.unwrap();
+    let config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    let agent = Agent::new(&config).unwrap();
+    let ctx = ToolContext { document: Memory::new() };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        let mut seen = String::new();
+        while let Some(e) = rx.recv().await {
+            if let ChatEvent::Text(t) = e {
+                seen.push_str(&t.content);
+                if seen.ends_with("one moment") {
+                    stopper.cancel();
+                }
+            }
+        }
+    });
+    let result = agent
+        .run_turn(TurnRequest { history: vec![], user_text: "Hold on a second".into() }, &ctx, &tx, &cancel)
+        .await;
+    drop(tx);
+    watcher.await.unwrap();
+    assert_eq!(result.outcome, TurnOutcome::Cancelled);
+    assert_eq!(result.text, "Thinking about this carefully, one moment");
+}
+
+#[tokio::test]
+async fn history_enters_as_plain_text_before_the_new_message() {
+    let llm = ScriptedLlm::start().await.unwrap();
+    let config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    let history = vec![
+        PastMessage::User("Add a fill-in-the-blank exercise".into()),
+        PastMessage::Assistant("Done.\n\nsteps: load_skill fill-blanks ✓; edit_document ✓ Added verbs".into()),
+    ];
+    let r = run_with(llm, config, history, "test").await;
+    let messages = r.llm.requests()[0]["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, vec!["system", "user", "assistant", "user"]);
+    assert_eq!(messages[2]["content"], "Done.\n\nsteps: load_skill fill-blanks ✓; edit_document ✓ Added verbs");
+    assert!(messages[2].get("tool_calls").is_none());
+    assert_eq!(messages[3]["content"], "test");
+    let _: Value = messages[0].clone();
+}
