@@ -4,3 +4,4 @@
 
 pub mod events;
 pub mod message;
+pub mod sse;

@@ -1,9 +1,13 @@
 //! Everything that runs only on the server: configuration, database, accounts,
 //! HTTP routes and start-up.
 
+pub mod ai;
 pub mod auth;
 pub mod auth_routes;
+pub mod chat_routes;
+pub mod chats;
 pub mod config;
+pub mod current_user;
 pub mod db;
 pub mod error;
 pub mod guard;
@@ -12,3 +16,4 @@ pub mod lessons;
 pub mod router;
 pub mod startup;
 pub mod state;
+pub mod turns;

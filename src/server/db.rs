@@ -7,6 +7,10 @@ use std::{str::FromStr, time::Duration};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 /// Opens (creating if needed) and migrates the database at `url`.
+///
+/// Write transactions elsewhere start with `BEGIN IMMEDIATE`: a deferred one
+/// that reads first and writes later can fail at once with SQLITE_BUSY when
+/// another writer got in between, which the busy timeout cannot wait out.
 pub async fn connect(url: &str) -> Result<SqlitePool, sqlx::Error> {
     let options = SqliteConnectOptions::from_str(url)?
         .create_if_missing(true)

@@ -22,6 +22,10 @@ pub enum AppError {
     Forbidden(String),
     #[error("{0}")]
     Conflict(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    Unavailable(String),
     #[error("Too many attempts. Wait {0} seconds and try again.")]
     TooManyRequests(u64),
     #[error("Something went wrong on the server. Please try again.")]
@@ -36,6 +40,8 @@ impl AppError {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -49,6 +55,8 @@ impl AppError {
             Self::BadRequest(_) => "bad_request",
             Self::Forbidden(_) => "forbidden",
             Self::Conflict(_) => "conflict",
+            Self::PayloadTooLarge(_) => "too_large",
+            Self::Unavailable(_) => "unavailable",
             Self::TooManyRequests(_) => "rate_limited",
             Self::Internal(_) => "internal",
         }

@@ -49,7 +49,7 @@ pub async fn create(db: &SqlitePool, owner_id: &str, title: &str) -> Result<Less
     let title = clean_title(title)?;
     let id = ids::new_id();
     let doc = starter_document(&title);
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
     sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, revision) VALUES (?, ?, ?, ?, 1)")
         .bind(&id)
         .bind(owner_id)
@@ -115,7 +115,7 @@ pub async fn save_document(
     let doc = root.to_xml();
     let summary: String = summary.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_SUMMARY_CHARS).collect();
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
     let updated = sqlx::query(
         "UPDATE lessons SET document_xml = ?, revision = revision + 1,
                 updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')

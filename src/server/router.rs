@@ -10,7 +10,7 @@ use axum::{
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 
-use super::{auth_routes, error::Result, guard, state::AppState};
+use super::{auth_routes, chat_routes, error::Result, guard, state::AppState};
 use crate::app::{shell, App};
 
 /// Largest request body accepted anywhere (a lesson is capped well below this).
@@ -22,6 +22,7 @@ pub fn build(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .merge(auth_routes::router())
+        .merge(chat_routes::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))

@@ -6,7 +6,8 @@ use std::{process::ExitCode, time::Duration};
 use leptos::config::get_configuration;
 use tracing_subscriber::EnvFilter;
 
-use super::{config::Config, db, router, state::AppState};
+use super::{ai::AiRuntime, chats, config::Config, db, router, state::AppState};
+use crate::agent::config::AiConfig;
 
 pub async fn run() -> ExitCode {
     tracing_subscriber::fmt()
@@ -35,7 +36,17 @@ pub async fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let state = AppState::new(leptos_options, pool.clone(), config);
+    match chats::interrupt_running(&pool).await {
+        Ok(0) => {}
+        Ok(n) => tracing::warn!(turns = n, "marked turns left running by the last process as interrupted"),
+        Err(e) => tracing::error!(error = %e, "could not mark interrupted turns"),
+    }
+    let ai = AiRuntime::start(AiConfig::from_env()).await;
+    if let Some(why) = &ai.unavailable {
+        tracing::warn!("the assistant is unavailable: {why}");
+    }
+    let state = AppState::new(leptos_options, pool.clone(), config, ai);
+    let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
     let app = router::build(state);
 
@@ -47,7 +58,14 @@ pub async fn run() -> ExitCode {
         }
     };
     tracing::info!("Margin is listening on http://{addr}");
-    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // Running turns save what they have and close their streams, so
+            // that open connections can end.
+            turns.shutdown(Duration::from_secs(5)).await;
+        })
+        .await;
     pool.close().await;
     match served {
         Ok(()) => {

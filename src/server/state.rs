@@ -7,7 +7,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use sqlx::SqlitePool;
 
-use super::{auth::SignInLimiter, config::Config};
+use super::{ai::AiRuntime, auth::SignInLimiter, config::Config, turns::TurnHub};
 
 #[derive(Clone, FromRef)]
 pub struct AppState {
@@ -15,15 +15,19 @@ pub struct AppState {
     pub db: SqlitePool,
     pub config: Arc<Config>,
     pub sign_in_limiter: Arc<SignInLimiter>,
+    pub ai: Arc<AiRuntime>,
+    pub turns: Arc<TurnHub>,
 }
 
 impl AppState {
-    pub fn new(leptos_options: LeptosOptions, db: SqlitePool, config: Config) -> Self {
+    pub fn new(leptos_options: LeptosOptions, db: SqlitePool, config: Config, ai: AiRuntime) -> Self {
         Self {
             leptos_options,
             db,
             config: Arc::new(config),
             sign_in_limiter: Arc::new(super::auth::sign_in_limiter()),
+            ai: Arc::new(ai),
+            turns: Arc::new(TurnHub::default()),
         }
     }
 }

@@ -9,7 +9,10 @@ use axum::{
 };
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
-use margin::server::{config::Config, db, router, state::AppState};
+use margin::{
+    agent::{config::AiConfig, scripted::ScriptedLlm},
+    server::{ai::AiRuntime, config::Config, db, router, state::AppState},
+};
 use serde_json::Value;
 use tempfile::TempDir;
 use tower::ServiceExt;
@@ -24,12 +27,26 @@ pub async fn app() -> TestApp {
     app_with(Config::default()).await
 }
 
-pub async fn app_with(mut config: Config) -> TestApp {
+pub fn prompts() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts")
+}
+
+/// The assistant backed by a fresh scripted model.
+pub async fn scripted_ai() -> AiRuntime {
+    let llm = ScriptedLlm::start().await.expect("scripted model");
+    AiRuntime::with_scripted(AiConfig::scripted(llm.base_url.clone(), prompts()), llm)
+}
+
+pub async fn app_with(config: Config) -> TestApp {
+    app_with_ai(config, scripted_ai().await).await
+}
+
+pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     config.database_url = format!("sqlite://{}/nested/margin.db", dir.path().display());
     let pool = db::connect(&config.database_url).await.expect("database");
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
-    let state = AppState::new(options, pool, config);
+    let state = AppState::new(options, pool, config, ai);
     let router = router::build(state.clone());
     TestApp { router, state, dir }
 }

@@ -1,0 +1,89 @@
+//! The assistant as the server holds it: the configured provider, the agent
+//! built from the prompts, and, for the offline demo, the scripted model
+//! running inside this process. When something is missing the app still runs
+//! and says exactly what to configure.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::agent::{config::AiConfig, run::Agent, scripted::ScriptedLlm};
+
+pub struct AiRuntime {
+    pub config: AiConfig,
+    pub agent: Option<Arc<Agent>>,
+    /// Why there is no agent, in words for the teacher and the administrator.
+    pub unavailable: Option<String>,
+    /// Kept alive for as long as the demo is in use.
+    _demo: Option<ScriptedLlm>,
+}
+
+/// What the sidebar needs to know about the assistant.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AiStatus {
+    pub provider: String,
+    pub model: String,
+    pub demo: bool,
+    pub ready: bool,
+    pub message: Option<String>,
+}
+
+impl AiRuntime {
+    /// Starts the demo model if it is the one configured, then builds the agent.
+    pub async fn start(mut config: AiConfig) -> Self {
+        let mut demo = None;
+        if config.is_demo() && config.base_url.is_empty() {
+            match ScriptedLlm::start().await {
+                Ok(llm) => {
+                    config.base_url = llm.base_url.clone();
+                    demo = Some(llm);
+                }
+                Err(e) => {
+                    return Self::without(config, format!("The offline demo model could not start: {e}"));
+                }
+            }
+        }
+        Self::build(config, demo)
+    }
+
+    /// An agent talking to an already running scripted model (tests).
+    pub fn with_scripted(config: AiConfig, llm: ScriptedLlm) -> Self {
+        Self::build(config, Some(llm))
+    }
+
+    fn build(config: AiConfig, demo: Option<ScriptedLlm>) -> Self {
+        if let Some(missing) = config.missing() {
+            return Self { config, agent: None, unavailable: Some(missing), _demo: demo };
+        }
+        match Agent::new(&config) {
+            Ok(agent) => {
+                tracing::info!(provider = config.provider.name(), model = %config.model, demo = config.is_demo(), "assistant ready");
+                Self { config, agent: Some(Arc::new(agent)), unavailable: None, _demo: demo }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "the assistant's prompts could not be loaded");
+                Self::without(config, format!("The assistant's prompts could not be loaded ({e}). Check MARGIN_PROMPTS_DIR."))
+            }
+        }
+    }
+
+    fn without(config: AiConfig, why: String) -> Self {
+        Self { config, agent: None, unavailable: Some(why), _demo: None }
+    }
+
+    /// The scripted model, when it is the one in use.
+    pub fn scripted(&self) -> Option<&ScriptedLlm> {
+        self._demo.as_ref()
+    }
+
+    pub fn status(&self) -> AiStatus {
+        AiStatus {
+            provider: self.config.provider.name().into(),
+            model: self.config.model.clone(),
+            demo: self.config.is_demo(),
+            ready: self.agent.is_some(),
+            message: self.unavailable.clone(),
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! The chat API: sessions, the streaming turn (`POST /api/chat/stream`),
+//! resuming a turn's events and cancelling a turn. Errors before a stream
+//! starts are plain HTTP with a JSON body; once it starts, they are events.
+
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::{
+    body::Bytes,
+    extract::{DefaultBodyLimit, Path, Query, State},
+    http::{HeaderMap, HeaderValue, StatusCode},
+    response::{
+        sse::{Event, KeepAlive, Sse},
+        IntoResponse, Response,
+    },
+    routing::{get, post},
+    Json, Router,
+};
+use futures::{Stream, StreamExt};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    ai::AiStatus,
+    chats,
+    current_user::CurrentUser,
+    error::{AppError, Result},
+    ids,
+    state::AppState,
+    turns::{self, TurnJob, TurnLog},
+};
+use crate::chat::{
+    events::{ChatEvent, DoneData, TextData, ToolEndData, ToolStartData, ToolStatus},
+    message::{ChatMessage, MessageStatus},
+};
+
+/// Longest message a teacher can send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 20_000;
+/// Largest request body for a turn, in bytes.
+pub const MAX_TURN_BODY: usize = 512 * 1024;
+/// Silence after which a keepalive comment is sent.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/chat/stream", post(stream).layer(DefaultBodyLimit::max(MAX_TURN_BODY * 4)))
+        .route("/api/chat/turns/{turn_id}/events", get(resume))
+        .route("/api/chat/turns/{turn_id}/cancel", post(cancel))
+        .route("/api/lessons/{lesson_id}/chats", get(list_sessions).post(create_session))
+        .route("/api/chats/{id}", axum::routing::patch(rename_session).delete(delete_session))
+        .route("/api/chats/{id}/messages", get(messages))
+        .route("/api/ai/status", get(ai_status))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StreamBody {
+    session_id: String,
+    content: String,
+    /// Accepted for compatibility; the stored lesson is always the one used.
+    #[serde(default)]
+    #[allow(dead_code)]
+    document_xml: Option<String>,
+}
+
+async fn stream(State(state): State<AppState>, CurrentUser(user): CurrentUser, body: Bytes) -> Result<Response> {
+    if body.len() > MAX_TURN_BODY {
+        return Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)));
+    }
+    let body: StreamBody = serde_json::from_slice(&body)
+        .map_err(|e| AppError::BadRequest(format!("Send JSON with sessionId and content ({e}).")))?;
+    let content = body.content.trim();
+    if content.is_empty() {
+        return Err(AppError::BadRequest("Write a message first.".into()));
+    }
+    let chars = content.chars().count();
+    if chars > MAX_MESSAGE_CHARS {
+        return Err(AppError::PayloadTooLarge(format!(
+            "The message is too long ({chars} characters). Keep it under {MAX_MESSAGE_CHARS}."
+        )));
+    }
+    let session = chats::get_session(&state.db, &user.id, &body.session_id).await?;
+    let Some(agent) = state.ai.agent.clone() else {
+        return Err(AppError::Unavailable(
+            state.ai.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()),
+        ));
+    };
+    let turn_id = ids::new_id();
+    let message_id = ids::new_id();
+    let log = state.turns.begin(&turn_id, &user.id, &session.id, &message_id)?;
+    if let Err(e) = chats::start_turn(&state.db, &session.id, content, &turn_id, &message_id, agent.model()).await {
+        state.turns.abandon(&log);
+        return Err(e);
+    }
+    tokio::spawn(turns::run(TurnJob {
+        db: state.db.clone(),
+        agent,
+        hub: state.turns.clone(),
+        log: log.clone(),
+        lesson_id: session.lesson_id,
+        user_text: content.to_string(),
+        history_limit: state.ai.config.history_messages,
+    }));
+    Ok(sse(log, 0))
+}
+
+#[derive(Deserialize)]
+struct ResumeQuery {
+    after: Option<u64>,
+}
+
+async fn resume(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(turn_id): Path<String>,
+    Query(query): Query<ResumeQuery>,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let after = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .or(query.after)
+        .unwrap_or(0);
+    if let Some(log) = state.turns.get(&turn_id) {
+        if log.owner_id != user.id {
+            return Err(AppError::NotFound);
+        }
+        return Ok(sse(log, after));
+    }
+    // Not in this process any more: replay what the database kept.
+    let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
+    let events: Vec<Result<Event, Infallible>> = replay(&message)
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (i as u64 + 1, e))
+        .filter(|(seq, _)| *seq > after)
+        .map(|(seq, e)| Ok(sse_event(seq, &e)))
+        .collect();
+    Ok(with_turn_headers(Sse::new(futures::stream::iter(events)).into_response(), &turn_id, &message.id))
+}
+
+async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(turn_id): Path<String>) -> Result<Response> {
+    if let Some(log) = state.turns.get(&turn_id) {
+        if log.owner_id != user.id {
+            return Err(AppError::NotFound);
+        }
+        if log.is_finished() {
+            return Ok(Json(json!({ "status": "finished" })).into_response());
+        }
+        log.cancel.cancel();
+        return Ok((StatusCode::ACCEPTED, Json(json!({ "status": "cancelling" }))).into_response());
+    }
+    chats::turn_message(&state.db, &user.id, &turn_id).await?;
+    Ok(Json(json!({ "status": "finished" })).into_response())
+}
+
+/// The events a finished turn stands for, rebuilt from its stored message.
+fn replay(m: &ChatMessage) -> Vec<ChatEvent> {
+    let mut out = Vec::new();
+    let last_edit = m.tool_calls.iter().rposition(|c| c.tool == "edit_document" && c.status == ToolStatus::Success);
+    for (i, c) in m.tool_calls.iter().enumerate() {
+        out.push(ChatEvent::ToolStart(ToolStartData {
+            id: c.id.clone(),
+            tool: c.tool.clone(),
+            args: c.args.clone(),
+            display_text: c.display_text.clone(),
+        }));
+        out.push(ChatEvent::ToolEnd(ToolEndData {
+            id: c.id.clone(),
+            status: c.status,
+            error: c.error.clone(),
+            summary: c.summary.clone(),
+            document_xml: if Some(i) == last_edit { m.document_xml.clone() } else { None },
+            revision: None,
+        }));
+    }
+    if !m.content.is_empty() {
+        out.push(ChatEvent::Text(TextData { content: m.content.clone() }));
+    }
+    out.push(match (m.status, &m.error) {
+        (MessageStatus::Cancelled, _) => ChatEvent::Cancelled(DoneData { message_id: m.id.clone() }),
+        (MessageStatus::Complete, _) => ChatEvent::Done(DoneData { message_id: m.id.clone() }),
+        (_, Some(e)) => ChatEvent::Error(e.clone()),
+        (_, None) => ChatEvent::error("interrupted", "This reply did not finish."),
+    });
+    out
+}
+
+fn sse_event(seq: u64, e: &ChatEvent) -> Event {
+    Event::default().event(e.name()).id(seq.to_string()).data(e.data_json())
+}
+
+fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Response {
+    let h = res.headers_mut();
+    for (name, value) in [("x-turn-id", turn_id), ("x-message-id", message_id)] {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            h.insert(name, v);
+        }
+    }
+    h.insert("cache-control", HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    res
+}
+
+/// The turn's events after `after` as SSE, following the live turn to its end.
+fn sse(log: Arc<TurnLog>, after: u64) -> Response {
+    let (turn_id, message_id) = (log.turn_id.clone(), log.message_id.clone());
+    let body = Sse::new(follow(log, after)).keep_alive(KeepAlive::new().interval(KEEPALIVE).text(" keepalive"));
+    with_turn_headers(body.into_response(), &turn_id, &message_id)
+}
+
+/// Reads the log from `after` on. When the reader falls behind, the text
+/// pieces waiting for it are sent as one event (numbered as the last of them),
+/// never out of order with the other events.
+pub fn follow(log: Arc<TurnLog>, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+    let rx = log.subscribe();
+    futures::stream::unfold((log, after, rx, false), |(log, cursor, mut rx, done)| async move {
+        if done {
+            return None;
+        }
+        loop {
+            let (batch, finished) = log.since(cursor);
+            if let Some((last, event)) = batch.last() {
+                let (last, terminal) = (*last, event.is_terminal());
+                let events: Vec<Result<Event, Infallible>> = merge_text(batch).into_iter().map(Ok).collect();
+                return Some((futures::stream::iter(events), (log, last, rx, terminal)));
+            }
+            if finished || rx.changed().await.is_err() {
+                return None;
+            }
+        }
+    })
+    .flatten()
+}
+
+fn merge_text(batch: Vec<(u64, ChatEvent)>) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut text: Option<(u64, String)> = None;
+    for (seq, e) in batch {
+        match e {
+            ChatEvent::Text(t) => match &mut text {
+                Some((last, s)) => {
+                    *last = seq;
+                    s.push_str(&t.content);
+                }
+                None => text = Some((seq, t.content)),
+            },
+            other => {
+                if let Some((last, s)) = text.take() {
+                    out.push(sse_event(last, &ChatEvent::text(s)));
+                }
+                out.push(sse_event(seq, &other));
+            }
+        }
+    }
+    if let Some((last, s)) = text {
+        out.push(sse_event(last, &ChatEvent::text(s)));
+    }
+    out
+}
+
+#[derive(Deserialize, Default)]
+struct TitleBody {
+    #[serde(default)]
+    title: String,
+}
+
+async fn list_sessions(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(lesson_id): Path<String>) -> Result<Response> {
+    Ok(Json(chats::list_sessions(&state.db, &user.id, &lesson_id).await?).into_response())
+}
+
+async fn create_session(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(lesson_id): Path<String>,
+    body: Option<Json<TitleBody>>,
+) -> Result<Response> {
+    let title = body.map(|Json(b)| b.title).unwrap_or_default();
+    let session = chats::create_session(&state.db, &user.id, &lesson_id, &title).await?;
+    Ok((StatusCode::CREATED, Json(session)).into_response())
+}
+
+async fn rename_session(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(id): Path<String>,
+    Json(body): Json<TitleBody>,
+) -> Result<Response> {
+    Ok(Json(chats::rename_session(&state.db, &user.id, &id, &body.title).await?).into_response())
+}
+
+async fn delete_session(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Response> {
+    chats::get_session(&state.db, &user.id, &id).await?;
+    if let Some(log) = state.turns.running_in(&id) {
+        log.cancel.cancel();
+    }
+    chats::delete_session(&state.db, &user.id, &id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Response> {
+    let messages = chats::list_messages(&state.db, &user.id, &id).await?;
+    let running = state.turns.running_in(&id).map(|l| l.turn_id.clone());
+    Ok(Json(json!({ "messages": messages, "runningTurnId": running })).into_response())
+}
+
+async fn ai_status(State(state): State<AppState>, CurrentUser(_): CurrentUser) -> Json<AiStatus> {
+    Json(state.ai.status())
+}

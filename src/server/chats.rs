@@ -1,0 +1,264 @@
+//! Chat sessions and messages in the database, always scoped to their owner:
+//! someone else's session is `NotFound`, exactly like one that does not exist.
+
+use sqlx::SqlitePool;
+
+use super::{
+    error::{AppError, Result},
+    ids, lessons,
+};
+use crate::{
+    agent::prompt::PastMessage,
+    chat::{
+        events::{ErrorData, UsageData},
+        message::{steps_line, ChatMessage, ChatSession, MessageStatus, Role, ToolCallRecord},
+    },
+};
+
+const MAX_TITLE_CHARS: usize = 120;
+
+fn clean_title(title: &str) -> String {
+    let t: String = title.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_TITLE_CHARS).collect();
+    if t.is_empty() { "New chat".into() } else { t }
+}
+
+type SessionRow = (String, String, String, String, String);
+
+fn session(row: SessionRow) -> ChatSession {
+    let (id, lesson_id, title, created_at, updated_at) = row;
+    ChatSession { id, lesson_id, title, created_at, updated_at }
+}
+
+pub async fn create_session(db: &SqlitePool, owner: &str, lesson_id: &str, title: &str) -> Result<ChatSession> {
+    lessons::get_owned(db, owner, lesson_id).await?;
+    let id = ids::new_id();
+    sqlx::query("INSERT INTO chat_sessions (id, owner_id, lesson_id, title) VALUES (?, ?, ?, ?)")
+        .bind(&id)
+        .bind(owner)
+        .bind(lesson_id)
+        .bind(clean_title(title))
+        .execute(db)
+        .await?;
+    get_session(db, owner, &id).await
+}
+
+pub async fn list_sessions(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<ChatSession>> {
+    lessons::get_owned(db, owner, lesson_id).await?;
+    let rows: Vec<SessionRow> = sqlx::query_as(
+        "SELECT id, lesson_id, title, created_at, updated_at FROM chat_sessions
+         WHERE owner_id = ? AND lesson_id = ? ORDER BY updated_at DESC, id",
+    )
+    .bind(owner)
+    .bind(lesson_id)
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(session).collect())
+}
+
+pub async fn get_session(db: &SqlitePool, owner: &str, id: &str) -> Result<ChatSession> {
+    let row: Option<SessionRow> =
+        sqlx::query_as("SELECT id, lesson_id, title, created_at, updated_at FROM chat_sessions WHERE id = ? AND owner_id = ?")
+            .bind(id)
+            .bind(owner)
+            .fetch_optional(db)
+            .await?;
+    row.map(session).ok_or(AppError::NotFound)
+}
+
+pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<ChatSession> {
+    let done = sqlx::query(
+        "UPDATE chat_sessions SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND owner_id = ?",
+    )
+    .bind(clean_title(title))
+    .bind(id)
+    .bind(owner)
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    get_session(db, owner, id).await
+}
+
+pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
+    let done = sqlx::query("DELETE FROM chat_sessions WHERE id = ? AND owner_id = ?").bind(id).bind(owner).execute(db).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}
+
+/// Stores the teacher's message and opens the assistant's (running) message
+/// for the turn (`assistant_id`), in one transaction. Returns the user message's id.
+pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, turn_id: &str, assistant_id: &str, model: &str) -> Result<String> {
+    let user_id = ids::new_id();
+    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let (next,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?")
+        .bind(session_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    sqlx::query("INSERT INTO chat_messages (id, session_id, seq, role, content, status) VALUES (?, ?, ?, 'user', ?, 'complete')")
+        .bind(&user_id)
+        .bind(session_id)
+        .bind(next)
+        .bind(content)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO chat_messages (id, session_id, seq, role, status, model, turn_id) VALUES (?, ?, ?, 'assistant', 'running', ?, ?)",
+    )
+    .bind(assistant_id)
+    .bind(session_id)
+    .bind(next + 1)
+    .bind(model)
+    .bind(turn_id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?")
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(user_id)
+}
+
+/// Saves what a running turn has so far (so a crash loses little).
+pub async fn save_progress(db: &SqlitePool, message_id: &str, text: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
+    sqlx::query("UPDATE chat_messages SET content = ?, tool_calls = ? WHERE id = ? AND status = 'running'")
+        .bind(text)
+        .bind(serde_json::to_string(tool_calls).unwrap_or_else(|_| "[]".into()))
+        .bind(message_id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The final state of a turn's message.
+pub struct Finished<'a> {
+    pub text: &'a str,
+    pub tool_calls: &'a [ToolCallRecord],
+    pub document_xml: Option<&'a str>,
+    pub status: MessageStatus,
+    pub error: Option<&'a ErrorData>,
+    pub usage: UsageData,
+}
+
+pub async fn finish_turn(db: &SqlitePool, message_id: &str, f: Finished<'_>) -> Result<()> {
+    sqlx::query(
+        "UPDATE chat_messages SET content = ?, tool_calls = ?, document_xml = ?, status = ?, error_code = ?, error_message = ?,
+                prompt_tokens = ?, completion_tokens = ?, total_tokens = ?
+         WHERE id = ?",
+    )
+    .bind(f.text)
+    .bind(serde_json::to_string(f.tool_calls).unwrap_or_else(|_| "[]".into()))
+    .bind(f.document_xml)
+    .bind(f.status.as_str())
+    .bind(f.error.map(|e| e.code.as_str()))
+    .bind(f.error.map(|e| e.message.as_str()))
+    .bind(f.usage.prompt_tokens as i64)
+    .bind(f.usage.completion_tokens as i64)
+    .bind(f.usage.total_tokens as i64)
+    .bind(message_id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Turns left running by a process that died become interrupted, keeping the
+/// text they had saved. Returns how many there were.
+pub async fn interrupt_running(db: &SqlitePool) -> Result<u64> {
+    let done = sqlx::query(
+        "UPDATE chat_messages SET status = 'interrupted', error_code = 'interrupted',
+                error_message = 'The server stopped before this reply was finished.'
+         WHERE status = 'running'",
+    )
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+type MessageRow = (String, String, String, String, Option<String>, String, Option<String>, Option<String>, Option<String>, i64, i64, i64, Option<String>, String);
+
+const MESSAGE_COLUMNS: &str = "id, role, content, tool_calls, document_xml, status, error_code, error_message, model,
+     prompt_tokens, completion_tokens, total_tokens, turn_id, created_at";
+
+fn message(row: MessageRow) -> ChatMessage {
+    let (id, role, content, tool_calls, document_xml, status, error_code, error_message, model, pt, ct, tt, turn_id, created_at) = row;
+    ChatMessage {
+        id,
+        role: if role == "assistant" { Role::Assistant } else { Role::User },
+        content,
+        tool_calls: serde_json::from_str(&tool_calls).unwrap_or_default(),
+        document_xml,
+        status: MessageStatus::parse(&status),
+        error: error_code.map(|code| ErrorData { code, message: error_message.unwrap_or_default() }),
+        model,
+        usage: UsageData { prompt_tokens: pt as u32, completion_tokens: ct as u32, total_tokens: tt as u32 },
+        turn_id,
+        created_at,
+    }
+}
+
+/// All messages of one of the teacher's sessions, oldest first.
+pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Result<Vec<ChatMessage>> {
+    get_session(db, owner, session_id).await?;
+    let rows: Vec<MessageRow> =
+        sqlx::query_as(&format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ? ORDER BY seq"))
+            .bind(session_id)
+            .fetch_all(db)
+            .await?;
+    Ok(rows.into_iter().map(message).collect())
+}
+
+/// The assistant message written by a turn, with the owner and session of that turn.
+pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<ChatMessage> {
+    let row: Option<MessageRow> = sqlx::query_as(&format!(
+        "SELECT {} FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
+         WHERE m.turn_id = ? AND s.owner_id = ?",
+        MESSAGE_COLUMNS.split(", ").map(|c| format!("m.{}", c.trim())).collect::<Vec<_>>().join(", ")
+    ))
+    .bind(turn_id)
+    .bind(owner)
+    .fetch_optional(db)
+    .await?;
+    row.map(message).ok_or(AppError::NotFound)
+}
+
+/// The last `limit` messages before the turn being started (its own user
+/// message, which comes just before its assistant message, is left out), as the model sees
+/// them: the teacher's text, and each reply with a one-line account of its steps.
+pub async fn history(db: &SqlitePool, session_id: &str, before_seq_of: &str, limit: usize) -> Result<Vec<PastMessage>> {
+    let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+        "SELECT role, content, tool_calls, status FROM chat_messages
+         WHERE session_id = ? AND seq < (SELECT seq FROM chat_messages WHERE id = ?) - 1
+         ORDER BY seq DESC LIMIT ?",
+    )
+    .bind(session_id)
+    .bind(before_seq_of)
+    .bind(limit as i64)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .rev()
+        .filter_map(|(role, content, tool_calls, status)| {
+            if role == "user" {
+                return Some(PastMessage::User(content));
+            }
+            let calls: Vec<ToolCallRecord> = serde_json::from_str(&tool_calls).unwrap_or_default();
+            let mut text = content;
+            if let Some(steps) = steps_line(&calls) {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(&format!("({steps})"));
+            }
+            match MessageStatus::parse(&status) {
+                MessageStatus::Cancelled if !text.is_empty() => text.push_str("\n\n(stopped by the teacher)"),
+                MessageStatus::Error | MessageStatus::Interrupted if !text.is_empty() => text.push_str("\n\n(this reply did not finish)"),
+                _ => {}
+            }
+            (!text.trim().is_empty()).then_some(PastMessage::Assistant(text))
+        })
+        .collect())
+}

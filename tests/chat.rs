@@ -1,0 +1,376 @@
+//! Chat turns over HTTP with a real SQLite file and the scripted model: every
+//! error status, the streamed events, persistence whatever the client does,
+//! resume, cancel, crash recovery and ownership.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Method, Request, Response, StatusCode},
+};
+use common::{app, app_with_ai, Auth, TestApp};
+use http_body_util::BodyExt;
+use margin::{
+    agent::config::{AiConfig, ProviderKind},
+    chat::sse::{SseMessage, SseParser},
+    server::{ai::AiRuntime, chats, config::Config, lessons},
+};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+struct Teacher {
+    token: String,
+    lesson_id: String,
+    session_id: String,
+}
+
+async fn teacher(app: &TestApp, email: &str) -> Teacher {
+    let token = app.sign_up(email).await;
+    let owner = app.user_id(&token).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Verbs").await.unwrap();
+    let r = app.post_json(&format!("/api/lessons/{}/chats", lesson.id), Auth::Bearer(&token), json!({"title": "First chat"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
+}
+
+async fn post_turn(app: &TestApp, token: &str, body: Value) -> Response<Body> {
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream")
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    app.router.clone().oneshot(req).await.unwrap()
+}
+
+async fn start(app: &TestApp, t: &Teacher, content: &str) -> Response<Body> {
+    let res = post_turn(app, &t.token, json!({"sessionId": t.session_id, "content": content})).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()[header::CONTENT_TYPE], "text/event-stream");
+    res
+}
+
+fn turn_id(res: &Response<Body>) -> String {
+    res.headers()["x-turn-id"].to_str().unwrap().to_string()
+}
+
+/// Reads events until `n` have arrived (or the stream ends).
+async fn read_events(body: &mut Body, parser: &mut SseParser, n: usize) -> Vec<SseMessage> {
+    let mut got = Vec::new();
+    while got.len() < n {
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    got.extend(parser.push(data));
+                }
+            }
+            _ => break,
+        }
+    }
+    got
+}
+
+async fn read_all(res: Response<Body>) -> Vec<SseMessage> {
+    let mut body = res.into_body();
+    read_events(&mut body, &mut SseParser::new(), usize::MAX).await
+}
+
+async fn json_error(res: Response<Body>) -> (StatusCode, Value) {
+    let status = res.status();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&bytes))))
+}
+
+/// Waits until the turn has ended and been stored.
+async fn finished(app: &TestApp, turn: &str) {
+    let log = app.state.turns.get(turn).expect("turn in memory");
+    let mut rx = log.subscribe();
+    while !log.is_finished() {
+        rx.changed().await.unwrap();
+    }
+}
+
+fn text_of(events: &[SseMessage]) -> String {
+    events
+        .iter()
+        .filter(|e| e.event == "text")
+        .map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn messages(app: &TestApp, t: &Teacher) -> Vec<Value> {
+    let r = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    r.json()["messages"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn errors_before_streaming_are_json_with_the_right_status() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let other = teacher(&app, "ben@x.org").await;
+
+    let req = Request::builder().method(Method::POST).uri("/api/chat/stream").header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"sessionId": t.session_id, "content": "hi"}).to_string())).unwrap();
+    let (status, body) = json_error(app.router.clone().oneshot(req).await.unwrap()).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthorized")));
+
+    let (status, body) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "   "})).await).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["error"], "Write a message first.");
+
+    let (status, body) = json_error(post_turn(&app, &t.token, json!({"content": "hi"})).await).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"].as_str().unwrap().contains("sessionId"));
+
+    let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": other.session_id, "content": "hi"})).await).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": "nope", "content": "hi"})).await).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let long = "a".repeat(margin::server::chat_routes::MAX_MESSAGE_CHARS + 1);
+    let (status, body) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": long})).await).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(body["error"].as_str().unwrap().contains("too long"));
+    let huge = "a".repeat(margin::server::chat_routes::MAX_TURN_BODY + 1);
+    let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "x", "documentXml": huge})).await).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+
+    // Nothing was stored by any of these.
+    assert!(messages(&app, &t).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_second_turn_in_the_same_session_is_a_conflict() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let first = start(&app, &t, "Hold on a second").await;
+    let turn = turn_id(&first);
+    let (status, body) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "test"})).await).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(body["error"].as_str().unwrap().contains("still being written"));
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    finished(&app, &turn).await;
+    assert_eq!(start(&app, &t, "test").await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn no_provider_configured_is_a_503_that_says_how_to_fix_it() {
+    let mut config = AiConfig::scripted("", common::prompts());
+    config.provider = ProviderKind::OpenAi;
+    let app = app_with_ai(Config::default(), AiRuntime::start(config).await).await;
+    let t = teacher(&app, "ana@x.org").await;
+    let (status, body) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "hi"})).await).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(body["error"].as_str().unwrap().contains("AI_API_KEY"));
+    let s = app.get("/api/ai/status", Auth::Bearer(&t.token)).await.json();
+    assert_eq!((s["ready"].as_bool(), s["provider"].as_str()), (Some(false), Some("openai")));
+}
+
+#[tokio::test]
+async fn a_turn_streams_numbered_events_and_is_stored() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Add a fill-in-the-blank exercise about French verbs").await;
+    let message_id = res.headers()["x-message-id"].to_str().unwrap().to_string();
+    let events = read_all(res).await;
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).filter(|n| *n != "usage" && *n != "round_finished").collect();
+    assert_eq!(names.first(), Some(&"tool_start"));
+    assert_eq!(&names[..4], &["tool_start", "tool_end", "tool_start", "tool_end"]);
+    assert_eq!(names.last(), Some(&"done"));
+    assert_eq!(events.iter().filter(|e| e.event == "done").count(), 1);
+    let ids: Vec<u64> = events.iter().map(|e| e.id.as_ref().unwrap().parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase: {ids:?}");
+
+    let start_data: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_start").unwrap().data).unwrap();
+    assert_eq!(start_data["displayText"], "Checking fill-blanks rules");
+    let edit_end: Value = serde_json::from_str(&events.iter().filter(|e| e.event == "tool_end").nth(1).unwrap().data).unwrap();
+    assert_eq!(edit_end["status"], "success");
+    assert!(edit_end["documentXml"].as_str().unwrap().contains(r#"answer="suis""#));
+    let done: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
+    assert_eq!(done["messageId"], message_id.as_str());
+
+    // The edit is a revision by the agent, with the tool's summary.
+    let owner = app.user_id(&t.token).await;
+    let history = lessons::list_revisions(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[0].summary, "Added a fill-in-the-blank exercise on être and avoir");
+    assert_eq!(history[0].author, margin::models::Author::Agent);
+
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored.len(), 2);
+    assert_eq!((stored[0]["role"].as_str(), stored[0]["content"].as_str()), (Some("user"), Some("Add a fill-in-the-blank exercise about French verbs")));
+    assert_eq!(stored[1]["status"], "complete");
+    assert_eq!(stored[1]["content"], text_of(&events).as_str());
+    assert_eq!(stored[1]["toolCalls"].as_array().unwrap().len(), 2);
+    assert!(stored[1]["documentXml"].as_str().unwrap().contains("être"));
+    assert!(stored[1]["usage"]["totalTokens"].as_u64().unwrap() > 0);
+    assert_eq!(stored[1]["model"], "margin-demo");
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_does_not_stop_the_turn() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Answer slowly please").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let first = read_events(&mut body, &mut SseParser::new(), 1).await;
+    assert_eq!(first[0].event, "text");
+    drop(body);
+    finished(&app, &turn).await;
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored[1]["status"], "complete");
+    assert_eq!(stored[1]["content"].as_str().unwrap(), "Here is a careful answer. ".repeat(12).trim_end());
+}
+
+#[tokio::test]
+async fn resuming_replays_the_rest_exactly_once_then_follows_the_live_turn() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Answer slowly please").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let mut parser = SseParser::new();
+    let seen = read_events(&mut body, &mut parser, 3).await;
+    drop(body);
+    let last = parser.last_id.clone().unwrap();
+
+    let req = Request::builder()
+        .uri(format!("/api/chat/turns/{turn}/events"))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .header("last-event-id", last.clone())
+        .body(Body::empty())
+        .unwrap();
+    let rest = read_all(app.router.clone().oneshot(req).await.unwrap()).await;
+    assert!(rest.iter().all(|e| e.id.as_ref().unwrap().parse::<u64>().unwrap() > last.parse::<u64>().unwrap()));
+    assert_eq!(rest.last().unwrap().event, "done");
+    let whole = format!("{}{}", text_of(&seen), text_of(&rest));
+    assert_eq!(whole, "Here is a careful answer. ".repeat(12).trim_end(), "no text lost or repeated");
+
+    // A finished turn replays everything after `after`, and then ends.
+    let all = read_all(
+        app.router.clone().oneshot(
+            Request::builder().uri(format!("/api/chat/turns/{turn}/events?after=0")).header(header::AUTHORIZATION, format!("Bearer {}", t.token)).body(Body::empty()).unwrap(),
+        ).await.unwrap(),
+    ).await;
+    assert_eq!(text_of(&all), whole);
+    assert_eq!(all.last().unwrap().event, "done");
+}
+
+#[tokio::test]
+async fn cancelling_mid_reply_keeps_the_partial_reply() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Hold on a second").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let mut parser = SseParser::new();
+    let mut seen = Vec::new();
+    while !text_of(&seen).ends_with("one moment") {
+        seen.extend(read_events(&mut body, &mut parser, 1).await);
+    }
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let rest = read_events(&mut body, &mut parser, usize::MAX).await;
+    assert_eq!(rest.last().unwrap().event, "cancelled");
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored[1]["status"], "cancelled");
+    assert_eq!(stored[1]["content"], "Thinking about this carefully, one moment");
+    // Cancelling again is harmless.
+    let again = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(again.json()["status"], "finished");
+    // The next turn works, with the stopped one in its history.
+    let next = read_all(start(&app, &t, "test").await).await;
+    assert_eq!(next.last().unwrap().event, "done");
+    let requests = app.state.ai.scripted().unwrap().requests();
+    let roles: Vec<&str> = requests.last().unwrap()["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, vec!["system", "user", "assistant", "user"]);
+}
+
+#[tokio::test]
+async fn turns_left_running_by_a_dead_process_become_interrupted() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    chats::start_turn(&app.state.db, &t.session_id, "Write a lot", "turn-1", "msg-1", "m").await.unwrap();
+    chats::save_progress(&app.state.db, "msg-1", "The first half of", &[]).await.unwrap();
+    assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored[1]["status"], "interrupted");
+    assert_eq!(stored[1]["content"], "The first half of");
+    assert_eq!(stored[1]["error"]["code"], "interrupted");
+    // Its events can still be read: what was saved, then the error.
+    let replay = read_all(
+        app.router.clone().oneshot(
+            Request::builder().uri("/api/chat/turns/turn-1/events").header(header::AUTHORIZATION, format!("Bearer {}", t.token)).body(Body::empty()).unwrap(),
+        ).await.unwrap(),
+    ).await;
+    assert_eq!(replay.iter().map(|e| e.event.as_str()).collect::<Vec<_>>(), vec!["text", "error"]);
+}
+
+#[tokio::test]
+async fn two_sessions_stream_at_once() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let r = app.post_json(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    let second = Teacher { token: t.token.clone(), lesson_id: t.lesson_id.clone(), session_id: r.json()["id"].as_str().unwrap().into() };
+    let (a, b) = tokio::join!(start(&app, &t, "Answer slowly please"), start(&app, &second, "What types of exercises can you create?"));
+    let (a, b) = tokio::join!(read_all(a), read_all(b));
+    assert_eq!(text_of(&a), "Here is a careful answer. ".repeat(12).trim_end());
+    assert!(text_of(&b).contains("**Multiple choice**"));
+    assert_eq!(messages(&app, &second).await[1]["status"], "complete");
+}
+
+#[tokio::test]
+async fn another_teachers_session_turn_and_resume_answer_404() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let other = teacher(&app, "ben@x.org").await;
+    let res = start(&app, &t, "test").await;
+    let turn = turn_id(&res);
+    read_all(res).await;
+    for path in [format!("/api/chat/turns/{turn}/events"), format!("/api/chats/{}/messages", t.session_id), format!("/api/lessons/{}/chats", t.lesson_id)] {
+        assert_eq!(app.get(&path, Auth::Bearer(&other.token)).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&other.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::None, json!({})).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn sessions_can_be_listed_renamed_and_deleted() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let list = app.get(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(list[0]["title"], "First chat");
+    let req = Request::builder().method(Method::PATCH).uri(format!("/api/chats/{}", t.session_id))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token)).header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"title": "  Verb   practice "}).to_string())).unwrap();
+    let renamed = app.send(req).await;
+    assert_eq!(renamed.json()["title"], "Verb practice");
+    read_all(start(&app, &t, "test").await).await;
+    let req = Request::builder().method(Method::DELETE).uri(format!("/api/chats/{}", t.session_id))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token)).body(Body::empty()).unwrap();
+    assert_eq!(app.send(req).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.status, StatusCode::NOT_FOUND);
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM chat_messages").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(count, 0, "messages go with their session");
+}
+
+#[tokio::test]
+async fn a_provider_failure_is_an_error_event_and_a_stored_error() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let events = read_all(start(&app, &t, "Use a bad key").await).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].event, "error");
+    let data: Value = serde_json::from_str(&events[0].data).unwrap();
+    assert_eq!(data["code"], "auth");
+    let stored = messages(&app, &t).await;
+    assert_eq!((stored[1]["status"].as_str(), stored[1]["error"]["code"].as_str()), (Some("error"), Some("auth")));
+    assert_eq!(stored[0]["content"], "Use a bad key", "the teacher's message is kept");
+}
