@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser e2e-deps cargo-test e2e
+.PHONY: run test tools browser e2e-deps cargo-test e2e bench
 
 ## Build a release and serve it on http://127.0.0.1:3000 (data under ./data).
 run: tools
@@ -50,3 +50,8 @@ browser:
 e2e-deps: browser
 	@test -d end2end/node_modules/@playwright/test \
 		|| (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+
+## Benchmarks: what the server adds to time-to-first-text, CPU per 1,000
+## streamed deltas, and memory per open stream (see benches/turns.rs).
+bench:
+	cargo bench --features ssr --bench turns

@@ -198,6 +198,10 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     if has("hold on") {
         return Step::Hold { text: "Thinking about this carefully, one moment".into() };
     }
+    if has("benchmark stream") {
+        // 20,000 one-character deltas, for `make bench`.
+        return Step::Text { text: "abcdefghij".repeat(2_000), piece: 1, delay_ms: 0 };
+    }
     if has("slowly") {
         let reply = "Here is a careful answer. ".repeat(12);
         return Step::Text { text: reply.trim_end().to_string(), piece: 4, delay_ms: 40 };
