@@ -27,7 +27,8 @@ cargo-test:
 
 e2e:
 	rm -rf target/e2e && mkdir -p target/e2e
-	LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) MARGIN_E2E=1 \
+	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo \
+		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
 		cargo leptos end-to-end
 
 ## Build tools: the WASM target, cargo-leptos, the wasm-bindgen CLI matching

@@ -5,3 +5,7 @@
 pub mod events;
 pub mod message;
 pub mod sse;
+pub mod markdown;
+
+#[cfg(feature = "hydrate")]
+pub mod client;

@@ -1,6 +1,7 @@
 //! The UI, one family of components per file.
 
 pub mod auth_pages;
+pub mod chat;
 pub mod history_panel;
 pub mod lesson_page;
 pub mod lesson_state;

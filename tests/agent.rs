@@ -157,8 +157,9 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
             "round 1 tool_calls",
             "tool_start call_skill load_skill \"Checking fill-blanks rules\"",
             "tool_end call_skill success",
-            "round 2 tool_calls",
+            // Announced as soon as the call begins, before its arguments are complete.
             "tool_start call_edit edit_document \"Editing document\"",
+            "round 2 tool_calls",
             "tool_end call_edit success +document",
             "text: I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint.",
             "round 3 stop",
@@ -201,11 +202,11 @@ async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
     assert_eq!(
         shape(&r.events),
         vec![
+            "tool_start call_edit edit_document \"Editing document\"",
             "round 1 tool_calls",
-            "tool_start call_edit edit_document \"Editing document\"",
             "tool_end call_edit error",
-            "round 2 tool_calls",
             "tool_start call_edit edit_document \"Editing document\"",
+            "round 2 tool_calls",
             "tool_end call_edit success +document",
             "text: I added a true-or-false exercise about the sun and the moon.",
             "round 3 stop",
@@ -281,8 +282,8 @@ async fn truncated_arguments_become_an_error_for_the_model() {
     assert_eq!(
         shape(&r.events),
         vec![
-            "round 1 length",
             "tool_start call_cut edit_document \"Editing document\"",
+            "round 1 length",
             "tool_end call_cut error",
             "text: My last edit was cut off, so nothing changed. Shall I try a shorter version?",
             "round 2 stop",

@@ -65,6 +65,11 @@ impl ToolCallAssembler {
         pos
     }
 
+    /// Calls whose id and name are known so far (arguments may still be coming).
+    pub fn started(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.calls.iter().filter(|c| !c.id.is_empty() && !c.name.is_empty()).map(|c| (c.id.as_str(), c.name.as_str()))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
     }

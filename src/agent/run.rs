@@ -117,6 +117,8 @@ impl Agent {
             let mut round_text = String::new();
             let mut finish = None;
             let mut streamed = false;
+            // Calls already shown with an early `tool_start` this round.
+            let mut announced: Vec<String> = Vec::new();
             loop {
                 let item = tokio::select! {
                     biased;
@@ -160,6 +162,15 @@ impl Agent {
                         finish = choice.finish_reason;
                     }
                 }
+                let early: Vec<(String, String, String)> = calls
+                    .started()
+                    .filter(|(id, _)| !announced.iter().any(|a| a == id))
+                    .filter_map(|(id, name)| self.tools.early_label(name).map(|label| (id.to_string(), name.to_string(), label)))
+                    .collect();
+                for (id, tool, display_text) in early {
+                    emit(ChatEvent::ToolStart(ToolStartData { id: id.clone(), tool, args: Value::Object(Default::default()), display_text }));
+                    announced.push(id);
+                }
             }
             emit(ChatEvent::RoundFinished(RoundData { round, finish_reason: finish_name(finish).into() }));
 
@@ -183,12 +194,14 @@ impl Agent {
             for call in &calls {
                 let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
                 let display_text = self.tools.display_text(&call.name, &args);
-                emit(ChatEvent::ToolStart(ToolStartData {
-                    id: call.id.clone(),
-                    tool: call.name.clone(),
-                    args: args.clone(),
-                    display_text: display_text.clone(),
-                }));
+                if !announced.contains(&call.id) {
+                    emit(ChatEvent::ToolStart(ToolStartData {
+                        id: call.id.clone(),
+                        tool: call.name.clone(),
+                        args: args.clone(),
+                        display_text: display_text.clone(),
+                    }));
+                }
                 let outcome = self.tools.call(&call.name, &call.arguments, ctx).await;
                 let mut record = ToolCallRecord {
                     id: call.id.clone(),

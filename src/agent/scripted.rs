@@ -221,7 +221,7 @@ impl Wire {
                 out.push(data(self.chunk(json!({}), Some("stop"))));
                 out.extend(self.tail(text.len()));
             }
-            Step::Calls { text_before, calls, piece, interleave, whole, finish } => {
+            Step::Calls { text_before, calls, piece, interleave, whole, finish, delay_ms } => {
                 if let Some(t) = &text_before {
                     out.extend(self.text_frames(t, 8, 0));
                 }
@@ -254,7 +254,7 @@ impl Wire {
                     } else {
                         for (i, parts) in split.iter().enumerate() {
                             for p in parts {
-                                out.push(data(self.arg_chunk(i, p)));
+                                out.push(Frame::Data { text: self.arg_chunk(i, p), delay_ms });
                             }
                         }
                     }

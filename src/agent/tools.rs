@@ -49,6 +49,12 @@ pub trait Tool: Send + Sync {
     fn parameters(&self) -> Value;
     /// What the sidebar shows while the tool runs.
     fn display_text(&self, args: &Value) -> String;
+    /// A label that needs no arguments, for tools worth announcing while their
+    /// arguments are still streaming (an edit sends the whole lesson, which
+    /// takes a real model many seconds).
+    fn early_label(&self) -> Option<String> {
+        None
+    }
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>>;
 }
 
@@ -93,6 +99,11 @@ impl ToolRegistry {
             Some(t) => t.display_text(args),
             None => format!("Trying an unknown tool ({name})"),
         }
+    }
+
+    /// The label to show as soon as a call of `name` begins, if it has one.
+    pub fn early_label(&self, name: &str) -> Option<String> {
+        self.find(name).and_then(|t| t.early_label())
     }
 
     /// Runs one call from its raw argument text.

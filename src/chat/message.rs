@@ -153,3 +153,24 @@ pub struct ChatMessage {
     pub turn_id: Option<String>,
     pub created_at: String,
 }
+
+/// What the sidebar needs to know about the assistant.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AiStatus {
+    pub provider: String,
+    pub model: String,
+    /// The offline scripted model is in use.
+    pub demo: bool,
+    pub ready: bool,
+    /// Why the assistant cannot work, and what to configure.
+    pub message: Option<String>,
+}
+
+/// A session's messages, and the turn still running in it, if any.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionMessages {
+    pub messages: Vec<ChatMessage>,
+    pub running_turn_id: Option<String>,
+}

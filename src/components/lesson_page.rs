@@ -6,6 +6,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::{
+    chat::sidebar::ChatSidebar,
     history_panel::HistoryPanel,
     lesson_state::LessonState,
     lesson_view::{Audience, LessonView},
@@ -90,10 +91,7 @@ fn LessonWorkspace() -> impl IntoView {
                     Tab::History => view! { <HistoryPanel/> }.into_any(),
                 }}
             </section>
-            <aside class="chat-pane" aria-label="Assistant">
-                <h2>"Assistant"</h2>
-                <p class="muted">"The assistant will sit here."</p>
-            </aside>
+            <ChatSidebar/>
         </main>
     }
 }

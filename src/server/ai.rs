@@ -5,8 +5,7 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
+pub use crate::chat::message::AiStatus;
 use crate::agent::{config::AiConfig, run::Agent, scripted::ScriptedLlm};
 
 pub struct AiRuntime {
@@ -16,17 +15,6 @@ pub struct AiRuntime {
     pub unavailable: Option<String>,
     /// Kept alive for as long as the demo is in use.
     _demo: Option<ScriptedLlm>,
-}
-
-/// What the sidebar needs to know about the assistant.
-#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct AiStatus {
-    pub provider: String,
-    pub model: String,
-    pub demo: bool,
-    pub ready: bool,
-    pub message: Option<String>,
 }
 
 impl AiRuntime {

@@ -119,25 +119,23 @@ fn back_to_form(page: &str, e: &AppError, creds: &Credentials) -> Response {
 }
 
 async fn form_signup(State(state): State<AppState>, Form(creds): Form<Credentials>) -> Response {
-    match start_session(&state, &creds, true).await {
-        Ok((_, token)) => with_cookie(&state, &token, Redirect::to(safe_next(creds.next.as_deref()))),
-        Err(e) => {
-            if let AppError::Internal(_) = e {
-                tracing::error!(error = %e, "sign-up failed");
-            }
-            back_to_form("/signup", &e, &creds)
-        }
-    }
+    form_session(&state, &creds, true).await
 }
 
 async fn form_signin(State(state): State<AppState>, Form(creds): Form<Credentials>) -> Response {
-    match start_session(&state, &creds, false).await {
-        Ok((_, token)) => with_cookie(&state, &token, Redirect::to(safe_next(creds.next.as_deref()))),
+    form_session(&state, &creds, false).await
+}
+
+/// A form sign-up or sign-in: on success the cookie and the page asked for,
+/// otherwise back to the form with what went wrong.
+async fn form_session(state: &AppState, creds: &Credentials, signup: bool) -> Response {
+    match start_session(state, creds, signup).await {
+        Ok((_, token)) => with_cookie(state, &token, Redirect::to(safe_next(creds.next.as_deref()))),
         Err(e) => {
             if let AppError::Internal(_) = e {
-                tracing::error!(error = %e, "sign-in failed");
+                tracing::error!(error = %e, signup, "form sign-in failed");
             }
-            back_to_form("/signin", &e, &creds)
+            back_to_form(if signup { "/signup" } else { "/signin" }, &e, creds)
         }
     }
 }

@@ -16,7 +16,8 @@ pub enum Step {
     /// Tool calls (after optional text). `interleave` alternates the calls'
     /// argument pieces; `whole` sends each call complete in one chunk;
     /// `finish` is the finish reason (None: the chunk never comes).
-    Calls { text_before: Option<String>, calls: Vec<Call>, piece: usize, interleave: bool, whole: bool, finish: Option<&'static str> },
+    /// `delay_ms` spaces the argument pieces, as a real model writing a long edit would.
+    Calls { text_before: Option<String>, calls: Vec<Call>, piece: usize, interleave: bool, whole: bool, finish: Option<&'static str>, delay_ms: u64 },
     /// An HTTP error instead of a stream.
     Fail { status: u16, retry_after: Option<u32>, code: Option<&'static str>, message: &'static str },
     /// Some text, then the connection is cut.
@@ -42,7 +43,7 @@ fn call(id: &str, name: &str, args: Value) -> Call {
 }
 
 fn calls(list: Vec<Call>) -> Step {
-    Step::Calls { text_before: None, calls: list, piece: 7, interleave: false, whole: false, finish: Some("tool_calls") }
+    Step::Calls { text_before: None, calls: list, piece: 7, interleave: false, whole: false, finish: Some("tool_calls"), delay_ms: 0 }
 }
 
 fn load(skill: &str) -> Step {
@@ -209,7 +210,13 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     if has("fill-in-the-blank") || has("fill in the blank") {
         return match round {
             0 => load("fill-blanks"),
-            1 => edit(with_block(&document(body), VERB_EXERCISE), "Added a fill-in-the-blank exercise on être and avoir"),
+            1 => match edit(with_block(&document(body), VERB_EXERCISE), "Added a fill-in-the-blank exercise on être and avoir") {
+                // Written out over about a second, like a real model.
+                Step::Calls { delay_ms: _, piece: _, text_before, calls, interleave, whole, finish } => {
+                    Step::Calls { text_before, calls, piece: 24, interleave, whole, finish, delay_ms: 20 }
+                }
+                other => other,
+            },
             _ => text("I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint."),
         };
     }
@@ -234,6 +241,7 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 interleave: true,
                 whole: false,
                 finish: Some("tool_calls"),
+                delay_ms: 0,
             },
             _ => text("I have the rules for both kinds. Which topic should the questions cover?"),
         };
@@ -247,6 +255,7 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 interleave: false,
                 whole: false,
                 finish: Some("tool_calls"),
+                delay_ms: 0,
             },
             _ => Step::Text { text: "Got the sequencing rules.".into(), piece: 1, delay_ms: 0 },
         };
@@ -260,6 +269,7 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 interleave: false,
                 whole: true,
                 finish: None,
+                delay_ms: 0,
             },
             _ => text("Loaded the true-or-false rules in one go."),
         };
@@ -273,6 +283,7 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 interleave: false,
                 whole: false,
                 finish: Some("length"),
+                delay_ms: 0,
             },
             _ => text("My last edit was cut off, so nothing changed. Shall I try a shorter version?"),
         };

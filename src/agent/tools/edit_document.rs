@@ -44,6 +44,10 @@ impl Tool for EditDocument {
         "Editing document".into()
     }
 
+    fn early_label(&self) -> Option<String> {
+        Some(self.display_text(&Value::Null))
+    }
+
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
             let args: Args = parse_args(self.name(), args)?;

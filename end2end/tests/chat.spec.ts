@@ -1,0 +1,175 @@
+import { expect, Page, test } from "@playwright/test";
+import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
+
+async function openLesson(page: Page, name: string) {
+  await signUp(page, uniqueEmail(name));
+  await createLesson(page, "Verbs");
+  await hydrated(page);
+  await expect(page.getByText("Hello! Ask me about this lesson")).toBeVisible();
+}
+
+async function send(page: Page, text: string) {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+const replies = (page: Page) => page.locator(".msg.assistant");
+const lastReply = (page: Page) => replies(page).last();
+
+/** Records, in order, every state of interest the page passes through. */
+async function recordTimeline(page: Page) {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as any).__timeline = seen;
+    const note = (s: string) => { if (!seen.includes(s)) seen.push(s); };
+    const stepsIn = (root: ParentNode) => root.querySelectorAll(".step");
+    const check = (records: MutationRecord[] = []) => {
+      const added: Element[] = [];
+      for (const r of records) r.addedNodes.forEach((n) => {
+        if (n instanceof Element) { added.push(n); stepsIn(n).forEach((e) => added.push(e)); }
+      });
+      [...added.filter((e) => e.classList.contains("step")), ...Array.from(stepsIn(document))].forEach((el) => {
+        const label = el.querySelector(".step-label")?.textContent ?? "";
+        const state = el.classList.contains("running") ? "running" : el.classList.contains("ok") ? "ok" : "failed";
+        note(`step ${label} ${state}`);
+      });
+      if (document.querySelector(".thinking")) note("thinking");
+      if (document.querySelector(".document-pane .exercise")) note("lesson updated");
+      if (document.querySelector(".reply.streaming")) note("streaming");
+      if (document.querySelector(".steps-toggle")) note("folded");
+    };
+    new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+const timeline = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__timeline);
+
+test.beforeEach(async ({ page }) => {
+  page.on("dialog", (d) => { throw new Error(`unexpected dialog: ${d.message()}`); });
+});
+
+test("a greeting gets a friendly reply, no steps, and the lesson is unchanged", async ({ page }) => {
+  await openLesson(page, "hello");
+  await expect(page.getByRole("note")).toContainText("Offline demo.");
+  await send(page, "test");
+  await expect(page.locator(".msg.user .bubble")).toHaveText("test");
+  await expect(lastReply(page)).toContainText("Hello! I'm here and ready to help with this lesson.");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(lastReply(page).locator(".tool-calls")).toHaveCount(0);
+  await expect(page.getByText("Start writing your lesson here")).toBeVisible();
+  await expect(page.locator(".document-pane .exercise")).toHaveCount(0);
+});
+
+test("a capability question gets a markdown list and no steps", async ({ page }) => {
+  await openLesson(page, "caps");
+  await send(page, "What types of exercises can you create?");
+  await expect(lastReply(page).locator(".reply li")).toHaveCount(6);
+  await expect(lastReply(page).locator(".reply strong").first()).toHaveText("Fill in the blanks");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(lastReply(page).locator(".tool-calls")).toHaveCount(0);
+});
+
+test("adding an exercise shows each step live, updates the lesson, then folds into Done (2 steps)", async ({ page }) => {
+  await openLesson(page, "fill");
+  await recordTimeline(page);
+  await send(page, "Add a fill-in-the-blank exercise about French verbs");
+  const toggle = lastReply(page).getByRole("button", { name: "Done (2 steps)" });
+  await expect(toggle).toBeVisible();
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
+  // The lesson on screen changed before the reply finished.
+  await expect(page.locator(".document-pane .exercise")).toContainText("Fill in the blanks");
+  await expect(page.locator(".document-pane .blank.answer").first()).toHaveText("suis");
+
+  const seen = await timeline(page);
+  const at = (s: string) => { const i = seen.indexOf(s); expect(i, `${s} in ${JSON.stringify(seen)}`).toBeGreaterThanOrEqual(0); return i; };
+  // Loading a skill is instant; the edit is shown running while the model writes it.
+  expect(at("thinking")).toBeLessThan(at("step Checking fill-blanks rules ok"));
+  expect(at("step Checking fill-blanks rules ok")).toBeLessThan(at("step Editing document running"));
+  expect(at("step Editing document running")).toBeLessThan(at("step Editing document ok"));
+  expect(at("lesson updated")).toBeLessThan(at("folded"));
+
+  await expect(lastReply(page).locator(".step")).toHaveCount(0);
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  await expect(lastReply(page).locator(".step-label")).toHaveText(["Checking fill-blanks rules", "Editing document"]);
+
+  // The history panel has the agent's revision.
+  await page.getByRole("tab", { name: "History" }).click();
+  await expect(page.getByRole("list", { name: "Versions" }).getByRole("button").first()).toContainText("Assistant");
+
+  // Everything is still there after a reload.
+  await page.reload();
+  await hydrated(page);
+  await expect(lastReply(page).getByRole("button", { name: "Done (2 steps)" })).toBeVisible();
+  await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
+});
+
+test("a vague request gets a clarifying question and no steps", async ({ page }) => {
+  await openLesson(page, "vague");
+  await send(page, "Add an exercise");
+  await expect(lastReply(page)).toContainText("What kind of exercise would you like");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(lastReply(page).locator(".tool-calls")).toHaveCount(0);
+});
+
+test("Stop ends the reply, keeps what was written and gives the input back", async ({ page }) => {
+  await openLesson(page, "stop");
+  await send(page, "Hold on a second");
+  await expect(lastReply(page)).toContainText("one moment");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeDisabled();
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(lastReply(page).getByText("Stopped.")).toBeVisible();
+  await expect(lastReply(page)).toContainText("Thinking about this carefully, one moment");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
+});
+
+test("a reload in the middle of a reply shows it finishing, with no text repeated", async ({ page }) => {
+  await openLesson(page, "reload");
+  await send(page, "Answer slowly please");
+  await expect(lastReply(page)).toContainText("Here is a careful answer.");
+  await page.reload();
+  await hydrated(page);
+  const full = "Here is a careful answer. ".repeat(12).trim();
+  await expect(lastReply(page).locator(".reply")).toHaveText(full);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(page.locator(".msg.user .bubble")).toHaveText(["Answer slowly please"]);
+});
+
+test("a provider error is shown with Retry, and Retry works", async ({ page }) => {
+  await openLesson(page, "retry");
+  await send(page, "Cause a provider error");
+  const failed = lastReply(page).getByRole("alert");
+  await expect(failed).toContainText("The AI provider is having trouble (503)");
+  await expect(page.locator(".msg.user .bubble")).toHaveText(["Cause a provider error"]);
+  await failed.getByRole("button", { name: "Retry" }).click();
+  await expect(lastReply(page)).toContainText("The provider is back.");
+});
+
+test("markup in a reply is shown inert", async ({ page }) => {
+  await openLesson(page, "xss");
+  await send(page, "Show me some unsafe markup");
+  const reply = lastReply(page).locator(".reply");
+  await expect(reply).toContainText("<img src=x onerror=alert(1)>");
+  await expect(reply).toContainText("<script>alert(1)</script>");
+  await expect(reply.locator("img, script")).toHaveCount(0);
+  await expect(reply.locator('a[href^="javascript"], a[href^="data"]')).toHaveCount(0);
+  const good = reply.getByRole("link", { name: "good link" });
+  await expect(good).toHaveAttribute("target", "_blank");
+  await expect(good).toHaveAttribute("rel", "noopener noreferrer");
+  await expect(reply.getByRole("link", { name: "[image: pixel]" })).toBeVisible();
+});
+
+test("a suggestion chip sends its text; Shift+Enter adds a line", async ({ page }) => {
+  await openLesson(page, "chips");
+  await page.getByRole("button", { name: "Explain this lesson" }).click();
+  await expect(lastReply(page)).toContainText("This lesson opens with a title");
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("first line");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("second line");
+  await expect(box).toHaveValue("first line\nsecond line");
+  await expect(page.locator(".msg.user")).toHaveCount(1);
+});

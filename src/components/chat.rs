@@ -1,0 +1,7 @@
+//! The chat sidebar: sessions, the conversation with live steps, the input.
+
+pub mod controller;
+pub mod input;
+pub mod messages;
+pub mod sidebar;
+pub mod state;

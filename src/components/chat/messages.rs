@@ -1,0 +1,129 @@
+//! The conversation: user bubbles on the right, replies on the left with
+//! their steps above them.
+
+use leptos::prelude::*;
+
+use super::{
+    controller::Chat,
+    state::{Phase, Reply, Step, StepStatus, UiMessage},
+};
+use crate::chat::message::Role;
+
+#[component]
+pub fn MessageList() -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    view! {
+        <For each=move || chat.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
+            match (m.role, m.reply) {
+                (Role::Assistant, Some(reply)) => view! { <AssistantMessage reply/> }.into_any(),
+                _ => view! { <UserMessage text=m.text/> }.into_any(),
+            }
+        }/>
+    }
+}
+
+#[component]
+pub fn UserMessage(text: String) -> impl IntoView {
+    view! { <div class="msg user"><div class="bubble">{text}</div></div> }
+}
+
+#[component]
+pub fn AssistantMessage(reply: Reply) -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    let streaming = move || reply.phase.get() == Phase::Streaming;
+    let blocks = move || reply.blocks.get().into_iter().enumerate().collect::<Vec<(usize, String)>>();
+    let block_key = |(i, _): &(usize, String)| *i;
+    let block_view = |(_, html): (usize, String)| view! { <div class="md-block" inner_html=html></div> };
+    view! {
+        <div class="msg assistant">
+            <ToolCallsSection reply/>
+            <Show when=move || reply.phase.get() == Phase::Thinking>
+                <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
+            </Show>
+            <div class="reply markdown" class:streaming=streaming>
+                <For each=blocks key=block_key children=block_view/>
+                <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
+            </div>
+            {move || match reply.phase.get() {
+                Phase::Stopped => view! { <p class="stopped">"Stopped."</p> }.into_any(),
+                Phase::Failed(message) => view! {
+                    <div class="reply-error" role="alert">
+                        <p>{message}</p>
+                        <button type="button" on:click=move |_| chat.send(reply.asked.get_value()) disabled=move || chat.busy.get()>"Retry"</button>
+                    </div>
+                }.into_any(),
+                _ => ().into_any(),
+            }}
+        </div>
+    }
+}
+
+/// The steps: listed live while the reply is written, then folded into
+/// "Done (N steps)", which opens and closes them.
+#[component]
+pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
+    let count = move || reply.steps.with(Vec::len);
+    let over = move || reply.phase.get().is_over();
+    let has_steps = move || count() > 0;
+    let list = move || {
+        view! {
+            <ul class="steps">
+                {reply.steps.get().into_iter().map(|step| view! { <ToolCallItem step/> }).collect_view()}
+            </ul>
+        }
+    };
+    view! {
+        <Show when=has_steps>
+            <div class="tool-calls">
+                {move || if over() {
+                    let n = count();
+                    view! {
+                        <button type="button" class="steps-toggle" aria-expanded=move || reply.expanded.get().to_string()
+                            on:click=move |_| reply.expanded.update(|e| *e = !*e)>
+                            {format!("Done ({n} step{})", if n == 1 { "" } else { "s" })}
+                        </button>
+                        <Show when=move || reply.expanded.get()>{list}</Show>
+                    }.into_any()
+                } else {
+                    list().into_any()
+                }}
+            </div>
+        </Show>
+    }
+}
+
+#[component]
+pub fn ToolCallItem(step: Step) -> impl IntoView {
+    let (icon, class, label) = match &step.status {
+        StepStatus::Running => ("", "running", "in progress"),
+        StepStatus::Success => ("✓", "ok", "done"),
+        StepStatus::Failed(_) => ("✗", "failed", "failed"),
+    };
+    let error = match &step.status {
+        StepStatus::Failed(e) => Some(e.clone()),
+        _ => None,
+    };
+    let has_detail = !step.detail.is_empty() || error.is_some();
+    let detail = step.detail.clone();
+    view! {
+        <li class=format!("step {class}")>
+            <details>
+                <summary>
+                    {if class == "running" {
+                        view! { <span class="spinner" aria-hidden="true"></span> }.into_any()
+                    } else {
+                        view! { <span class="mark" aria-hidden="true">{icon}</span> }.into_any()
+                    }}
+                    " " <span class="step-label">{step.label.clone()}</span>
+                    <span class="sr-only">{format!(" ({label})")}</span>
+                </summary>
+                {has_detail.then(|| view! {
+                    <div class="step-detail">
+                        {(!detail.is_empty()).then(|| view! { <p>{detail.clone()}</p> })}
+                        {error.clone().map(|e| view! { <pre class="step-error">{e}</pre> })}
+                    </div>
+                })}
+            </details>
+        </li>
+    }
+}

@@ -1,0 +1,105 @@
+//! `ChatSidebar`: the assistant beside the lesson.
+
+use leptos::{html, prelude::*};
+
+use super::{controller::Chat, input::ChatInput, messages::MessageList};
+use crate::components::lesson_state::LessonState;
+
+/// Suggestions shown in an empty chat; choosing one sends it.
+const CHIPS: [&str; 3] = ["Add a fill-in-the-blank exercise", "Explain this lesson", "Check my exercises"];
+
+#[component]
+pub fn ChatSidebar() -> impl IntoView {
+    let lesson = use_context::<LessonState>();
+    let lesson_id = lesson.map(|l| l.id.get_value()).unwrap_or_default();
+    let chat = Chat::new(lesson_id, lesson);
+    provide_context(chat);
+    Effect::new(move |started: Option<()>| {
+        if started.is_none() {
+            chat.start();
+        }
+    });
+
+    let list = NodeRef::<html::Div>::new();
+    let at_bottom = RwSignal::new(true);
+    let behind = RwSignal::new(false);
+    // Follow the reply while the reader is at the bottom; otherwise offer a jump.
+    Effect::new(move |_| {
+        chat.tick.track();
+        if let Some(el) = list.get_untracked() {
+            if at_bottom.get_untracked() {
+                el.set_scroll_top(el.scroll_height());
+            } else {
+                behind.set(true);
+            }
+        }
+    });
+    let on_scroll = move |_| {
+        if let Some(el) = list.get_untracked() {
+            let bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 40;
+            at_bottom.set(bottom);
+            if bottom {
+                behind.set(false);
+            }
+        }
+    };
+    let jump = move |_| {
+        if let Some(el) = list.get_untracked() {
+            el.set_scroll_top(el.scroll_height());
+        }
+        at_bottom.set(true);
+        behind.set(false);
+    };
+
+    view! {
+        <aside class="chat-pane" aria-label="Assistant">
+            <header class="chat-head">
+                <label for="chat-picker" class="sr-only">"Chat"</label>
+                <select id="chat-picker" class="chat-picker" disabled=move || chat.busy.get()
+                    on:change=move |ev| chat.switch(event_target_value(&ev))>
+                    {move || {
+                        let current = chat.current.get();
+                        let list = chat.sessions.get();
+                        if list.is_empty() {
+                            view! { <option value="">"New chat"</option> }.into_any()
+                        } else {
+                            list.into_iter().map(|s| {
+                                let selected = current.as_deref() == Some(s.id.as_str());
+                                view! { <option value=s.id.clone() selected=selected>{s.title.clone()}</option> }
+                            }).collect_view().into_any()
+                        }
+                    }}
+                </select>
+                <button type="button" class="quiet" on:click=move |_| chat.new_chat() disabled=move || chat.busy.get()>"New chat"</button>
+                <button type="button" class="quiet" on:click=move |_| chat.rename() disabled=move || chat.current.get().is_none()>"Rename"</button>
+                <button type="button" class="quiet" on:click=move |_| chat.delete() disabled=move || chat.current.get().is_none() || chat.busy.get()>"Delete"</button>
+            </header>
+            {move || chat.status.get().filter(|s| s.demo).map(|_| view! {
+                <p class="demo-banner" role="note">
+                    <strong>"Offline demo."</strong>
+                    " Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how."
+                </p>
+            })}
+            {move || chat.status.get().and_then(|s| s.message).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
+            {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
+            <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
+                <Show when=move || chat.loaded.get() && chat.messages.with(|m| m.is_empty())>
+                    <div class="welcome">
+                        <p>"Hello! Ask me about this lesson, or tell me what to add or change."</p>
+                        <div class="chips">
+                            {CHIPS.into_iter().map(|c| view! {
+                                <button type="button" class="chip" on:click=move |_| chat.send(c.to_string())>{c}</button>
+                            }).collect_view()}
+                        </div>
+                    </div>
+                </Show>
+                <MessageList/>
+            </div>
+            <Show when=move || behind.get()>
+                <button type="button" class="jump" on:click=jump>"Jump to latest"</button>
+            </Show>
+            <p class="sr-only" aria-live="polite">{move || chat.announce.get()}</p>
+            <ChatInput/>
+        </aside>
+    }
+}

@@ -1,0 +1,199 @@
+//! The sidebar's state: the messages on screen and, for each reply, its
+//! rendered markdown, its steps and where it stands. `Reply::apply` folds one
+//! stream event into it; the same code shows a live reply and a replayed one.
+
+use leptos::prelude::*;
+
+use crate::{
+    chat::{
+        events::{ChatEvent, ToolStatus},
+        markdown::{self, MarkdownStream},
+        message::{ChatMessage, MessageStatus, Role, ToolCallRecord},
+    },
+    components::lesson_state::LessonState,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Phase {
+    /// Sent; nothing has come back yet.
+    Thinking,
+    Streaming,
+    Done,
+    /// Stopped by the teacher.
+    Stopped,
+    Failed(String),
+}
+
+impl Phase {
+    pub fn is_over(&self) -> bool {
+        matches!(self, Self::Done | Self::Stopped | Self::Failed(_))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepStatus {
+    Running,
+    Success,
+    Failed(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub id: String,
+    pub label: String,
+    pub status: StepStatus,
+    /// The arguments in a line (the skill's name, the edit's summary).
+    pub detail: String,
+}
+
+/// One reply of the assistant.
+#[derive(Clone, Copy)]
+pub struct Reply {
+    /// HTML of finished markdown blocks; never re-rendered.
+    pub blocks: RwSignal<Vec<String>>,
+    /// HTML of the block still growing.
+    pub tail: RwSignal<String>,
+    pub steps: RwSignal<Vec<Step>>,
+    pub phase: RwSignal<Phase>,
+    /// The folded steps are open.
+    pub expanded: RwSignal<bool>,
+    markdown: StoredValue<MarkdownStream>,
+    /// What the teacher asked, for Retry.
+    pub asked: StoredValue<String>,
+}
+
+impl Reply {
+    pub fn new(asked: &str) -> Self {
+        Self {
+            blocks: RwSignal::new(Vec::new()),
+            tail: RwSignal::new(String::new()),
+            steps: RwSignal::new(Vec::new()),
+            phase: RwSignal::new(Phase::Thinking),
+            expanded: RwSignal::new(false),
+            markdown: StoredValue::new(MarkdownStream::new()),
+            asked: StoredValue::new(asked.to_string()),
+        }
+    }
+
+    /// A reply from the history.
+    pub fn stored(m: &ChatMessage, asked: &str) -> Self {
+        let r = Self::new(asked);
+        if !m.content.is_empty() {
+            r.blocks.set(vec![markdown::render(&m.content)]);
+        }
+        r.steps.set(m.tool_calls.iter().map(step_of).collect());
+        r.phase.set(match m.status {
+            MessageStatus::Complete => Phase::Done,
+            MessageStatus::Cancelled => Phase::Stopped,
+            MessageStatus::Running => Phase::Thinking,
+            MessageStatus::Error | MessageStatus::Interrupted => Phase::Failed(
+                m.error.as_ref().map(|e| e.message.clone()).unwrap_or_else(|| "This reply did not finish.".into()),
+            ),
+        });
+        r
+    }
+
+    /// Folds one event in. Returns a sentence for screen readers, when there is one.
+    pub fn apply(&self, event: ChatEvent, lesson: Option<LessonState>) -> Option<String> {
+        match event {
+            ChatEvent::Text(t) => {
+                self.phase.set(Phase::Streaming);
+                let update = self.markdown.try_update_value(|m| m.push(&t.content))?;
+                if let Some(html) = update.finished {
+                    self.blocks.update(|b| b.push(html));
+                }
+                self.tail.set(update.tail);
+                None
+            }
+            ChatEvent::ToolStart(s) => {
+                self.phase.set(Phase::Streaming);
+                let detail = detail_of(&s.tool, &s.args);
+                self.steps.update(|steps| steps.push(Step { id: s.id, label: s.display_text, status: StepStatus::Running, detail }));
+                None
+            }
+            ChatEvent::ToolEnd(end) => {
+                let mut said = None;
+                self.steps.update(|steps| {
+                    if let Some(step) = steps.iter_mut().rev().find(|s| s.id == end.id) {
+                        step.status = match end.status {
+                            ToolStatus::Success => StepStatus::Success,
+                            ToolStatus::Error => StepStatus::Failed(end.error.clone().unwrap_or_default()),
+                        };
+                        if let Some(summary) = &end.summary {
+                            step.detail = summary.clone();
+                        }
+                        said = Some(format!(
+                            "{}: {}",
+                            step.label,
+                            if end.status == ToolStatus::Success { "done" } else { "failed" }
+                        ));
+                    }
+                });
+                if let (Some(xml), Some(lesson)) = (end.document_xml, lesson) {
+                    match end.revision {
+                        Some(revision) => lesson.apply_revision(revision, xml),
+                        None => {
+                            lesson.xml.set(xml);
+                            lesson.history_version.update(|v| *v += 1);
+                        }
+                    }
+                }
+                said
+            }
+            ChatEvent::Done(_) => {
+                self.finish_tail();
+                self.phase.set(Phase::Done);
+                Some("The reply is finished.".into())
+            }
+            ChatEvent::Cancelled(_) => {
+                self.finish_tail();
+                self.phase.set(Phase::Stopped);
+                Some("Stopped.".into())
+            }
+            ChatEvent::Error(e) => {
+                self.finish_tail();
+                self.phase.set(Phase::Failed(e.message.clone()));
+                Some(format!("The reply failed: {}", e.message))
+            }
+            ChatEvent::RoundFinished(_) | ChatEvent::Usage(_) => None,
+        }
+    }
+
+    /// Steps still running when the turn ended did not finish.
+    fn finish_tail(&self) {
+        self.steps.update(|steps| {
+            for s in steps.iter_mut().filter(|s| s.status == StepStatus::Running) {
+                s.status = StepStatus::Failed("did not finish".into());
+            }
+        });
+    }
+}
+
+fn detail_of(tool: &str, args: &serde_json::Value) -> String {
+    match tool {
+        "load_skill" => args.get("skill").and_then(|v| v.as_str()).map(|s| format!("Skill: {s}")).unwrap_or_default(),
+        "edit_document" => args.get("summary").and_then(|v| v.as_str()).unwrap_or_default().to_string(),
+        _ => String::new(),
+    }
+}
+
+fn step_of(c: &ToolCallRecord) -> Step {
+    Step {
+        id: c.id.clone(),
+        label: c.display_text.clone(),
+        status: match c.status {
+            ToolStatus::Success => StepStatus::Success,
+            ToolStatus::Error => StepStatus::Failed(c.error.clone().unwrap_or_default()),
+        },
+        detail: c.summary.clone().unwrap_or_else(|| detail_of(&c.tool, &c.args)),
+    }
+}
+
+/// A message on screen.
+#[derive(Clone)]
+pub struct UiMessage {
+    pub key: u64,
+    pub role: Role,
+    pub text: String,
+    pub reply: Option<Reply>,
+}
