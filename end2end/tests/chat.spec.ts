@@ -173,3 +173,18 @@ test("a suggestion chip sends its text; Shift+Enter adds a line", async ({ page 
   await expect(box).toHaveValue("first line\nsecond line");
   await expect(page.locator(".msg.user")).toHaveCount(1);
 });
+
+test("an unsaved XML draft is never saved over the assistant's edit", async ({ page }) => {
+  await openLesson(page, "draft");
+  await page.getByRole("tab", { name: "XML" }).click();
+  const editor = page.getByLabel("Lesson XML");
+  await editor.fill("<lesson><p>My own draft</p></lesson>");
+  await send(page, "Add a fill-in-the-blank exercise about French verbs");
+  await expect(lastReply(page).getByRole("button", { name: "Done (2 steps)" })).toBeVisible();
+  await expect(editor).toHaveValue("<lesson><p>My own draft</p></lesson>");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Not saved" })).toContainText("changed since you opened it");
+  await expect(editor).toHaveValue("<lesson><p>My own draft</p></lesson>");
+  await page.getByRole("tab", { name: "Lesson" }).click();
+  await expect(page.locator(".document-pane .exercise")).toContainText("Fill in the blanks");
+});

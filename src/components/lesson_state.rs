@@ -17,6 +17,9 @@ pub struct LessonState {
     /// What the teacher is typing in the XML editor, kept across tab switches
     /// and failed saves; `None` when it matches the document.
     pub draft: RwSignal<Option<String>>,
+    /// The revision the draft was started from: saving it on top of anything
+    /// newer (say, an edit by the assistant meanwhile) is a conflict.
+    pub draft_base: RwSignal<i64>,
     /// Bumped whenever a new revision exists, so the history reloads.
     pub history_version: RwSignal<u32>,
 }
@@ -29,7 +32,25 @@ impl LessonState {
             xml: RwSignal::new(lesson.document_xml.clone()),
             revision: RwSignal::new(lesson.revision),
             draft: RwSignal::new(None),
+            draft_base: RwSignal::new(lesson.revision),
             history_version: RwSignal::new(0),
+        }
+    }
+
+    /// Records what the teacher typed, remembering where the draft started.
+    pub fn edit_draft(&self, text: String) {
+        if self.draft.with_untracked(Option::is_none) {
+            self.draft_base.set(self.revision.get_untracked());
+        }
+        self.draft.set(Some(text));
+    }
+
+    /// The revision a save of the editor's text must be made on top of.
+    pub fn save_base(&self) -> i64 {
+        if self.draft.with_untracked(Option::is_some) {
+            self.draft_base.get_untracked()
+        } else {
+            self.revision.get_untracked()
         }
     }
 

@@ -46,7 +46,7 @@ pub fn XmlEditor() -> impl IntoView {
     });
     let on_save = move |_| {
         status.set(Status::Idle);
-        save.dispatch((text.get_untracked(), state.revision.get_untracked()));
+        save.dispatch((text.get_untracked(), state.save_base()));
     };
     let go_to_line = move |line: u32| {
         let Some(el) = area.get() else { return };
@@ -65,7 +65,7 @@ pub fn XmlEditor() -> impl IntoView {
                 node_ref=area
                 spellcheck="false"
                 prop:value=text
-                on:input=move |ev| state.draft.set(Some(event_target_value(&ev)))
+                on:input=move |ev| state.edit_draft(event_target_value(&ev))
             >{text.get_untracked()}</textarea>
             <div class="editor-actions">
                 <button type="button" class="primary" on:click=on_save disabled=move || save.pending().get()>"Save"</button>
