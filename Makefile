@@ -12,12 +12,17 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser e2e-deps cargo-test e2e bench
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench
+
+# wasm-opt for release builds comes from npm (binaryen, pinned in
+# end2end/package.json): Debian's binaryen 108 predates externref and breaks
+# the module wasm-bindgen writes.
+NODE_BIN := $(CURDIR)/end2end/node_modules/.bin
 
 ## Build a release and serve it on http://127.0.0.1:3000 (data under ./data).
-run: tools
+run: tools npm-deps
 	mkdir -p data
-	cargo leptos serve --release
+	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release
 
 ## All cargo tests, then the Playwright suite against a real server and Chromium.
 test: tools e2e-deps cargo-test e2e
@@ -31,8 +36,8 @@ e2e:
 		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
 		cargo leptos end-to-end
 
-## Build tools: the WASM target, cargo-leptos, the wasm-bindgen CLI matching
-## Cargo.lock, and wasm-opt. Each is installed only when missing.
+## Build tools: the WASM target, cargo-leptos and the wasm-bindgen CLI
+## matching Cargo.lock. Each is installed only when missing.
 tools:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
 		|| rustup target add wasm32-unknown-unknown
@@ -40,17 +45,18 @@ tools:
 		|| cargo +nightly install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" \
 		|| cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
-	@command -v wasm-opt >/dev/null \
-		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y binaryen)
 
 ## Chromium from Debian (Playwright's own browser download cannot work here).
 browser:
 	@test -x /usr/bin/chromium \
 		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
 
-e2e-deps: browser
-	@test -d end2end/node_modules/@playwright/test \
+## The end2end npm packages: Playwright, and binaryen's wasm-opt.
+npm-deps:
+	@(test -d end2end/node_modules/@playwright/test && test -x $(NODE_BIN)/wasm-opt) \
 		|| (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+
+e2e-deps: browser npm-deps
 
 ## Benchmarks: what the server adds to time-to-first-text, CPU per 1,000
 ## streamed deltas, and memory per open stream (see benches/turns.rs).

@@ -5,6 +5,9 @@
 //! server-rendered page. Modules that only make sense on the server are gated
 //! whole with `#[cfg(feature = "ssr")]`.
 
+// Leptos views are deeply nested types; release builds need more room.
+#![recursion_limit = "256"]
+
 pub mod api;
 pub mod app;
 pub mod chat;

@@ -202,6 +202,9 @@ async fn a_turn_streams_numbered_events_and_is_stored() {
 
     let stored = messages(&app, &t).await;
     assert_eq!(stored.len(), 2);
+    // A named chat keeps its name.
+    let list = app.get(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(list[0]["title"], "First chat");
     assert_eq!((stored[0]["role"].as_str(), stored[0]["content"].as_str()), (Some("user"), Some("Add a fill-in-the-blank exercise about French verbs")));
     assert_eq!(stored[1]["status"], "complete");
     assert_eq!(stored[1]["content"], text_of(&events).as_str());
@@ -317,11 +320,16 @@ async fn two_sessions_stream_at_once() {
     let t = teacher(&app, "ana@x.org").await;
     let r = app.post_json(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
     let second = Teacher { token: t.token.clone(), lesson_id: t.lesson_id.clone(), session_id: r.json()["id"].as_str().unwrap().into() };
+    assert_eq!(r.json()["title"], "New chat");
     let (a, b) = tokio::join!(start(&app, &t, "Answer slowly please"), start(&app, &second, "What types of exercises can you create?"));
     let (a, b) = tokio::join!(read_all(a), read_all(b));
     assert_eq!(text_of(&a), "Here is a careful answer. ".repeat(12).trim_end());
     assert!(text_of(&b).contains("**Multiple choice**"));
     assert_eq!(messages(&app, &second).await[1]["status"], "complete");
+    // An unnamed chat is named after its first message.
+    let list = app.get(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    let titles: Vec<&str> = list.as_array().unwrap().iter().map(|s| s["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"What types of exercises can you create?"), "{titles:?}");
 }
 
 #[tokio::test]

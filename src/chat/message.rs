@@ -174,3 +174,44 @@ pub struct SessionMessages {
     pub messages: Vec<ChatMessage>,
     pub running_turn_id: Option<String>,
 }
+
+/// The name a new chat gets until someone renames it.
+pub const DEFAULT_CHAT_TITLE: &str = "New chat";
+
+/// A chat's name taken from its first message: its first words, up to 48
+/// characters, never cut inside a word (unless the first word alone is longer).
+pub fn title_from(text: &str) -> String {
+    const MAX: usize = 48;
+    let mut title = String::new();
+    let mut words = text.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        let needed = title.chars().count() + usize::from(!title.is_empty()) + word.chars().count();
+        if needed > MAX {
+            if title.is_empty() {
+                title = word.chars().take(MAX).collect();
+            }
+            return format!("{title}…");
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+        if words.peek().is_none() {
+            return title;
+        }
+    }
+    if title.is_empty() { DEFAULT_CHAT_TITLE.into() } else { title }
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::*;
+
+    #[test]
+    fn titles_come_from_the_first_words() {
+        assert_eq!(title_from("  Add a\nquiz  "), "Add a quiz");
+        assert_eq!(title_from(&"word ".repeat(20)), format!("{}…", "word ".repeat(9).trim_end()));
+        assert_eq!(title_from(&"x".repeat(60)), format!("{}…", "x".repeat(48)));
+        assert_eq!(title_from("   "), "New chat");
+    }
+}

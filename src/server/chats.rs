@@ -11,7 +11,7 @@ use crate::{
     agent::prompt::PastMessage,
     chat::{
         events::{ErrorData, UsageData},
-        message::{steps_line, ChatMessage, ChatSession, MessageStatus, Role, ToolCallRecord},
+        message::{steps_line, title_from, ChatMessage, ChatSession, MessageStatus, Role, ToolCallRecord, DEFAULT_CHAT_TITLE},
     },
 };
 
@@ -19,7 +19,7 @@ const MAX_TITLE_CHARS: usize = 120;
 
 fn clean_title(title: &str) -> String {
     let t: String = title.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_TITLE_CHARS).collect();
-    if t.is_empty() { "New chat".into() } else { t }
+    if t.is_empty() { DEFAULT_CHAT_TITLE.into() } else { t }
 }
 
 type SessionRow = (String, String, String, String, String);
@@ -118,6 +118,15 @@ pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, turn_i
         .bind(session_id)
         .execute(&mut *tx)
         .await?;
+    if next == 1 {
+        // A chat nobody named yet is named after its first message.
+        sqlx::query("UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ?")
+            .bind(title_from(content))
+            .bind(session_id)
+            .bind(DEFAULT_CHAT_TITLE)
+            .execute(&mut *tx)
+            .await?;
+    }
     tx.commit().await?;
     Ok(user_id)
 }

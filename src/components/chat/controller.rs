@@ -70,7 +70,10 @@ mod browser {
     use serde_json::json;
 
     use super::*;
-    use crate::{chat::message::Role, components::chat::state::{Phase, Reply}};
+    use crate::{
+        chat::message::{title_from, Role, DEFAULT_CHAT_TITLE},
+        components::chat::state::{Phase, Reply},
+    };
     use crate::chat::{
         client::{self, ClientError, StreamEnd, StreamHandle},
         message::SessionMessages,
@@ -271,6 +274,13 @@ mod browser {
                     self.busy.set(false);
                     return;
                 };
+                // The server names an unnamed chat after its first message; so does the picker.
+                let first = self.messages.with_untracked(|m| m.len() <= 2);
+                self.sessions.update(|list| {
+                    if let Some(s) = list.iter_mut().find(|s| s.id == session && first && s.title == DEFAULT_CHAT_TITLE) {
+                        s.title = title_from(&text);
+                    }
+                });
                 let body = json!({ "sessionId": session, "content": text }).to_string();
                 let Some(handle) = StreamHandle::new() else { return };
                 let opened = client::stream(
