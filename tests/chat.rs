@@ -382,3 +382,27 @@ async fn a_provider_failure_is_an_error_event_and_a_stored_error() {
     assert_eq!((stored[1]["status"].as_str(), stored[1]["error"]["code"].as_str()), (Some("error"), Some("auth")));
     assert_eq!(stored[0]["content"], "Use a bad key", "the teacher's message is kept");
 }
+
+#[tokio::test]
+async fn shutting_down_saves_running_turns_as_interrupted() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Hold on a second").await;
+    let mut body = res.into_body();
+    let mut parser = SseParser::new();
+    let mut seen = Vec::new();
+    while !text_of(&seen).ends_with("one moment") {
+        seen.extend(read_events(&mut body, &mut parser, 1).await);
+    }
+    app.state.turns.shutdown(std::time::Duration::from_secs(5)).await;
+    let rest = read_events(&mut body, &mut parser, usize::MAX).await;
+    let last = rest.last().expect("a last event");
+    assert_eq!(last.event, "error");
+    assert!(last.data.contains("interrupted"), "{}", last.data);
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored[1]["status"], "interrupted");
+    assert_eq!(stored[1]["content"], "Thinking about this carefully, one moment");
+    // No new turn starts while the server is going down.
+    let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "test"})).await).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+}

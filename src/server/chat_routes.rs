@@ -37,8 +37,6 @@ use crate::chat::{
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
 /// Largest request body for a turn, in bytes.
 pub const MAX_TURN_BODY: usize = 512 * 1024;
-/// Silence after which a keepalive comment is sent.
-const KEEPALIVE: Duration = Duration::from_secs(15);
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -100,7 +98,11 @@ async fn stream(State(state): State<AppState>, CurrentUser(user): CurrentUser, b
         user_text: content.to_string(),
         history_limit: state.ai.config.history_messages,
     }));
-    Ok(sse(log, 0))
+    Ok(sse(log, 0, keepalive(&state)))
+}
+
+fn keepalive(state: &AppState) -> Duration {
+    Duration::from_secs(state.config.keepalive_secs)
 }
 
 #[derive(Deserialize)]
@@ -125,7 +127,7 @@ async fn resume(
         if log.owner_id != user.id {
             return Err(AppError::NotFound);
         }
-        return Ok(sse(log, after));
+        return Ok(sse(log, after, keepalive(&state)));
     }
     // Not in this process any more: replay what the database kept.
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
@@ -203,9 +205,9 @@ fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Resp
 }
 
 /// The turn's events after `after` as SSE, following the live turn to its end.
-fn sse(log: Arc<TurnLog>, after: u64) -> Response {
+fn sse(log: Arc<TurnLog>, after: u64, keepalive: Duration) -> Response {
     let (turn_id, message_id) = (log.turn_id.clone(), log.message_id.clone());
-    let body = Sse::new(follow(log, after)).keep_alive(KeepAlive::new().interval(KEEPALIVE).text(" keepalive"));
+    let body = Sse::new(follow(log, after)).keep_alive(KeepAlive::new().interval(keepalive).text(" keepalive"));
     with_turn_headers(body.into_response(), &turn_id, &message_id)
 }
 

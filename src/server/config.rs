@@ -14,6 +14,8 @@ pub struct Config {
     pub allow_signup: bool,
     /// How long a sign-in lasts, in days.
     pub session_days: u32,
+    /// Silence after which a turn's stream sends a `: keepalive` comment.
+    pub keepalive_secs: u64,
 }
 
 impl Default for Config {
@@ -23,6 +25,7 @@ impl Default for Config {
             secure_cookies: false,
             allow_signup: true,
             session_days: 30,
+            keepalive_secs: 15,
         }
     }
 }
@@ -40,6 +43,11 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .filter(|d| *d > 0)
                 .unwrap_or(d.session_days),
+            keepalive_secs: env::var("MARGIN_KEEPALIVE_SECS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|s| *s > 0)
+                .unwrap_or(d.keepalive_secs),
         }
     }
 }
