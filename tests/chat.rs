@@ -384,6 +384,26 @@ async fn a_provider_failure_is_an_error_event_and_a_stored_error() {
 }
 
 #[tokio::test]
+async fn a_quiet_stream_sends_keepalive_comments() {
+    let app = common::app_with(Config { keepalive_secs: 1, ..Config::default() }).await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Hold on a second").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let mut raw = String::new();
+    // The model holds its reply: after the first words, only keepalives come.
+    while !raw.contains("\n: keepalive\n\n") {
+        let frame = body.frame().await.unwrap_or_else(|| panic!("the stream ended before a keepalive: {raw}")).unwrap();
+        if let Some(data) = frame.data_ref() {
+            raw.push_str(&String::from_utf8_lossy(data));
+        }
+    }
+    assert!(raw.contains("one moment"), "{raw}");
+    app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    finished(&app, &turn).await;
+}
+
+#[tokio::test]
 async fn shutting_down_saves_running_turns_as_interrupted() {
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;

@@ -207,7 +207,7 @@ fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Resp
 /// The turn's events after `after` as SSE, following the live turn to its end.
 fn sse(log: Arc<TurnLog>, after: u64, keepalive: Duration) -> Response {
     let (turn_id, message_id) = (log.turn_id.clone(), log.message_id.clone());
-    let body = Sse::new(follow(log, after)).keep_alive(KeepAlive::new().interval(keepalive).text(" keepalive"));
+    let body = Sse::new(follow(log, after)).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
     with_turn_headers(body.into_response(), &turn_id, &message_id)
 }
 
