@@ -18,7 +18,6 @@ use margin::{
     },
     chat::events::{ChatEvent, ToolStatus},
 };
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -432,5 +431,4 @@ async fn history_enters_as_plain_text_before_the_new_message() {
     assert_eq!(messages[2]["content"], "Done.\n\nsteps: load_skill fill-blanks ✓; edit_document ✓ Added verbs");
     assert!(messages[2].get("tool_calls").is_none());
     assert_eq!(messages[3]["content"], "test");
-    let _: Value = messages[0].clone();
 }

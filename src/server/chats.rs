@@ -188,8 +188,9 @@ pub async fn interrupt_running(db: &SqlitePool) -> Result<u64> {
 
 type MessageRow = (String, String, String, String, Option<String>, String, Option<String>, Option<String>, Option<String>, i64, i64, i64, Option<String>, String);
 
-const MESSAGE_COLUMNS: &str = "id, role, content, tool_calls, document_xml, status, error_code, error_message, model,
-     prompt_tokens, completion_tokens, total_tokens, turn_id, created_at";
+/// Columns of `chat_messages m`, in the order of `MessageRow`.
+const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
+     m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at";
 
 fn message(row: MessageRow) -> ChatMessage {
     let (id, role, content, tool_calls, document_xml, status, error_code, error_message, model, pt, ct, tt, turn_id, created_at) = row;
@@ -212,7 +213,7 @@ fn message(row: MessageRow) -> ChatMessage {
 pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Result<Vec<ChatMessage>> {
     get_session(db, owner, session_id).await?;
     let rows: Vec<MessageRow> =
-        sqlx::query_as(&format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ? ORDER BY seq"))
+        sqlx::query_as(&format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages m WHERE m.session_id = ? ORDER BY m.seq"))
             .bind(session_id)
             .fetch_all(db)
             .await?;
@@ -222,9 +223,8 @@ pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Re
 /// The assistant message written by a turn, with the owner and session of that turn.
 pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<ChatMessage> {
     let row: Option<MessageRow> = sqlx::query_as(&format!(
-        "SELECT {} FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
-         WHERE m.turn_id = ? AND s.owner_id = ?",
-        MESSAGE_COLUMNS.split(", ").map(|c| format!("m.{}", c.trim())).collect::<Vec<_>>().join(", ")
+        "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
+         WHERE m.turn_id = ? AND s.owner_id = ?"
     ))
     .bind(turn_id)
     .bind(owner)
