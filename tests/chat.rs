@@ -298,7 +298,8 @@ async fn cancelling_mid_reply_keeps_the_partial_reply() {
 async fn turns_left_running_by_a_dead_process_become_interrupted() {
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;
-    chats::start_turn(&app.state.db, &t.session_id, "Write a lot", "turn-1", "msg-1", "m").await.unwrap();
+    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1" };
+    chats::start_turn(&app.state.db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
     chats::save_progress(&app.state.db, "msg-1", "The first half of", &[]).await.unwrap();
     assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
     let stored = messages(&app, &t).await;

@@ -82,21 +82,21 @@ async fn stream(State(state): State<AppState>, CurrentUser(user): CurrentUser, b
             state.ai.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()),
         ));
     };
-    let turn_id = ids::new_id();
-    let message_id = ids::new_id();
-    let log = state.turns.begin(&turn_id, &user.id, &session.id, &message_id)?;
-    if let Err(e) = chats::start_turn(&state.db, &session.id, content, &turn_id, &message_id, agent.model()).await {
-        state.turns.abandon(&log);
-        return Err(e);
-    }
+    let log = state.turns.begin(&ids::new_id(), &user.id, &session.id, &ids::new_id())?;
+    let prepared = match turns::prepare(&state.db, &log, &session.lesson_id, content, agent.model(), state.ai.config.history_messages).await {
+        Ok(p) => p,
+        Err(e) => {
+            state.turns.abandon(&log);
+            return Err(e);
+        }
+    };
     tokio::spawn(turns::run(TurnJob {
         db: state.db.clone(),
         agent,
         hub: state.turns.clone(),
         log: log.clone(),
-        lesson_id: session.lesson_id,
+        prepared,
         user_text: content.to_string(),
-        history_limit: state.ai.config.history_messages,
     }));
     Ok(sse(log, 0, keepalive(&state)))
 }

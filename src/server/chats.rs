@@ -88,47 +88,46 @@ pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()
     Ok(())
 }
 
-/// Stores the teacher's message and opens the assistant's (running) message
-/// for the turn (`assistant_id`), in one transaction. Returns the user message's id.
-pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, turn_id: &str, assistant_id: &str, model: &str) -> Result<String> {
-    let user_id = ids::new_id();
+/// Stores the teacher's message and the turn's assistant message (running)
+/// in one transaction, and touches (and, for a first message, names) the
+/// chat. Three statements: this is on the path to the first word of a reply.
+pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
     let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    let (next,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?")
-        .bind(session_id)
-        .fetch_one(&mut *tx)
-        .await?;
-    sqlx::query("INSERT INTO chat_messages (id, session_id, seq, role, content, status) VALUES (?, ?, ?, 'user', ?, 'complete')")
-        .bind(&user_id)
-        .bind(session_id)
-        .bind(next)
-        .bind(content)
-        .execute(&mut *tx)
-        .await?;
     sqlx::query(
-        "INSERT INTO chat_messages (id, session_id, seq, role, status, model, turn_id) VALUES (?, ?, ?, 'assistant', 'running', ?, ?)",
+        "WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = ?1)
+         INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
+         SELECT ?2, ?1, last + 1, 'user', ?3, 'complete', NULL, NULL FROM n
+         UNION ALL
+         SELECT ?4, ?1, last + 2, 'assistant', '', 'running', ?5, ?6 FROM n",
     )
-    .bind(assistant_id)
     .bind(session_id)
-    .bind(next + 1)
+    .bind(ids.user_message)
+    .bind(content)
+    .bind(ids.assistant_message)
     .bind(model)
-    .bind(turn_id)
+    .bind(ids.turn)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?")
-        .bind(session_id)
-        .execute(&mut *tx)
-        .await?;
-    if next == 1 {
-        // A chat nobody named yet is named after its first message.
-        sqlx::query("UPDATE chat_sessions SET title = ? WHERE id = ? AND title = ?")
-            .bind(title_from(content))
-            .bind(session_id)
-            .bind(DEFAULT_CHAT_TITLE)
-            .execute(&mut *tx)
-            .await?;
-    }
+    // A chat nobody named yet is named after its first message.
+    sqlx::query(
+        "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+           title = CASE WHEN title = ?2 AND (SELECT COUNT(*) FROM chat_messages WHERE session_id = ?1) = 2 THEN ?3 ELSE title END
+         WHERE id = ?1",
+    )
+    .bind(session_id)
+    .bind(DEFAULT_CHAT_TITLE)
+    .bind(title_from(content))
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
-    Ok(user_id)
+    Ok(())
+}
+
+/// The ids a new turn writes under.
+pub struct TurnIds<'a> {
+    pub turn: &'a str,
+    pub user_message: &'a str,
+    pub assistant_message: &'a str,
 }
 
 /// Saves what a running turn has so far (so a crash loses little).
@@ -233,17 +232,19 @@ pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result
     row.map(message).ok_or(AppError::NotFound)
 }
 
-/// The last `limit` messages before the turn being started (its own user
-/// message, which comes just before its assistant message, is left out), as the model sees
-/// them: the teacher's text, and each reply with a one-line account of its steps.
-pub async fn history(db: &SqlitePool, session_id: &str, before_seq_of: &str, limit: usize) -> Result<Vec<PastMessage>> {
+/// The last `limit` messages before the turn being started (its own two
+/// messages left out), as the model sees them: the teacher's text, and each reply with a one-line account of its steps.
+pub async fn history(db: &SqlitePool, session_id: &str, turn: &TurnIds<'_>, limit: usize) -> Result<Vec<PastMessage>> {
+    // By id, not by position: this runs beside `start_turn`, and may or may
+    // not see the turn's own two messages.
     let rows: Vec<(String, String, String, String)> = sqlx::query_as(
         "SELECT role, content, tool_calls, status FROM chat_messages
-         WHERE session_id = ? AND seq < (SELECT seq FROM chat_messages WHERE id = ?) - 1
+         WHERE session_id = ? AND id NOT IN (?, ?)
          ORDER BY seq DESC LIMIT ?",
     )
     .bind(session_id)
-    .bind(before_seq_of)
+    .bind(turn.user_message)
+    .bind(turn.assistant_message)
     .bind(limit as i64)
     .fetch_all(db)
     .await?;

@@ -27,6 +27,7 @@ use super::{
 };
 use crate::{
     agent::{
+        prompt::PastMessage,
         run::{Agent, TurnOutcome, TurnRequest},
         tools::{DocumentStore, ToolContext},
     },
@@ -172,25 +173,45 @@ pub struct TurnJob {
     pub agent: Arc<Agent>,
     pub hub: Arc<TurnHub>,
     pub log: Arc<TurnLog>,
-    pub lesson_id: String,
+    pub prepared: Prepared,
     pub user_text: String,
-    pub history_limit: usize,
+}
+
+/// What a stored turn needs before the model is called.
+pub struct Prepared {
+    document: Result<DbDocument, AppError>,
+    history: Vec<PastMessage>,
+}
+
+/// Stores the turn's two messages and, at the same time (this is on the way
+/// to the first word of the reply), reads the lesson and the conversation so
+/// far. Fails only when the messages could not be stored.
+pub async fn prepare(db: &SqlitePool, log: &TurnLog, lesson_id: &str, content: &str, model: &str, history_limit: usize) -> Result<Prepared, AppError> {
+    let user_message = super::ids::new_id();
+    let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id };
+    let (stored, document, history) = tokio::join!(
+        chats::start_turn(db, &log.session_id, content, &ids, model),
+        DbDocument::load(db.clone(), &log.owner_id, lesson_id),
+        chats::history(db, &log.session_id, &ids, history_limit),
+    );
+    stored?;
+    let history = history.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "could not load the chat history; going on without it");
+        Vec::new()
+    });
+    Ok(Prepared { document, history })
 }
 
 /// Runs a turn to its end and stores its result. Spawned; never panics on failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, log, lesson_id, user_text, history_limit } = job;
-    let document = match DbDocument::load(db.clone(), &log.owner_id, &lesson_id).await {
+    let TurnJob { db, agent, hub, log, prepared: Prepared { document, history }, user_text } = job;
+    let document = match document {
         Ok(d) => Arc::new(d),
         Err(e) => {
             finish(&db, &hub, &log, Default::default(), MessageStatus::Error, Some(error_of(&e))).await;
             return;
         }
     };
-    let history = chats::history(&db, &log.session_id, &log.message_id, history_limit).await.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "could not load the chat history; going on without it");
-        Vec::new()
-    });
 
     let (tx, mut rx) = mpsc::unbounded_channel::<ChatEvent>();
     let forwarder = {
