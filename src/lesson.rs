@@ -10,6 +10,7 @@
 //! (every block gets a stable id; existing ids are kept) → `to_xml`.
 
 mod error;
+mod html;
 mod ids;
 mod parse;
 mod schema;
@@ -17,6 +18,7 @@ mod tree;
 mod validate;
 
 pub use error::LessonError;
+pub use html::{to_html, Audience};
 pub use ids::assign_ids;
 pub use parse::{parse, MAX_BYTES, MAX_DEPTH};
 pub use schema::{ExerciseKind, BLOCK_ELEMENTS, ID_ELEMENTS};

@@ -1,0 +1,321 @@
+//! The lesson as HTML, for the page: the teacher's view (exercises as students
+//! meet them, answers shown) or the student preview (answers hidden, inputs to
+//! fill in, teacher notes left out). The same function runs on the server and
+//! in the browser, which sets the result as the lesson view's inner HTML.
+//!
+//! Why a string and not Leptos views: the lesson is static markup with no
+//! event handlers, and each distinct `view!` shape costs the browser bundle
+//! its build, hydrate and rebuild code. One string writer keeps the WASM
+//! small (see README, "Benchmark").
+//!
+//! Inert by construction: every text and attribute value from the document is
+//! escaped; the only tags written are the literal ones below.
+
+use std::fmt::Write;
+
+use super::{escape_attr, escape_text, Element, ExerciseKind, Node};
+
+/// Who the lesson is shown to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    Teacher,
+    Student,
+}
+
+/// The blocks of a parsed lesson as HTML (without a wrapping element).
+pub fn to_html(root: &Element, who: Audience) -> String {
+    let mut w = Writer { out: String::with_capacity(1024), who };
+    for e in root.elements() {
+        w.block(e);
+    }
+    w.out
+}
+
+struct Writer {
+    out: String,
+    who: Audience,
+}
+
+/// `name="value"`, escaped, with a leading space.
+fn attr(out: &mut String, name: &str, value: &str) {
+    let _ = write!(out, " {name}=\"{}\"", escape_attr(value));
+}
+
+impl Writer {
+    fn teacher(&self) -> bool {
+        self.who == Audience::Teacher
+    }
+
+    fn text(&mut self, s: &str) {
+        self.out.push_str(&escape_text(s));
+    }
+
+    /// `<tag class="…" data-id="…">`; an empty class is left out.
+    fn open(&mut self, tag: &str, class: &str, e: Option<&Element>) {
+        self.out.push('<');
+        self.out.push_str(tag);
+        if !class.is_empty() {
+            attr(&mut self.out, "class", class);
+        }
+        if let Some(e) = e {
+            attr(&mut self.out, "data-id", e.id().unwrap_or_default());
+        }
+        self.out.push('>');
+    }
+
+    fn close(&mut self, tag: &str) {
+        let _ = write!(self.out, "</{tag}>");
+    }
+
+    /// A simple element around the inline content of `e`.
+    fn wrap(&mut self, tag: &str, class: &str, e: &Element, with_id: bool) {
+        self.open(tag, class, with_id.then_some(e));
+        self.inline(e);
+        self.close(tag);
+    }
+
+    fn block(&mut self, e: &Element) {
+        match e.name.as_str() {
+            tag @ ("h1" | "h2" | "h3" | "p") => self.wrap(tag, "", e, true),
+            "note" if self.teacher() => {
+                self.open("aside", "teacher-note", Some(e));
+                self.out.push_str("<span class=\"tag\">Teacher note</span> ");
+                self.inline(e);
+                self.close("aside");
+            }
+            "writing-area" => self.writing_area(e),
+            "exercise" => self.exercise(e),
+            _ => {}
+        }
+    }
+
+    fn inline(&mut self, e: &Element) {
+        for n in &e.children {
+            match n {
+                Node::Text(t) => self.text(t),
+                Node::Element(c) => match c.name.as_str() {
+                    tag @ ("em" | "strong") => self.wrap(tag, "", c, false),
+                    "blank" => self.blank(c),
+                    _ => self.text(&c.text()),
+                },
+            }
+        }
+    }
+
+    fn blank(&mut self, e: &Element) {
+        let answer = e.attr("answer").unwrap_or_default();
+        let hint = e.attr("hint");
+        let id = e.id().unwrap_or_default();
+        match self.who {
+            Audience::Teacher => {
+                let alts: Vec<&str> = e.attr("alts").unwrap_or_default().split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+                self.out.push_str("<span class=\"blank answer\"");
+                attr(&mut self.out, "data-id", id);
+                if !alts.is_empty() {
+                    attr(&mut self.out, "title", &format!("Also accepted: {}", alts.join(", ")));
+                }
+                self.out.push('>');
+                self.text(answer);
+                self.out.push_str("</span>");
+                if let Some(h) = hint {
+                    self.out.push_str("<span class=\"hint\"> (");
+                    self.text(h);
+                    self.out.push_str(")</span>");
+                }
+            }
+            Audience::Student => {
+                let width = answer.chars().count().clamp(4, 24);
+                self.out.push_str("<input class=\"blank\" type=\"text\"");
+                attr(&mut self.out, "data-id", id);
+                let _ = write!(self.out, " aria-label=\"Blank\" size=\"{width}\"");
+                attr(&mut self.out, "placeholder", hint.unwrap_or_default());
+                self.out.push('>');
+            }
+        }
+    }
+
+    fn writing_area(&mut self, e: &Element) {
+        let lines: u32 = e.attr("lines").and_then(|l| l.parse().ok()).unwrap_or(5);
+        self.out.push_str("<textarea class=\"writing-area\"");
+        attr(&mut self.out, "data-id", e.id().unwrap_or_default());
+        let _ = write!(self.out, " rows=\"{lines}\" aria-label=\"Your writing\"");
+        attr(&mut self.out, "placeholder", e.attr("placeholder").unwrap_or_default());
+        if self.teacher() {
+            self.out.push_str(" disabled");
+        }
+        self.out.push_str("></textarea>");
+    }
+
+    fn exercise(&mut self, e: &Element) {
+        let kind = e.attr("type").and_then(ExerciseKind::from_name);
+        self.out.push_str("<section class=\"exercise\"");
+        attr(&mut self.out, "data-id", e.id().unwrap_or_default());
+        attr(&mut self.out, "data-kind", kind.map(|k| k.name()).unwrap_or_default());
+        self.out.push_str("><header class=\"exercise-head\"><span class=\"exercise-kind\">");
+        self.text(kind.map(|k| k.label()).unwrap_or("Exercise"));
+        self.out.push_str("</span>");
+        if let Some(t) = e.attr("title") {
+            self.out.push_str("<span class=\"exercise-title\">");
+            self.text(t);
+            self.out.push_str("</span>");
+        }
+        self.out.push_str("</header>");
+        let sequence = kind == Some(ExerciseKind::Sequencing);
+        if sequence {
+            self.out.push_str("<ol class=\"sequence\">");
+        }
+        for part in e.elements() {
+            match (part.name.as_str(), kind) {
+                ("instructions", _) => self.wrap("p", "instructions", part, false),
+                ("p", _) => self.wrap("p", "", part, true),
+                ("question", Some(ExerciseKind::MultipleChoice)) => self.choice_question(part),
+                ("question", _) => self.open_question(part),
+                ("statement", _) => self.statement(part),
+                ("item", _) => self.item(part),
+                ("prompt", _) => self.wrap("p", "prompt", part, false),
+                ("writing-area", _) => self.writing_area(part),
+                _ => {}
+            }
+        }
+        if sequence {
+            self.out.push_str("</ol>");
+        }
+        self.out.push_str("</section>");
+    }
+
+    fn prompt_of(&mut self, q: &Element) {
+        if let Some(p) = q.elements().find(|c| c.name == "prompt") {
+            self.wrap("p", "prompt", p, false);
+        }
+    }
+
+    /// A radio button or checkbox; checked and disabled in the teacher's view.
+    fn choice_input(&mut self, kind: &str, group: &str, value: Option<&str>, checked: bool) {
+        let _ = write!(self.out, "<input type=\"{kind}\"");
+        attr(&mut self.out, "name", group);
+        if let Some(v) = value {
+            attr(&mut self.out, "value", v);
+        }
+        if checked {
+            self.out.push_str(" checked");
+        }
+        if self.teacher() {
+            self.out.push_str(" disabled");
+        }
+        self.out.push('>');
+    }
+
+    fn choice_question(&mut self, q: &Element) {
+        let kind = if q.attr("multiple") == Some("true") { "checkbox" } else { "radio" };
+        let group = format!("q-{}", q.id().unwrap_or_default());
+        self.open("div", "question", Some(q));
+        self.prompt_of(q);
+        self.out.push_str("<ul class=\"options\">");
+        for o in q.elements().filter(|c| c.name == "option") {
+            let correct = self.teacher() && o.attr("correct") == Some("true");
+            self.open("li", if correct { "option correct" } else { "option" }, Some(o));
+            self.out.push_str("<label>");
+            self.choice_input(kind, &group, None, correct);
+            self.out.push(' ');
+            self.inline(o);
+            if correct {
+                self.out.push_str("<span class=\"answer-mark\"> ✓ correct</span>");
+            }
+            self.out.push_str("</label></li>");
+        }
+        self.out.push_str("</ul></div>");
+    }
+
+    fn open_question(&mut self, q: &Element) {
+        self.open("div", "question", Some(q));
+        self.prompt_of(q);
+        match (self.who, q.elements().find(|c| c.name == "answer")) {
+            (Audience::Teacher, Some(a)) => {
+                self.out.push_str("<p class=\"model-answer\"><span class=\"tag\">Model answer</span> ");
+                self.text(&a.text());
+                self.out.push_str("</p>");
+            }
+            (Audience::Teacher, None) => {}
+            (Audience::Student, _) => {
+                self.out.push_str("<textarea class=\"short-answer\" rows=\"3\" aria-label=\"Your answer\"></textarea>");
+            }
+        }
+        self.out.push_str("</div>");
+    }
+
+    fn statement(&mut self, s: &Element) {
+        let answer = s.attr("answer").unwrap_or_default();
+        let group = format!("st-{}", s.id().unwrap_or_default());
+        self.open("div", "statement", Some(s));
+        self.out.push_str("<span class=\"statement-text\">");
+        self.inline(s);
+        self.out.push_str("</span><span class=\"tf-choices\">");
+        for (i, (value, label)) in [("true", "True"), ("false", "False")].into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(' ');
+            }
+            let checked = self.teacher() && answer == value;
+            self.open("label", if checked { "tf-choice correct" } else { "tf-choice" }, None);
+            self.choice_input("radio", &group, Some(value), checked);
+            let _ = write!(self.out, " {label}</label>");
+        }
+        self.out.push_str("</span></div>");
+    }
+
+    fn item(&mut self, i: &Element) {
+        self.open("li", "sequence-item", Some(i));
+        match self.who {
+            Audience::Teacher => {
+                self.out.push_str("<span class=\"position\" title=\"Place in the right order\">");
+                self.text(i.attr("position").unwrap_or_default());
+                self.out.push_str("</span>");
+            }
+            Audience::Student => {
+                self.out.push_str("<input class=\"position-input\" type=\"number\" min=\"1\" aria-label=\"Position\">");
+            }
+        }
+        self.out.push(' ');
+        self.inline(i);
+        self.out.push_str("</li>");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::parse;
+
+    fn render(xml: &str, who: Audience) -> String {
+        to_html(&parse(xml).unwrap(), who)
+    }
+
+    #[test]
+    fn text_and_attributes_are_escaped() {
+        let html = render(
+            r#"<lesson><p id="a&quot;b">&lt;script&gt;alert(1)&lt;/script&gt; &amp; <em>x</em></p></lesson>"#,
+            Audience::Teacher,
+        );
+        assert_eq!(html, r#"<p data-id="a&quot;b">&lt;script&gt;alert(1)&lt;/script&gt; &amp; <em>x</em></p>"#);
+    }
+
+    #[test]
+    fn blanks_show_answers_to_the_teacher_and_inputs_to_students() {
+        let xml = r#"<lesson><exercise id="e1" type="fill-blanks" title="Verbs"><p id="p1">Je <blank id="b1" answer="suis" alts="suis, " hint="être"/> ici.</p></exercise></lesson>"#;
+        let teacher = render(xml, Audience::Teacher);
+        assert!(teacher.contains(r#"<span class="blank answer" data-id="b1" title="Also accepted: suis">suis</span><span class="hint"> (être)</span>"#), "{teacher}");
+        assert!(teacher.contains(r#"<span class="exercise-title">Verbs</span>"#), "{teacher}");
+        let student = render(xml, Audience::Student);
+        assert!(student.contains(r#"<input class="blank" type="text" data-id="b1" aria-label="Blank" size="4" placeholder="être">"#), "{student}");
+        assert!(!student.contains("suis"), "{student}");
+    }
+
+    #[test]
+    fn notes_and_correct_answers_are_for_the_teacher_only() {
+        let xml = r#"<lesson><note id="n1">Watch the time</note><exercise id="e1" type="multiple-choice"><question id="q1"><prompt>Pick</prompt><option id="o1" correct="true">A</option><option id="o2">B</option></question></exercise></lesson>"#;
+        let teacher = render(xml, Audience::Teacher);
+        assert!(teacher.contains("Teacher note"), "{teacher}");
+        assert!(teacher.contains(r#"<li class="option correct" data-id="o1"><label><input type="radio" name="q-q1" checked disabled> A<span class="answer-mark"> ✓ correct</span></label></li>"#), "{teacher}");
+        let student = render(xml, Audience::Student);
+        assert!(!student.contains("Watch the time") && !student.contains("checked") && !student.contains("correct"), "{student}");
+    }
+}
