@@ -215,6 +215,36 @@ async fn a_turn_streams_numbered_events_and_is_stored() {
 }
 
 #[tokio::test]
+async fn a_turn_whose_messages_cannot_be_stored_leaves_no_trace() {
+    // The model call starts while the messages are being stored; when storing
+    // fails, the teacher gets an error, and the turn neither edits the lesson
+    // nor keeps the chat busy.
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    sqlx::query("CREATE TRIGGER no_room BEFORE INSERT ON chat_messages BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+    let res = post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "Add a fill-in-the-blank exercise about French verbs"})).await;
+    let (status, body) = json_error(res).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("internal")));
+
+    sqlx::query("DROP TRIGGER no_room").execute(&app.state.db).await.unwrap();
+    assert!(messages(&app, &t).await.is_empty());
+    let res = start(&app, &t, "test").await;
+    let turn = turn_id(&res);
+    let events = read_all(res).await;
+    assert_eq!(events.last().unwrap().event, "done");
+    finished(&app, &turn).await;
+    let owner = app.user_id(&t.token).await;
+    let revisions = lessons::list_revisions(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    assert_eq!(revisions.len(), 1, "the abandoned turn must not edit the lesson");
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored[0]["content"], "test");
+}
+
+#[tokio::test]
 async fn a_client_that_goes_away_does_not_stop_the_turn() {
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;

@@ -59,6 +59,8 @@ pub struct TurnResult {
 pub struct Agent {
     provider: Provider,
     tools: ToolRegistry,
+    /// The tools as the model is told about them; built once, not per turn.
+    definitions: Vec<async_openai::types::chat::ChatCompletionTools>,
     skills: Arc<Skills>,
     base_prompt: String,
     max_steps: u32,
@@ -70,9 +72,11 @@ impl Agent {
         let base_path = config.prompts_dir.join("chat/base.md");
         let base_prompt = std::fs::read_to_string(&base_path).map_err(|e| format!("cannot read {}: {e}", base_path.display()))?;
         let skills = Arc::new(Skills::load(&config.prompts_dir.join("chat/skills"))?);
+        let tools = ToolRegistry::standard(skills.clone());
         Ok(Self {
             provider: Provider::new(config),
-            tools: ToolRegistry::standard(skills.clone()),
+            definitions: tools.definitions(),
+            tools,
             skills,
             base_prompt,
             max_steps: config.max_steps.max(1),
@@ -100,14 +104,13 @@ impl Agent {
         };
         let system = prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current());
         let mut messages = prompt::turn_messages(system, &request.history, &request.user_text);
-        let definitions = self.tools.definitions();
         let mut result = TurnResult::default();
 
         for round in 1..=self.max_steps {
             let started = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return result.ended(TurnOutcome::Cancelled),
-                s = self.provider.stream(messages.clone(), definitions.clone()) => s,
+                s = self.provider.stream(messages.clone(), self.definitions.clone()) => s,
             };
             let mut stream = match started {
                 Ok(s) => s,
@@ -168,7 +171,7 @@ impl Agent {
                     .filter_map(|(id, name)| self.tools.early_label(name).map(|label| (id.to_string(), name.to_string(), label)))
                     .collect();
                 for (id, tool, display_text) in early {
-                    emit(ChatEvent::ToolStart(ToolStartData { id: id.clone(), tool, args: Value::Object(Default::default()), display_text }));
+                    emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: Value::Object(Default::default()), display_text })));
                     announced.push(id);
                 }
             }
@@ -195,12 +198,12 @@ impl Agent {
                 let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
                 let display_text = self.tools.display_text(&call.name, &args);
                 if !announced.contains(&call.id) {
-                    emit(ChatEvent::ToolStart(ToolStartData {
+                    emit(ChatEvent::ToolStart(Box::new(ToolStartData {
                         id: call.id.clone(),
                         tool: call.name.clone(),
                         args: args.clone(),
                         display_text: display_text.clone(),
-                    }));
+                    })));
                 }
                 let outcome = self.tools.call(&call.name, &call.arguments, ctx).await;
                 let mut record = ToolCallRecord {
@@ -218,27 +221,27 @@ impl Agent {
                         if out.document_xml.is_some() {
                             result.document_xml = out.document_xml.clone();
                         }
-                        emit(ChatEvent::ToolEnd(ToolEndData {
+                        emit(ChatEvent::ToolEnd(Box::new(ToolEndData {
                             id: call.id.clone(),
                             status: ToolStatus::Success,
                             error: None,
                             summary: out.summary,
                             document_xml: out.document_xml,
                             revision: out.revision,
-                        }));
+                        })));
                         messages.push(prompt::tool_result(&call.id, out.content));
                     }
                     Err(error) => {
                         record.status = ToolStatus::Error;
                         record.error = Some(error.clone());
-                        emit(ChatEvent::ToolEnd(ToolEndData {
+                        emit(ChatEvent::ToolEnd(Box::new(ToolEndData {
                             id: call.id.clone(),
                             status: ToolStatus::Error,
                             error: Some(error.clone()),
                             summary: None,
                             document_xml: None,
                             revision: None,
-                        }));
+                        })));
                         messages.push(prompt::tool_result(&call.id, format!("Error: {error}")));
                     }
                 }

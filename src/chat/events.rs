@@ -13,12 +13,14 @@ use serde_json::Value;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
 pub enum ChatEvent {
+    // The larger payloads are boxed: events are queued and kept for every
+    // running turn, and an enum is as large as its largest variant.
     /// A piece of the reply's markdown.
     Text(TextData),
     /// A tool call has started.
-    ToolStart(ToolStartData),
+    ToolStart(Box<ToolStartData>),
     /// A tool call has finished.
-    ToolEnd(ToolEndData),
+    ToolEnd(Box<ToolEndData>),
     /// One model call is over (the agent may call the model again).
     RoundFinished(RoundData),
     /// Tokens used so far in this turn.
@@ -28,7 +30,7 @@ pub enum ChatEvent {
     /// The turn was stopped by the teacher; always last.
     Cancelled(DoneData),
     /// The turn failed; always last.
-    Error(ErrorData),
+    Error(Box<ErrorData>),
 }
 
 impl ChatEvent {
@@ -77,7 +79,7 @@ impl ChatEvent {
     }
 
     pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::Error(ErrorData { code: code.into(), message: message.into() })
+        Self::Error(Box::new(ErrorData { code: code.into(), message: message.into() }))
     }
 }
 
@@ -154,12 +156,12 @@ mod tests {
 
     #[test]
     fn wire_names_and_payloads_follow_the_protocol() {
-        let e = ChatEvent::ToolStart(ToolStartData {
+        let e = ChatEvent::ToolStart(Box::new(ToolStartData {
             id: "call_1".into(),
             tool: "load_skill".into(),
             args: serde_json::json!({"skill": "fill-blanks"}),
             display_text: "Checking fill-blanks rules".into(),
-        });
+        }));
         assert_eq!(e.name(), "tool_start");
         assert_eq!(
             e.data_json(),
@@ -167,14 +169,14 @@ mod tests {
         );
         assert_eq!(ChatEvent::from_sse(e.name(), &e.data_json()).unwrap(), e);
 
-        let end = ChatEvent::ToolEnd(ToolEndData {
+        let end = ChatEvent::ToolEnd(Box::new(ToolEndData {
             id: "call_1".into(),
             status: ToolStatus::Error,
             error: Some("line 1: bad".into()),
             summary: None,
             document_xml: None,
             revision: None,
-        });
+        }));
         assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);
         assert_eq!(ChatEvent::Done(DoneData { message_id: "m1".into() }).data_json(), r#"{"messageId":"m1"}"#);
         assert_eq!(ChatEvent::error("auth", "No").data_json(), r#"{"message":"No","code":"auth"}"#);

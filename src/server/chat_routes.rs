@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::{
     ai::AiStatus,
-    chats,
+    auth, chats,
     current_user::CurrentUser,
     error::{AppError, Result},
     ids,
@@ -60,12 +60,26 @@ struct StreamBody {
     document_xml: Option<String>,
 }
 
-async fn stream(State(state): State<AppState>, CurrentUser(user): CurrentUser, body: Bytes) -> Result<Response> {
-    if body.len() > MAX_TURN_BODY {
-        return Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)));
-    }
-    let body: StreamBody = serde_json::from_slice(&body)
-        .map_err(|e| AppError::BadRequest(format!("Send JSON with sessionId and content ({e}).")))?;
+async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response> {
+    // The checks answer in the same order as everywhere else (401 first), but
+    // the teacher, the chat, its lesson and the conversation so far are one
+    // query: this is on the way to the first word of the reply.
+    let token = auth::token_from_headers(&headers).ok_or(AppError::Unauthorized)?;
+    let parsed = if body.len() > MAX_TURN_BODY {
+        Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)))
+    } else {
+        serde_json::from_slice::<StreamBody>(&body)
+            .map_err(|e| AppError::BadRequest(format!("Send JSON with sessionId and content ({e}).")))
+    };
+    let body = match parsed {
+        Ok(body) => body,
+        Err(e) => {
+            auth::user_for_token(&state.db, &token).await?.ok_or(AppError::Unauthorized)?;
+            return Err(e);
+        }
+    };
+    let limit = state.ai.config.history_messages;
+    let (user, chat) = chats::user_and_chat(&state.db, &token, &body.session_id, limit).await?.ok_or(AppError::Unauthorized)?;
     let content = body.content.trim();
     if content.is_empty() {
         return Err(AppError::BadRequest("Write a message first.".into()));
@@ -76,28 +90,36 @@ async fn stream(State(state): State<AppState>, CurrentUser(user): CurrentUser, b
             "The message is too long ({chars} characters). Keep it under {MAX_MESSAGE_CHARS}."
         )));
     }
-    let session = chats::get_session(&state.db, &user.id, &body.session_id).await?;
+    let chats::ChatStart { session, document_xml, revision, history } = chat.ok_or(AppError::NotFound)?;
     let Some(agent) = state.ai.agent.clone() else {
         return Err(AppError::Unavailable(
             state.ai.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()),
         ));
     };
     let log = state.turns.begin(&ids::new_id(), &user.id, &session.id, &ids::new_id())?;
-    let prepared = match turns::prepare(&state.db, &log, &session.lesson_id, content, agent.model(), state.ai.config.history_messages).await {
-        Ok(p) => p,
-        Err(e) => {
-            state.turns.abandon(&log);
-            return Err(e);
-        }
-    };
+    // The turn starts at once (calling the model) while its two messages are
+    // stored here; it writes nothing, and no event is sent, until they are.
+    let user_message_id = ids::new_id();
+    let (stored_tx, stored) = turns::stored_gate();
     tokio::spawn(turns::run(TurnJob {
         db: state.db.clone(),
-        agent,
+        agent: agent.clone(),
         hub: state.turns.clone(),
         log: log.clone(),
-        prepared,
+        lesson_id: session.lesson_id.clone(),
+        document: (document_xml, revision),
+        history,
         user_text: content.to_string(),
+        stored,
     }));
+    let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message_id, assistant_message: &log.message_id };
+    if let Err(e) = chats::start_turn(&state.db, &session.id, content, &ids, agent.model()).await {
+        stored_tx.set(false);
+        log.cancel.cancel();
+        state.turns.abandon(&log);
+        return Err(e);
+    }
+    stored_tx.set(true);
     Ok(sse(log, 0, keepalive(&state)))
 }
 
@@ -161,20 +183,20 @@ fn replay(m: &ChatMessage) -> Vec<ChatEvent> {
     let mut out = Vec::new();
     let last_edit = m.tool_calls.iter().rposition(|c| c.tool == "edit_document" && c.status == ToolStatus::Success);
     for (i, c) in m.tool_calls.iter().enumerate() {
-        out.push(ChatEvent::ToolStart(ToolStartData {
+        out.push(ChatEvent::ToolStart(Box::new(ToolStartData {
             id: c.id.clone(),
             tool: c.tool.clone(),
             args: c.args.clone(),
             display_text: c.display_text.clone(),
-        }));
-        out.push(ChatEvent::ToolEnd(ToolEndData {
+        })));
+        out.push(ChatEvent::ToolEnd(Box::new(ToolEndData {
             id: c.id.clone(),
             status: c.status,
             error: c.error.clone(),
             summary: c.summary.clone(),
             document_xml: if Some(i) == last_edit { m.document_xml.clone() } else { None },
             revision: None,
-        }));
+        })));
     }
     if !m.content.is_empty() {
         out.push(ChatEvent::Text(TextData { content: m.content.clone() }));
@@ -182,7 +204,7 @@ fn replay(m: &ChatMessage) -> Vec<ChatEvent> {
     out.push(match (m.status, &m.error) {
         (MessageStatus::Cancelled, _) => ChatEvent::Cancelled(DoneData { message_id: m.id.clone() }),
         (MessageStatus::Complete, _) => ChatEvent::Done(DoneData { message_id: m.id.clone() }),
-        (_, Some(e)) => ChatEvent::Error(e.clone()),
+        (_, Some(e)) => ChatEvent::Error(Box::new(e.clone())),
         (_, None) => ChatEvent::error("interrupted", "This reply did not finish."),
     });
     out

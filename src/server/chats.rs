@@ -13,6 +13,7 @@ use crate::{
         events::{ErrorData, UsageData},
         message::{steps_line, title_from, ChatMessage, ChatSession, MessageStatus, Role, ToolCallRecord, DEFAULT_CHAT_TITLE},
     },
+    models::UserInfo,
 };
 
 const MAX_TITLE_CHARS: usize = 120;
@@ -65,6 +66,55 @@ pub async fn get_session(db: &SqlitePool, owner: &str, id: &str) -> Result<ChatS
     row.map(session).ok_or(AppError::NotFound)
 }
 
+/// A chat a new turn is about to run in: its lesson as it is now, and its
+/// last messages as the model is given them.
+pub struct ChatStart {
+    pub session: ChatSession,
+    pub document_xml: String,
+    pub revision: i64,
+    pub history: Vec<PastMessage>,
+}
+
+/// The teacher a session token belongs to and, if it is theirs, the chat
+/// `chat_id` with its lesson and its last `history_limit` messages. One
+/// query, the conversation gathered into a JSON array, because this is on the
+/// way to the first word of a reply. `None`: the token is unknown or expired.
+pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
+    type Row = (String, String, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>, Option<i64>, String);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT u.id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
+           (SELECT json_group_array(json_array(m.seq, m.role, m.content, m.tool_calls, m.status))
+              FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
+                    WHERE session_id = c.id ORDER BY seq DESC LIMIT ?3) m)
+         FROM sessions s JOIN users u ON u.id = s.user_id
+         LEFT JOIN chat_sessions c ON c.id = ?2 AND c.owner_id = u.id
+         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id
+         WHERE s.token_hash = ?1 AND s.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+    )
+    .bind(super::auth::token_hash(token))
+    .bind(chat_id)
+    .bind(history_limit as i64)
+    .fetch_optional(db)
+    .await?;
+    let Some((user_id, email, id, lesson_id, title, created_at, updated_at, document_xml, revision, history)) = row else {
+        return Ok(None);
+    };
+    let user = UserInfo { id: user_id, email };
+    let (Some(id), Some(lesson_id), Some(title), Some(created_at), Some(updated_at), Some(document_xml), Some(revision)) =
+        (id, lesson_id, title, created_at, updated_at, document_xml, revision)
+    else {
+        return Ok(Some((user, None)));
+    };
+    let mut rows: Vec<(i64, String, String, String, String)> = serde_json::from_str(&history).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "could not read the chat history; going on without it");
+        Vec::new()
+    });
+    rows.sort_by_key(|r| r.0);
+    let history = past_messages(rows.into_iter().map(|(_, role, content, tool_calls, status)| (role, content, tool_calls, status)));
+    let session = ChatSession { id, lesson_id, title, created_at, updated_at };
+    Ok(Some((user, Some(ChatStart { session, document_xml, revision, history }))))
+}
+
 pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<ChatSession> {
     let done = sqlx::query(
         "UPDATE chat_sessions SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND owner_id = ?",
@@ -88,11 +138,10 @@ pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()
     Ok(())
 }
 
-/// Stores the teacher's message and the turn's assistant message (running)
-/// in one transaction, and touches (and, for a first message, names) the
-/// chat. Three statements: this is on the path to the first word of a reply.
+/// Stores the teacher's message and the reply's (running) message, in one
+/// statement: both or neither. A single write statement takes SQLite's write
+/// lock before it reads, so the sequence numbers cannot race another writer.
 pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
     sqlx::query(
         "WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = ?1)
          INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
@@ -106,9 +155,16 @@ pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &
     .bind(ids.assistant_message)
     .bind(model)
     .bind(ids.turn)
-    .execute(&mut *tx)
+    .execute(db)
     .await?;
-    // A chat nobody named yet is named after its first message.
+    Ok(())
+}
+
+/// Marks the chat as just used and, if nobody named it yet and this is its
+/// first message, names it after the message. Separate from `start_turn`
+/// (not on the way to the first word of the reply); a failure here loses
+/// nothing of the conversation.
+pub async fn touch_session(db: &SqlitePool, session_id: &str, content: &str) -> Result<()> {
     sqlx::query(
         "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
            title = CASE WHEN title = ?2 AND (SELECT COUNT(*) FROM chat_messages WHERE session_id = ?1) = 2 THEN ?3 ELSE title END
@@ -117,9 +173,8 @@ pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &
     .bind(session_id)
     .bind(DEFAULT_CHAT_TITLE)
     .bind(title_from(content))
-    .execute(&mut *tx)
+    .execute(db)
     .await?;
-    tx.commit().await?;
     Ok(())
 }
 
@@ -232,43 +287,28 @@ pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result
     row.map(message).ok_or(AppError::NotFound)
 }
 
-/// The last `limit` messages before the turn being started (its own two
-/// messages left out), as the model sees them: the teacher's text, and each reply with a one-line account of its steps.
-pub async fn history(db: &SqlitePool, session_id: &str, turn: &TurnIds<'_>, limit: usize) -> Result<Vec<PastMessage>> {
-    // By id, not by position: this runs beside `start_turn`, and may or may
-    // not see the turn's own two messages.
-    let rows: Vec<(String, String, String, String)> = sqlx::query_as(
-        "SELECT role, content, tool_calls, status FROM chat_messages
-         WHERE session_id = ? AND id NOT IN (?, ?)
-         ORDER BY seq DESC LIMIT ?",
-    )
-    .bind(session_id)
-    .bind(turn.user_message)
-    .bind(turn.assistant_message)
-    .bind(limit as i64)
-    .fetch_all(db)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .rev()
-        .filter_map(|(role, content, tool_calls, status)| {
-            if role == "user" {
-                return Some(PastMessage::User(content));
+/// Messages (role, content, tool calls, status; oldest first) as the model
+/// sees them: the teacher's text, and each reply with a one-line account of
+/// its steps and of how it ended, if not well.
+fn past_messages(rows: impl Iterator<Item = (String, String, String, String)>) -> Vec<PastMessage> {
+    rows.filter_map(|(role, content, tool_calls, status)| {
+        if role == "user" {
+            return Some(PastMessage::User(content));
+        }
+        let calls: Vec<ToolCallRecord> = serde_json::from_str(&tool_calls).unwrap_or_default();
+        let mut text = content;
+        if let Some(steps) = steps_line(&calls) {
+            if !text.is_empty() {
+                text.push_str("\n\n");
             }
-            let calls: Vec<ToolCallRecord> = serde_json::from_str(&tool_calls).unwrap_or_default();
-            let mut text = content;
-            if let Some(steps) = steps_line(&calls) {
-                if !text.is_empty() {
-                    text.push_str("\n\n");
-                }
-                text.push_str(&format!("({steps})"));
-            }
-            match MessageStatus::parse(&status) {
-                MessageStatus::Cancelled if !text.is_empty() => text.push_str("\n\n(stopped by the teacher)"),
-                MessageStatus::Error | MessageStatus::Interrupted if !text.is_empty() => text.push_str("\n\n(this reply did not finish)"),
-                _ => {}
-            }
-            (!text.trim().is_empty()).then_some(PastMessage::Assistant(text))
-        })
-        .collect())
+            text.push_str(&format!("({steps})"));
+        }
+        match MessageStatus::parse(&status) {
+            MessageStatus::Cancelled if !text.is_empty() => text.push_str("\n\n(stopped by the teacher)"),
+            MessageStatus::Error | MessageStatus::Interrupted if !text.is_empty() => text.push_str("\n\n(this reply did not finish)"),
+            _ => {}
+        }
+        (!text.trim().is_empty()).then_some(PastMessage::Assistant(text))
+    })
+    .collect()
 }

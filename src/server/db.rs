@@ -23,8 +23,12 @@ pub async fn connect(url: &str) -> Result<SqlitePool, sqlx::Error> {
             std::fs::create_dir_all(parent)?;
         }
     }
+    // No ping before handing out a connection: it is a local file, not a
+    // network peer that may have gone away, and the ping would double the
+    // cost of every query.
     let pool = SqlitePoolOptions::new()
         .max_connections(8)
+        .test_before_acquire(false)
         .connect_with(options)
         .await?;
     sqlx::migrate!().run(&pool).await?;

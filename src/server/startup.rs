@@ -58,7 +58,9 @@ pub async fn run() -> ExitCode {
         }
     };
     tracing::info!("Margin is listening on http://{addr}");
-    let served = axum::serve(listener, app)
+    // `into_make_service` turns the routes into services once; serving the
+    // router itself would rebuild its route table for every connection.
+    let served = axum::serve(router::no_delay(listener), app.into_make_service())
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
             // Running turns save what they have and close their streams, so

@@ -173,50 +173,63 @@ pub struct TurnJob {
     pub agent: Arc<Agent>,
     pub hub: Arc<TurnHub>,
     pub log: Arc<TurnLog>,
-    pub prepared: Prepared,
+    pub lesson_id: String,
+    /// The lesson as the turn starts, and its revision.
+    pub document: (String, i64),
+    pub history: Vec<PastMessage>,
     pub user_text: String,
+    pub stored: Stored,
 }
 
-/// What a stored turn needs before the model is called.
-pub struct Prepared {
-    document: Result<DbDocument, AppError>,
-    history: Vec<PastMessage>,
+/// Whether the turn's two messages are in the database. The model call does
+/// not wait for them (storing them is on the way to the first word of the
+/// reply), but everything the turn writes does: its progress, the lesson
+/// revisions of its edits, its end. If they could not be stored, the turn is
+/// cancelled and leaves no trace.
+#[derive(Clone)]
+pub struct Stored(watch::Receiver<Option<bool>>);
+
+/// Set once by whoever stores the messages.
+pub struct StoredSender(watch::Sender<Option<bool>>);
+
+pub fn stored_gate() -> (StoredSender, Stored) {
+    let (tx, rx) = watch::channel(None);
+    (StoredSender(tx), Stored(rx))
 }
 
-/// Stores the turn's two messages and, at the same time (this is on the way
-/// to the first word of the reply), reads the lesson and the conversation so
-/// far. Fails only when the messages could not be stored.
-pub async fn prepare(db: &SqlitePool, log: &TurnLog, lesson_id: &str, content: &str, model: &str, history_limit: usize) -> Result<Prepared, AppError> {
-    let user_message = super::ids::new_id();
-    let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id };
-    let (stored, document, history) = tokio::join!(
-        chats::start_turn(db, &log.session_id, content, &ids, model),
-        DbDocument::load(db.clone(), &log.owner_id, lesson_id),
-        chats::history(db, &log.session_id, &ids, history_limit),
-    );
-    stored?;
-    let history = history.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "could not load the chat history; going on without it");
-        Vec::new()
-    });
-    Ok(Prepared { document, history })
+impl StoredSender {
+    pub fn set(self, stored: bool) {
+        self.0.send_replace(Some(stored));
+    }
 }
 
-/// Runs a turn to its end and stores its result. Spawned; never panics on failure.
+impl Stored {
+    /// Waits until the messages are stored (true) or could not be (false).
+    pub async fn wait(&self) -> bool {
+        let mut rx = self.0.clone();
+        let stored = rx.wait_for(Option::is_some).await.map(|v| *v == Some(true));
+        stored.unwrap_or(false)
+    }
+}
+
+/// Runs a turn to its end and stores its result. Spawned as soon as the
+/// request is checked, beside the storing of its messages; never panics on
+/// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, log, prepared: Prepared { document, history }, user_text } = job;
-    let document = match document {
-        Ok(d) => Arc::new(d),
-        Err(e) => {
-            finish(&db, &hub, &log, Default::default(), MessageStatus::Error, Some(error_of(&e))).await;
-            return;
-        }
-    };
+    let TurnJob { db, agent, hub, log, lesson_id, document: (xml, revision), history, user_text, stored } = job;
+    let document = Arc::new(DbDocument {
+        db: db.clone(),
+        owner_id: log.owner_id.clone(),
+        lesson_id,
+        state: Mutex::new((xml, revision)),
+        stored: stored.clone(),
+    });
 
     let (tx, mut rx) = mpsc::unbounded_channel::<ChatEvent>();
     let forwarder = {
         let log = log.clone();
         let db = db.clone();
+        let stored = stored.clone();
         tokio::spawn(async move {
             let mut text = String::new();
             let mut calls: Vec<ToolCallRecord> = Vec::new();
@@ -252,7 +265,7 @@ pub async fn run(job: TurnJob) {
                     _ => false,
                 };
                 log.push(event);
-                if checkpoint {
+                if checkpoint && stored.wait().await {
                     pending_text = 0;
                     if let Err(e) = chats::save_progress(&db, &log.message_id, &text, &calls).await {
                         tracing::warn!(error = %e, "could not save a turn's progress");
@@ -262,10 +275,26 @@ pub async fn run(job: TurnJob) {
         })
     };
 
+    // Off the way to the first word; awaited before the end is stored, so the
+    // chat's name and order are up to date when the reply is.
+    let touch = {
+        let (db, stored, session_id, content) = (db.clone(), stored.clone(), log.session_id.clone(), user_text.clone());
+        tokio::spawn(async move {
+            if stored.wait().await {
+                if let Err(e) = chats::touch_session(&db, &session_id, &content).await {
+                    tracing::warn!(error = %e, "could not update the chat's name and time");
+                }
+            }
+        })
+    };
     let ctx = ToolContext { document: document.clone() };
     let result = agent.run_turn(TurnRequest { history, user_text }, &ctx, &tx, &log.cancel).await;
     drop(tx);
     let _ = forwarder.await;
+    let _ = touch.await;
+    if !stored.wait().await {
+        return; // abandoned by the request that started it; nothing was stored
+    }
 
     let (status, error) = match &result.outcome {
         TurnOutcome::Complete => (MessageStatus::Complete, None),
@@ -299,28 +328,12 @@ pub async fn run(job: TurnJob) {
     hub.ended(&log);
 }
 
-/// Ends a turn that failed before the agent ran.
-async fn finish(db: &SqlitePool, hub: &Arc<TurnHub>, log: &Arc<TurnLog>, usage: crate::chat::events::UsageData, status: MessageStatus, error: Option<ErrorData>) {
-    let _ = chats::finish_turn(
-        db,
-        &log.message_id,
-        Finished { text: "", tool_calls: &[], document_xml: None, status, error: error.as_ref(), usage },
-    )
-    .await;
-    log.push(terminal(log, status, error));
-    hub.ended(log);
-}
-
 fn terminal(log: &TurnLog, status: MessageStatus, error: Option<ErrorData>) -> ChatEvent {
     match (status, error) {
         (MessageStatus::Cancelled, _) => ChatEvent::Cancelled(DoneData { message_id: log.message_id.clone() }),
-        (_, Some(e)) => ChatEvent::Error(e),
+        (_, Some(e)) => ChatEvent::Error(Box::new(e)),
         _ => ChatEvent::Done(DoneData { message_id: log.message_id.clone() }),
     }
-}
-
-fn error_of(e: &AppError) -> ErrorData {
-    ErrorData { code: e.code().into(), message: e.to_string() }
 }
 
 /// The lesson, as the agent edits it: every successful edit becomes a
@@ -330,19 +343,10 @@ struct DbDocument {
     owner_id: String,
     lesson_id: String,
     state: Mutex<(String, i64)>,
+    stored: Stored,
 }
 
 impl DbDocument {
-    async fn load(db: SqlitePool, owner_id: &str, lesson_id: &str) -> Result<Self, AppError> {
-        let lesson = lessons::get_owned(&db, owner_id, lesson_id).await?;
-        Ok(Self {
-            db,
-            owner_id: owner_id.into(),
-            lesson_id: lesson_id.into(),
-            state: Mutex::new((lesson.document_xml, lesson.revision)),
-        })
-    }
-
     fn set(&self, xml: String, revision: i64) {
         *self.state.lock().unwrap_or_else(|p| p.into_inner()) = (xml, revision);
     }
@@ -355,6 +359,9 @@ impl DocumentStore for DbDocument {
 
     fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, String>> {
         Box::pin(async move {
+            if !self.stored.wait().await {
+                return Err("this conversation could not be saved, so the lesson was left as it was.".into());
+            }
             let base = self.state.lock().unwrap_or_else(|p| p.into_inner()).1;
             let saved = lessons::save_document(&self.db, &self.owner_id, &self.lesson_id, &xml, base, Author::Agent, &summary).await;
             match saved {
