@@ -1,21 +1,6 @@
 import { expect, Page, test } from "@playwright/test";
-import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
+import { hydrated, lastReply, openLesson, replies, send } from "./helpers";
 
-async function openLesson(page: Page, name: string) {
-  await signUp(page, uniqueEmail(name));
-  await createLesson(page, "Verbs");
-  await hydrated(page);
-  await expect(page.getByText("Hello! Ask me about this lesson")).toBeVisible();
-}
-
-async function send(page: Page, text: string) {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
-const replies = (page: Page) => page.locator(".msg.assistant");
-const lastReply = (page: Page) => replies(page).last();
 
 /** Records, in order, every state of interest the page passes through. */
 async function recordTimeline(page: Page) {

@@ -37,3 +37,21 @@ export async function createLesson(page: Page, title: string): Promise<string> {
   await expect(page.getByRole("heading", { name: title, level: 1 })).toBeVisible();
   return page.url();
 }
+
+/** A new teacher with a new lesson open and the sidebar's welcome showing. */
+export async function openLesson(page: Page, name: string): Promise<void> {
+  await signUp(page, uniqueEmail(name));
+  await createLesson(page, "Verbs");
+  await hydrated(page);
+  await expect(page.getByText("Hello! Ask me about this lesson")).toBeVisible();
+}
+
+/** Types a message in the sidebar and sends it with Enter. */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+export const replies = (page: Page) => page.locator(".msg.assistant");
+export const lastReply = (page: Page) => replies(page).last();

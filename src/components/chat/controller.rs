@@ -28,6 +28,10 @@ pub struct Chat {
     pub announce: RwSignal<String>,
     /// Bumped on every change of the conversation, for auto-scroll.
     pub tick: RwSignal<u64>,
+    /// The reader is at the end of the conversation, so new content scrolls
+    /// into view. Scrolling up clears it; sending a message or opening a chat
+    /// sets it again.
+    pub follow: RwSignal<bool>,
     pub draft: RwSignal<String>,
     pub loaded: RwSignal<bool>,
     // Read only by the browser half below.
@@ -55,6 +59,7 @@ impl Chat {
             notice: RwSignal::new(None),
             announce: RwSignal::new(String::new()),
             tick: RwSignal::new(0),
+            follow: RwSignal::new(true),
             draft: RwSignal::new(String::new()),
             loaded: RwSignal::new(false),
             next_key: StoredValue::new(0),
@@ -145,6 +150,7 @@ mod browser {
         async fn open(self, id: String) {
             self.current.set(Some(id.clone()));
             self.messages.set(Vec::new());
+            self.follow.set(true);
             let url = format!("/api/chats/{id}/messages");
             match client::json::<SessionMessages>("GET", &url, None::<&()>).await {
                 Ok(history) => {
@@ -261,6 +267,7 @@ mod browser {
             }
             self.busy.set(true);
             self.notice.set(None);
+            self.follow.set(true);
             self.push_user(&text);
             let reply = self.reply(&text);
             self.push_reply(reply);

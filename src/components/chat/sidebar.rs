@@ -21,33 +21,51 @@ pub fn ChatSidebar() -> impl IntoView {
     });
 
     let list = NodeRef::<html::Div>::new();
-    let at_bottom = RwSignal::new(true);
     let behind = RwSignal::new(false);
-    // Follow the reply while the reader is at the bottom; otherwise offer a jump.
+    // Follow the reply while the reader is at the bottom; otherwise offer a
+    // jump. Scrolling waits for the next frame, once however many chunks
+    // arrived before it: measuring the list on every chunk would force a
+    // layout each time.
+    let frame_pending = StoredValue::new(false);
     Effect::new(move |_| {
         chat.tick.track();
-        if let Some(el) = list.get_untracked() {
-            if at_bottom.get_untracked() {
+        if frame_pending.get_value() {
+            return;
+        }
+        frame_pending.set_value(true);
+        request_animation_frame(move || {
+            frame_pending.set_value(false);
+            let Some(el) = list.get_untracked() else { return };
+            if chat.follow.get_untracked() {
                 el.set_scroll_top(el.scroll_height());
+                behind.set(false);
             } else {
                 behind.set(true);
             }
-        }
+        });
     });
+    // Only the reader scrolling *up* stops the following. A scroll event
+    // also arrives after our own scroll to the bottom, by which time more of
+    // the reply may have come in; judged by distance alone, that would look
+    // like the reader leaving the bottom.
+    let last_top = StoredValue::new(0);
     let on_scroll = move |_| {
         if let Some(el) = list.get_untracked() {
-            let bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 40;
-            at_bottom.set(bottom);
-            if bottom {
+            let top = el.scroll_top();
+            if el.scroll_height() - top - el.client_height() < 40 {
+                chat.follow.set(true);
                 behind.set(false);
+            } else if top < last_top.get_value() {
+                chat.follow.set(false);
             }
+            last_top.set_value(top);
         }
     };
     let jump = move |_| {
         if let Some(el) = list.get_untracked() {
             el.set_scroll_top(el.scroll_height());
         }
-        at_bottom.set(true);
+        chat.follow.set(true);
         behind.set(false);
     };
 
