@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench bench-ui
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -66,3 +66,14 @@ e2e-deps: browser npm-deps
 ## streamed deltas, and memory per open stream (see benches/turns.rs).
 bench:
 	cargo bench --features ssr --bench turns
+
+## The sidebar benchmark: a release build in Chromium streaming a 20,000
+## character reply one character per chunk; prints main-thread time per chunk
+## at the start and the end, the longest task, and the gzipped WASM size
+## (see end2end/bench/sidebar.spec.ts; results also in target/bench/).
+BENCH_UI_DB := $(CURDIR)/target/bench-ui/margin-bench.db
+bench-ui: tools e2e-deps
+	rm -rf target/bench-ui && mkdir -p target/bench-ui
+	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo MARGIN_BENCH=ui \
+		PATH="$(NODE_BIN):$$PATH" LEPTOS_SITE_ADDR=127.0.0.1:3200 DATABASE_URL=sqlite://$(BENCH_UI_DB) \
+		cargo leptos end-to-end --release

@@ -203,6 +203,11 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
         // 20,000 one-character deltas, for `make bench`.
         return Step::Text { text: "abcdefghij".repeat(2_000), piece: 1, delay_ms: 0 };
     }
+    if has("benchmark markdown") {
+        // 20,000 characters of markdown, one character per chunk about a
+        // millisecond apart, for the sidebar benchmark (`make bench-ui`).
+        return Step::Text { text: bench_markdown(20_000), piece: 1, delay_ms: 1 };
+    }
     if has("slowly") {
         let reply = "Here is a careful answer. ".repeat(12);
         return Step::Text { text: reply.trim_end().to_string(), piece: 4, delay_ms: 40 };
@@ -319,4 +324,27 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
         return text("Hello! I'm here and ready to help with this lesson. Ask me a question, or tell me what to add or change.");
     }
     text("I'm the offline demo model, so my answers are scripted. Try: \"Add a fill-in-the-blank exercise about French verbs\" or \"What types of exercises can you create?\".")
+}
+
+/// A long, varied markdown reply (headings, paragraphs with inline styles and
+/// links, lists, quotes, code) cut to exactly `len` ASCII characters.
+pub fn bench_markdown(len: usize) -> String {
+    let mut out = String::with_capacity(len + 512);
+    let mut n = 0;
+    while out.len() < len {
+        n += 1;
+        out.push_str(&format!(
+            "## Part {n}: reading closely\n\n\
+             Read the passage **twice**, then note *three* words you do not know. \
+             Compare your list with a partner and look up the rest in [a dictionary](https://example.org/words/{n}).\n\n\
+             - Underline the main idea of paragraph {n}.\n\
+             - Circle every verb in the past tense.\n\
+             - Write one question you would ask the author.\n\n\
+             > A good reader asks questions before, during and after reading.\n\n\
+             1. Summarise the text in `two sentences`.\n\
+             2. Share your summary with the class.\n\n"
+        ));
+    }
+    out.truncate(len);
+    out
 }
