@@ -1,5 +1,7 @@
 //! What the model is given each turn: the base prompt, the list of skills, the
-//! current lesson (always fresh), then the recent conversation.
+//! current lesson (always fresh: the system prompt is written anew for every
+//! model call, so a call after an edit sees the edited lesson), then the
+//! recent conversation.
 //!
 //! Earlier turns enter as plain text: what the teacher wrote, and the reply
 //! with a one-line account of its steps. Raw tool calls of earlier turns are
@@ -70,9 +72,10 @@ pub fn tool_result(call_id: &str, content: String) -> ChatCompletionRequestMessa
     })
 }
 
-/// The messages for one turn, before any tool round.
-pub fn turn_messages(system_text: String, history: &[PastMessage], user_text: &str) -> Vec<ChatCompletionRequestMessage> {
-    let mut messages = vec![system(system_text)];
+/// The conversation for one turn, before any tool round (the system prompt
+/// is added to each model call).
+pub fn turn_messages(history: &[PastMessage], user_text: &str) -> Vec<ChatCompletionRequestMessage> {
+    let mut messages = Vec::with_capacity(history.len() + 1);
     for m in history {
         match m {
             PastMessage::User(t) if !t.trim().is_empty() => messages.push(user(t.clone())),

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use async_openai::types::chat::FinishReason;
+use async_openai::types::chat::{ChatCompletionRequestMessage, FinishReason};
 use futures::StreamExt;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
@@ -91,6 +91,15 @@ impl Agent {
         &self.skills
     }
 
+    /// What one model call is sent: the system prompt with the lesson as it
+    /// is now, then the conversation.
+    fn with_system(&self, messages: &[ChatCompletionRequestMessage], ctx: &ToolContext) -> Vec<ChatCompletionRequestMessage> {
+        let mut sent = Vec::with_capacity(messages.len() + 1);
+        sent.push(prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current())));
+        sent.extend(messages.iter().cloned());
+        sent
+    }
+
     pub async fn run_turn(
         &self,
         request: TurnRequest,
@@ -102,15 +111,19 @@ impl Agent {
             // A closed receiver only means nobody listens any more; the turn goes on.
             let _ = events.send(e);
         };
-        let system = prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current());
-        let mut messages = prompt::turn_messages(system, &request.history, &request.user_text);
+        // The conversation without the system prompt: that is written anew
+        // for every model call (it holds the lesson as it is then) and not
+        // kept between calls.
+        let mut messages = prompt::turn_messages(&request.history, &request.user_text);
         let mut result = TurnResult::default();
 
         for round in 1..=self.max_steps {
             let started = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return result.ended(TurnOutcome::Cancelled),
-                s = self.provider.stream(messages.clone(), self.definitions.clone()) => s,
+                // Boxed, as is the tool call below: a future is as large as
+                // its largest await, and a turn spends its life streaming.
+                s = Box::pin(self.provider.stream(self.with_system(&messages, ctx), self.definitions.clone())) => s,
             };
             let mut stream = match started {
                 Ok(s) => s,
@@ -205,7 +218,7 @@ impl Agent {
                         display_text: display_text.clone(),
                     })));
                 }
-                let outcome = self.tools.call(&call.name, &call.arguments, ctx).await;
+                let outcome = Box::pin(self.tools.call(&call.name, &call.arguments, ctx)).await;
                 let mut record = ToolCallRecord {
                     id: call.id.clone(),
                     tool: call.name.clone(),

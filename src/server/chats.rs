@@ -138,12 +138,19 @@ pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()
     Ok(())
 }
 
-/// Stores the teacher's message and the reply's (running) message, in one
-/// statement: both or neither. A single write statement takes SQLite's write
-/// lock before it reads, so the sequence numbers cannot race another writer.
+/// Stores the teacher's message and the reply's (running) message, and marks
+/// the chat as just used (naming it after the message if it has none yet):
+/// two statements sent at once, as this is on the way to the first word of
+/// the reply. The messages are one statement, both or neither; a single write
+/// statement takes SQLite's write lock before it reads, so their sequence
+/// numbers cannot race another writer. The chat is touched first, so a
+/// failure there stores nothing.
 pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
     sqlx::query(
-        "WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = ?1)
+        "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+           title = CASE WHEN title = ?7 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = ?1) THEN ?8 ELSE title END
+         WHERE id = ?1;
+         WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = ?1)
          INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
          SELECT ?2, ?1, last + 1, 'user', ?3, 'complete', NULL, NULL FROM n
          UNION ALL
@@ -155,22 +162,6 @@ pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &
     .bind(ids.assistant_message)
     .bind(model)
     .bind(ids.turn)
-    .execute(db)
-    .await?;
-    Ok(())
-}
-
-/// Marks the chat as just used and, if nobody named it yet and this is its
-/// first message, names it after the message. Separate from `start_turn`
-/// (not on the way to the first word of the reply); a failure here loses
-/// nothing of the conversation.
-pub async fn touch_session(db: &SqlitePool, session_id: &str, content: &str) -> Result<()> {
-    sqlx::query(
-        "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-           title = CASE WHEN title = ?2 AND (SELECT COUNT(*) FROM chat_messages WHERE session_id = ?1) = 2 THEN ?3 ELSE title END
-         WHERE id = ?1",
-    )
-    .bind(session_id)
     .bind(DEFAULT_CHAT_TITLE)
     .bind(title_from(content))
     .execute(db)

@@ -275,23 +275,10 @@ pub async fn run(job: TurnJob) {
         })
     };
 
-    // Off the way to the first word; awaited before the end is stored, so the
-    // chat's name and order are up to date when the reply is.
-    let touch = {
-        let (db, stored, session_id, content) = (db.clone(), stored.clone(), log.session_id.clone(), user_text.clone());
-        tokio::spawn(async move {
-            if stored.wait().await {
-                if let Err(e) = chats::touch_session(&db, &session_id, &content).await {
-                    tracing::warn!(error = %e, "could not update the chat's name and time");
-                }
-            }
-        })
-    };
     let ctx = ToolContext { document: document.clone() };
     let result = agent.run_turn(TurnRequest { history, user_text }, &ctx, &tx, &log.cancel).await;
     drop(tx);
     let _ = forwarder.await;
-    let _ = touch.await;
     if !stored.wait().await {
         return; // abandoned by the request that started it; nothing was stored
     }
