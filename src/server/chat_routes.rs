@@ -98,7 +98,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     };
     let log = state.turns.begin(&ids::new_id(), &user.id, &session.id, &ids::new_id())?;
     // The turn starts at once (calling the model) while its two messages are
-    // stored here; it writes nothing, and no event is sent, until they are.
+    // stored; it writes nothing, and no event is sent, until they are.
     let user_message_id = ids::new_id();
     let (stored_tx, stored) = turns::stored_gate();
     tokio::spawn(turns::run(TurnJob {
@@ -112,15 +112,28 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         user_text: content.to_string(),
         stored,
     }));
-    let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message_id, assistant_message: &log.message_id };
-    if let Err(e) = chats::start_turn(&state.db, &session.id, content, &ids, agent.model()).await {
-        stored_tx.set(false);
-        log.cancel.cancel();
-        state.turns.abandon(&log);
-        return Err(e);
+    // Stored in a task of its own: a client that leaves now cannot leave the
+    // turn half-begun (running, but with its messages unsaved or its chat
+    // marked busy for good).
+    let storing = {
+        let (db, hub, log, session_id, content, model) =
+            (state.db.clone(), state.turns.clone(), log.clone(), session.id.clone(), content.to_string(), agent.model().to_string());
+        tokio::spawn(async move {
+            let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message_id, assistant_message: &log.message_id };
+            let stored = chats::start_turn(&db, &session_id, &content, &ids, &model).await;
+            if stored.is_err() {
+                log.cancel.cancel();
+                hub.abandon(&log);
+            }
+            stored_tx.set(stored.is_ok());
+            stored
+        })
+    };
+    match storing.await {
+        Ok(Ok(())) => Ok(sse(log, 0, keepalive(&state))),
+        Ok(Err(e)) => Err(e),
+        Err(e) => Err(AppError::Internal(format!("storing the turn's messages failed: {e}"))),
     }
-    stored_tx.set(true);
-    Ok(sse(log, 0, keepalive(&state)))
 }
 
 fn keepalive(state: &AppState) -> Duration {
