@@ -222,7 +222,13 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 }
                 other => other,
             },
-            _ => text("I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint."),
+            // The reply too, so that the finished edit is on screen before
+            // the reply begins (as with a real model, which takes a moment).
+            _ => Step::Text {
+                text: "I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint.".into(),
+                piece: 6,
+                delay_ms: 20,
+            },
         };
     }
     if has("fix itself") {
