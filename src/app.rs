@@ -1,10 +1,12 @@
-//! The HTML shell and the routes of the app.
+//! The HTML shell and the routes of the app. Pages are rendered on the
+//! server only (islands mode): the router never reaches the browser, and
+//! links between pages are ordinary page loads.
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path,
+    path, SsrMode,
 };
 
 use crate::components::{
@@ -24,7 +26,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // No favicon file to fetch.
                 <link rel="icon" href="data:,"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                <HydrationScripts options islands=true/>
                 <MetaTags/>
             </head>
             <body>
@@ -37,12 +39,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    // Tells tests (and anyone curious) that the page is interactive now.
-    Effect::new(|_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-    });
 
     view! {
         <Stylesheet id="leptos" href="/pkg/margin.css"/>
@@ -52,7 +48,10 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/") view=LessonsPage/>
                 <Route path=path!("/signin") view=SignInPage/>
                 <Route path=path!("/signup") view=SignUpPage/>
-                <Route path=path!("/lessons/:id") view=LessonPage/>
+                // The workspace island sits inside the lesson's Suspense: render the
+                // page whole (not streamed), so the island is in the HTML the
+                // island script walks when it hydrates.
+                <Route path=path!("/lessons/:id") view=LessonPage ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }

@@ -20,10 +20,15 @@ pub mod agent;
 #[cfg(feature = "ssr")]
 pub mod server;
 
-/// Entry point of the browser bundle: attach to the server-rendered page.
+/// Entry point of the browser bundle. Leptos' island script calls this, then
+/// hydrates each island on the page (see `components::hydrated`).
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_islands();
+    let has_islands = leptos::prelude::document().query_selector("leptos-island").ok().flatten().is_some();
+    if !has_islands {
+        components::hydrated::mark_hydrated();
+    }
 }

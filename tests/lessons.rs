@@ -169,3 +169,37 @@ async fn the_save_server_function_answers_invalid_documents_with_their_errors() 
         .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn the_new_lesson_form_redirects_to_the_lesson_or_back_with_what_was_typed() {
+    let app = app().await;
+    let ana = app.sign_up("ana@x.org").await;
+
+    let made = app.post_form("/lessons/new", Auth::Cookie(&ana), &[("title", " Fractions ")]).await;
+    assert!(made.status.is_redirection(), "{}", made.status);
+    let id = made.location().strip_prefix("/lessons/").expect("sent to the new lesson").to_string();
+    let page = app.get(made.location(), Auth::Cookie(&ana)).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("Fractions"));
+    // The workspace is an island and carries the lesson as its props.
+    assert!(page.body.contains("<leptos-island"), "{}", page.body);
+    assert!(page.body.contains(&id));
+
+    let blank = app.post_form("/lessons/new", Auth::Cookie(&ana), &[("title", "   ")]).await;
+    assert!(blank.status.is_redirection());
+    assert_eq!(blank.location(), "/?error=title&title=+++");
+    let list = app.get(blank.location(), Auth::Cookie(&ana)).await;
+    assert!(list.body.contains("Give the lesson a title."), "{}", list.body);
+
+    let long = "x".repeat(201);
+    let too_long = app.post_form("/lessons/new", Auth::Cookie(&ana), &[("title", long.as_str())]).await;
+    assert!(too_long.location().starts_with("/?error=title-long&title=xxx"), "{}", too_long.location());
+    let list = app.get(too_long.location(), Auth::Cookie(&ana)).await;
+    assert!(list.body.contains("Keep the title under 200 characters."));
+    assert!(list.body.contains(&long), "the typed title is kept in the form");
+
+    let anon = app.post_form("/lessons/new", Auth::None, &[("title", "Sneaky")]).await;
+    assert_eq!(anon.location(), "/signin");
+    let ana_id = app.user_id(&ana).await;
+    assert_eq!(lessons::list_for_owner(&app.state.db, &ana_id).await.unwrap().len(), 1, "only the valid form made a lesson");
+}

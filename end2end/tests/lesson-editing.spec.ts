@@ -98,3 +98,15 @@ test("an older version can be viewed and restored as a new version", async ({ pa
   await expect(page.getByText("Start writing your lesson here")).toBeVisible();
   await expect(page.locator(".exercise")).toHaveCount(0);
 });
+
+test("a blank lesson title is refused with a reason, and the form keeps what was typed", async ({ page }) => {
+  await signUp(page, uniqueEmail("blank"));
+  await page.goto("/");
+  await hydrated(page);
+  await page.getByRole("button", { name: "New lesson" }).click();
+  await page.getByLabel("Title").fill("   ");
+  await page.getByRole("button", { name: "Create lesson" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Give the lesson a title.");
+  await expect(page.getByLabel("Title")).toHaveValue("   ");
+  await expect(page.getByText("No lessons yet.")).toBeVisible();
+});

@@ -63,10 +63,24 @@ impl ChatEvent {
     }
 
     /// Reads an event back from its SSE name and data.
+    /// Each payload is read straight from its text: going through a
+    /// `serde_json::Value` and the tagged enum would compile a second
+    /// deserialiser for every payload into the browser bundle.
     pub fn from_sse(name: &str, data: &str) -> Result<Self, String> {
-        let data: Value = serde_json::from_str(data).map_err(|e| format!("bad event data: {e}"))?;
-        serde_json::from_value(serde_json::json!({ "event": name, "data": data }))
-            .map_err(|e| format!("unknown or malformed event `{name}`: {e}"))
+        fn read<T: serde::de::DeserializeOwned>(name: &str, data: &str) -> Result<T, String> {
+            serde_json::from_str(data).map_err(|e| format!("malformed event `{name}`: {e}"))
+        }
+        Ok(match name {
+            "text" => Self::Text(read(name, data)?),
+            "tool_start" => Self::ToolStart(read(name, data)?),
+            "tool_end" => Self::ToolEnd(read(name, data)?),
+            "round_finished" => Self::RoundFinished(read(name, data)?),
+            "usage" => Self::Usage(read(name, data)?),
+            "done" => Self::Done(read(name, data)?),
+            "cancelled" => Self::Cancelled(read(name, data)?),
+            "error" => Self::Error(read(name, data)?),
+            _ => return Err(format!("unknown event `{name}`")),
+        })
     }
 
     /// Whether this event ends the turn.

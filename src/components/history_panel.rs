@@ -1,7 +1,10 @@
 //! Every saved version of the lesson: who saved it, why, when. Choosing one
 //! shows it; Restore makes it the current document again, as a new version.
 
-use leptos::prelude::*;
+use leptos::{
+    either::{Either, EitherOf3},
+    prelude::*,
+};
 
 use super::{
     lesson_state::{short_time, LessonState},
@@ -61,7 +64,7 @@ pub fn HistoryPanel() -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">"Loading the history…"</p> }>
                 {move || Suspend::new(async move {
                     match revisions.await {
-                        Ok(list) => view! {
+                        Ok(list) => Either::Left(view! {
                             <ol class="revision-list" aria-label="Versions">
                                 {list.into_iter().map(|r| {
                                     let n = r.number;
@@ -78,8 +81,8 @@ pub fn HistoryPanel() -> impl IntoView {
                                     }
                                 }).collect_view()}
                             </ol>
-                        }.into_any(),
-                        Err(e) => view! { <p class="form-error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        }),
+                        Err(e) => Either::Right(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
                     }
                 })}
             </Transition>
@@ -89,27 +92,27 @@ pub fn HistoryPanel() -> impl IntoView {
                         Ok(Some(rev)) => {
                             let n = rev.number;
                             let xml = rev.document_xml.clone();
-                            view! {
+                            EitherOf3::A(view! {
                                 <section class="revision-preview" aria-label=format!("Version {n}")>
                                     <div class="editor-actions">
                                         <strong>"Version " {n}</strong>
                                         {move || if state.revision.get() == n {
-                                            view! { <span class="muted">"This is the current version."</span> }.into_any()
+                                            Either::Left(view! { <span class="muted">"This is the current version."</span> })
                                         } else {
-                                            view! {
+                                            Either::Right(view! {
                                                 <button type="button" class="primary" disabled=move || restore.pending().get()
                                                     on:click=move |_| { message.set(None); restore.dispatch(n); }>
                                                     "Restore this version"
                                                 </button>
-                                            }.into_any()
+                                            })
                                         }}
                                     </div>
                                     <LessonView xml=Signal::stored(xml) audience=Signal::stored(Audience::Teacher)/>
                                 </section>
-                            }.into_any()
+                            })
                         }
-                        Ok(None) => ().into_any(),
-                        Err(e) => view! { <p class="form-error" role="alert">{error_text(&e)}</p> }.into_any(),
+                        Ok(None) => EitherOf3::B(()),
+                        Err(e) => EitherOf3::C(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
                     }
                 })}
             </Transition>

@@ -1,19 +1,30 @@
 //! One lesson: the document on the left (rendered, as XML, or its history),
 //! the assistant on the right.
+//!
+//! The page is rendered on the server; the workspace under the top bar is
+//! one island (they share the lesson through context, so they hydrate as
+//! one), and it receives the lesson as its props.
 
-use leptos::{either::Either, prelude::*};
+use leptos::{
+    either::{Either, EitherOf3},
+    prelude::*,
+};
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::{
     chat::sidebar::ChatSidebar,
+    hydrated::mark_hydrated,
     history_panel::HistoryPanel,
     lesson_state::LessonState,
     lesson_view::{Audience, LessonView},
     top_bar::TopBar,
     xml_editor::XmlEditor,
 };
-use crate::api::{error_text, lessons::get_lesson};
+use crate::{
+    api::{error_text, lessons::get_lesson},
+    models::Lesson,
+};
 
 #[component]
 pub fn LessonPage() -> impl IntoView {
@@ -26,14 +37,10 @@ pub fn LessonPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="muted page">"Opening the lesson…"</p> }>
             {move || Suspend::new(async move {
                 match lesson.await {
-                    Ok(l) => {
-                        let state = LessonState::new(&l);
-                        provide_context(state);
-                        Either::Left(view! {
-                            <Title text=format!("{} · Margin", l.title)/>
-                            <LessonWorkspace/>
-                        })
-                    }
+                    Ok(l) => Either::Left(view! {
+                        <Title text=format!("{} · Margin", l.title)/>
+                        <LessonWorkspace lesson=l/>
+                    }),
                     Err(e) => Either::Right(view! {
                         <main class="page narrow">
                             <h1>"Lesson not found"</h1>
@@ -54,9 +61,11 @@ enum Tab {
     History,
 }
 
-#[component]
-fn LessonWorkspace() -> impl IntoView {
-    let state = expect_context::<LessonState>();
+#[island]
+fn LessonWorkspace(lesson: Lesson) -> impl IntoView {
+    let state = LessonState::new(&lesson);
+    provide_context(state);
+    Effect::new(move |_| mark_hydrated());
     let tab = RwSignal::new(Tab::Lesson);
     let student = RwSignal::new(false);
     let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
@@ -86,9 +95,9 @@ fn LessonWorkspace() -> impl IntoView {
                     </Show>
                 </div>
                 {move || match tab.get() {
-                    Tab::Lesson => view! { <LessonView xml=state.xml audience=audience/> }.into_any(),
-                    Tab::Xml => view! { <XmlEditor/> }.into_any(),
-                    Tab::History => view! { <HistoryPanel/> }.into_any(),
+                    Tab::Lesson => EitherOf3::A(view! { <LessonView xml=state.xml audience=audience/> }),
+                    Tab::Xml => EitherOf3::B(view! { <XmlEditor/> }),
+                    Tab::History => EitherOf3::C(view! { <HistoryPanel/> }),
                 }}
             </section>
             <ChatSidebar/>

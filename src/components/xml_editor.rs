@@ -2,7 +2,7 @@
 //! problem is listed with its line (click one to jump there) and the text the
 //! teacher typed stays exactly as it was.
 
-use leptos::{html, prelude::*};
+use leptos::{either::EitherOf5, html, prelude::*};
 
 use super::lesson_state::LessonState;
 use crate::{
@@ -73,16 +73,16 @@ pub fn XmlEditor() -> impl IntoView {
                 {move || state.draft.get().is_some().then(|| view! { <span class="muted">" · unsaved changes"</span> })}
             </div>
             {move || match status.get() {
-                Status::Idle => ().into_any(),
-                Status::Saved(n) => view! { <p class="form-ok" role="status">"Saved as version " {n} "."</p> }.into_any(),
-                Status::Conflict(n) => view! {
+                Status::Idle => EitherOf5::A(()),
+                Status::Saved(n) => EitherOf5::B(view! { <p class="form-ok" role="status">"Saved as version " {n} "."</p> }),
+                Status::Conflict(n) => EitherOf5::C(view! {
                     <p class="form-error" role="alert">
                         "Not saved: this lesson changed since you opened it (it is now version " {n}
                         "). Your text is still here. Copy what you need, then reload the page to see the latest version."
                     </p>
-                }.into_any(),
-                Status::Failed(msg) => view! { <p class="form-error" role="alert">"Not saved: " {msg}</p> }.into_any(),
-                Status::Invalid(errors) => view! {
+                }),
+                Status::Failed(msg) => EitherOf5::D(view! { <p class="form-error" role="alert">"Not saved: " {msg}</p> }),
+                Status::Invalid(errors) => EitherOf5::E(view! {
                     <div class="xml-errors" role="alert">
                         <p>"Not saved. Fix " {if errors.len() == 1 { "this problem".to_string() } else { format!("these {} problems", errors.len()) }} ":"</p>
                         <ul>
@@ -99,7 +99,7 @@ pub fn XmlEditor() -> impl IntoView {
                             }).collect_view()}
                         </ul>
                     </div>
-                }.into_any(),
+                }),
             }}
         </div>
     }

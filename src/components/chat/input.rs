@@ -1,7 +1,7 @@
 //! The message box: Enter sends, Shift+Enter starts a new line; while a reply
 //! is written the box is disabled and Stop takes the place of Send.
 
-use leptos::prelude::*;
+use leptos::{either::Either, prelude::*};
 
 use super::controller::Chat;
 
@@ -32,9 +32,9 @@ pub fn ChatInput() -> impl IntoView {
                 }
             ></textarea>
             {move || if chat.busy.get() {
-                view! { <button type="button" class="stop" on:click=move |_| chat.stop()>"Stop"</button> }.into_any()
+                Either::Left(view! { <button type="button" class="stop" on:click=move |_| chat.stop()>"Stop"</button> })
             } else {
-                view! { <button type="submit" class="primary" disabled=move || chat.draft.with(|d| d.trim().is_empty())>"Send"</button> }.into_any()
+                Either::Right(view! { <button type="submit" class="primary" disabled=move || chat.draft.with(|d| d.trim().is_empty())>"Send"</button> })
             }}
         </form>
     }

@@ -1,7 +1,10 @@
 //! The conversation: user bubbles on the right, replies on the left with
 //! their steps above them.
 
-use leptos::prelude::*;
+use leptos::{
+    either::{Either, EitherOf3},
+    prelude::*,
+};
 
 use super::{
     controller::Chat,
@@ -15,8 +18,8 @@ pub fn MessageList() -> impl IntoView {
     view! {
         <For each=move || chat.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
             match (m.role, m.reply) {
-                (Role::Assistant, Some(reply)) => view! { <AssistantMessage reply/> }.into_any(),
-                _ => view! { <UserMessage text=m.text/> }.into_any(),
+                (Role::Assistant, Some(reply)) => Either::Left(view! { <AssistantMessage reply/> }),
+                _ => Either::Right(view! { <UserMessage text=m.text/> }),
             }
         }/>
     }
@@ -45,14 +48,14 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
             {move || match reply.phase.get() {
-                Phase::Stopped => view! { <p class="stopped">"Stopped."</p> }.into_any(),
-                Phase::Failed(message) => view! {
+                Phase::Stopped => EitherOf3::A(view! { <p class="stopped">"Stopped."</p> }),
+                Phase::Failed(message) => EitherOf3::B(view! {
                     <div class="reply-error" role="alert">
                         <p>{message}</p>
                         <button type="button" on:click=move |_| chat.send(reply.asked.get_value()) disabled=move || chat.busy.get()>"Retry"</button>
                     </div>
-                }.into_any(),
-                _ => ().into_any(),
+                }),
+                _ => EitherOf3::C(()),
             }}
         </div>
     }
@@ -77,15 +80,15 @@ pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
             <div class="tool-calls">
                 {move || if over() {
                     let n = count();
-                    view! {
+                    Either::Left(view! {
                         <button type="button" class="steps-toggle" aria-expanded=move || reply.expanded.get().to_string()
                             on:click=move |_| reply.expanded.update(|e| *e = !*e)>
                             {format!("Done ({n} step{})", if n == 1 { "" } else { "s" })}
                         </button>
                         <Show when=move || reply.expanded.get()>{list}</Show>
-                    }.into_any()
+                    })
                 } else {
-                    list().into_any()
+                    Either::Right(list())
                 }}
             </div>
         </Show>
@@ -110,9 +113,9 @@ pub fn ToolCallItem(step: Step) -> impl IntoView {
             <details>
                 <summary>
                     {if class == "running" {
-                        view! { <span class="spinner" aria-hidden="true"></span> }.into_any()
+                        Either::Left(view! { <span class="spinner" aria-hidden="true"></span> })
                     } else {
-                        view! { <span class="mark" aria-hidden="true">{icon}</span> }.into_any()
+                        Either::Right(view! { <span class="mark" aria-hidden="true">{icon}</span> })
                     }}
                     " " <span class="step-label">{step.label.clone()}</span>
                     <span class="sr-only">{format!(" ({label})")}</span>

@@ -1,6 +1,6 @@
 //! `ChatSidebar`: the assistant beside the lesson.
 
-use leptos::{html, prelude::*};
+use leptos::{either::Either, html, prelude::*};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
 use crate::components::lesson_state::LessonState;
@@ -79,12 +79,12 @@ pub fn ChatSidebar() -> impl IntoView {
                         let current = chat.current.get();
                         let list = chat.sessions.get();
                         if list.is_empty() {
-                            view! { <option value="">"New chat"</option> }.into_any()
+                            Either::Left(view! { <option value="">"New chat"</option> })
                         } else {
-                            list.into_iter().map(|s| {
+                            Either::Right(list.into_iter().map(|s| {
                                 let selected = current.as_deref() == Some(s.id.as_str());
                                 view! { <option value=s.id.clone() selected=selected>{s.title.clone()}</option> }
-                            }).collect_view().into_any()
+                            }).collect_view())
                         }
                     }}
                 </select>

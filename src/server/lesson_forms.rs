@@ -1,0 +1,57 @@
+//! The browser's plain HTML form for creating a lesson. Like the sign-in
+//! forms, it answers with redirects, so "New lesson" works as soon as the
+//! page arrives and needs no code in the browser bundle: on success to the
+//! new lesson, otherwise back to the list with a short error code and the
+//! title that was typed (so nothing is lost).
+
+use axum::{
+    extract::State,
+    http::HeaderMap,
+    response::{IntoResponse, Redirect, Response},
+    routing::post,
+    Form, Router,
+};
+use serde::Deserialize;
+
+use super::{auth, error::AppError, lessons, state::AppState};
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/lessons/new", post(form_create))
+}
+
+#[derive(Deserialize)]
+struct NewLesson {
+    #[serde(default)]
+    title: String,
+}
+
+/// The code the lessons page turns into a sentence.
+pub fn error_code(e: &AppError) -> &'static str {
+    match e {
+        AppError::BadRequest(m) if m.starts_with("Give") => "title",
+        AppError::BadRequest(_) => "title-long",
+        _ => "server",
+    }
+}
+
+async fn form_create(State(state): State<AppState>, headers: HeaderMap, Form(form): Form<NewLesson>) -> Response {
+    let user = match auth::user_from_headers(&state.db, &headers).await {
+        Ok(Some(user)) => user,
+        Ok(None) => return Redirect::to("/signin").into_response(),
+        Err(e) => return back(&e, &form.title),
+    };
+    match lessons::create(&state.db, &user.id, &form.title).await {
+        Ok(lesson) => Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
+        Err(e) => back(&e, &form.title),
+    }
+}
+
+fn back(e: &AppError, title: &str) -> Response {
+    if let AppError::Internal(_) = e {
+        tracing::error!(error = %e, "creating a lesson failed");
+    }
+    // Keep what was typed, within reason (it travels in the address).
+    let title: String = title.chars().take(400).collect();
+    let qs = serde_urlencoded::to_string([("error", error_code(e)), ("title", title.as_str())]).unwrap_or_default();
+    Redirect::to(&format!("/?{qs}")).into_response()
+}
