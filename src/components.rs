@@ -4,6 +4,7 @@ pub mod auth_pages;
 pub mod chat;
 pub mod history_panel;
 pub mod hydrated;
+pub mod lesson_calls;
 pub mod lesson_page;
 pub mod lesson_state;
 pub mod lesson_view;

@@ -12,6 +12,7 @@ pub mod db;
 pub mod error;
 pub mod guard;
 pub mod ids;
+pub mod lesson_api;
 pub mod lesson_forms;
 pub mod lessons;
 pub mod router;

@@ -6,6 +6,7 @@ mod common;
 
 use axum::http::StatusCode;
 use common::{app, Auth};
+use serde_json::json;
 use leptos::server_fn::ServerFn;
 use margin::{
     api::lessons::{CreateLesson, GetLesson, ListLessons},
@@ -152,22 +153,47 @@ async fn restoring_makes_an_old_revision_current_as_a_new_one() {
 }
 
 #[tokio::test]
-async fn the_save_server_function_answers_invalid_documents_with_their_errors() {
-    use margin::api::lessons::SaveLesson;
+async fn the_lesson_api_saves_lists_opens_and_restores_versions_for_the_owner_only() {
     let app = app().await;
     let ana = app.sign_up("ana@x.org").await;
     let owner = app.user_id(&ana).await;
     let lesson = lessons::create(&app.state.db, &owner, "Plants").await.unwrap();
-    let r = app
-        .post_form(SaveLesson::PATH, Auth::Cookie(&ana), &[("id", lesson.id.as_str()), ("xml", "<lesson><div/></lesson>"), ("base_revision", "1")])
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert!(r.body.contains("Invalid") && r.body.contains("<div> is not a lesson element"), "{}", r.body);
+    let doc = format!("/api/lessons/{}/document", lesson.id);
+
+    let invalid = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": "<lesson><div/></lesson>", "baseRevision": 1 })).await;
+    assert_eq!(invalid.status, StatusCode::OK, "{}", invalid.body);
+    let errors = &invalid.json()["Invalid"]["errors"];
+    assert!(errors[0]["message"].as_str().unwrap().contains("<div> is not a lesson element"), "{}", invalid.body);
+
+    let saved = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": VALID, "baseRevision": 1 })).await;
+    assert_eq!(saved.json()["Saved"]["revision"], 2, "{}", saved.body);
+    let stale = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": VALID, "baseRevision": 1 })).await;
+    assert_eq!(stale.json()["Conflict"]["current"], 2, "{}", stale.body);
+
+    let list = app.get(&format!("/api/lessons/{}/revisions", lesson.id), Auth::Cookie(&ana)).await.json();
+    let numbers: Vec<i64> = list.as_array().unwrap().iter().map(|r| r["number"].as_i64().unwrap()).collect();
+    assert_eq!(numbers, [2, 1]);
+    let first = app.get(&format!("/api/lessons/{}/revisions/1", lesson.id), Auth::Cookie(&ana)).await.json();
+    assert!(first["document_xml"].as_str().unwrap().contains("Plants"));
+
+    let restore = format!("/api/lessons/{}/revisions/1/restore", lesson.id);
+    let restored = app.post_json(&restore, Auth::Cookie(&ana), json!({ "baseRevision": 2 })).await;
+    assert_eq!(restored.json()["Saved"]["revision"], 3, "{}", restored.body);
+
+    // Another teacher, or nobody: the lesson does not exist for them.
     let ben = app.sign_up("ben@x.org").await;
-    let r = app
-        .post_form(SaveLesson::PATH, Auth::Cookie(&ben), &[("id", lesson.id.as_str()), ("xml", VALID), ("base_revision", "1")])
-        .await;
-    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    for (reply, what) in [
+        (app.put_json(&doc, Auth::Cookie(&ben), json!({ "xml": VALID, "baseRevision": 3 })).await, "save"),
+        (app.get(&format!("/api/lessons/{}/revisions", lesson.id), Auth::Cookie(&ben)).await, "list"),
+        (app.get(&format!("/api/lessons/{}/revisions/1", lesson.id), Auth::Cookie(&ben)).await, "open"),
+        (app.post_json(&restore, Auth::Cookie(&ben), json!({ "baseRevision": 3 })).await, "restore"),
+    ] {
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{what}: {}", reply.body);
+        assert!(reply.json()["error"].is_string(), "{what}: {}", reply.body);
+    }
+    let anon = app.put_json(&doc, Auth::None, json!({ "xml": VALID, "baseRevision": 3 })).await;
+    assert_eq!(anon.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(lessons::list_revisions(&app.state.db, &owner, &lesson.id).await.unwrap().len(), 3, "nothing else was stored");
 }
 
 #[tokio::test]

@@ -2,14 +2,10 @@
 //! problem is listed with its line (click one to jump there) and the text the
 //! teacher typed stays exactly as it was.
 
-use leptos::{either::EitherOf5, html, prelude::*};
+use leptos::{either::EitherOf5, html, prelude::*, task::spawn_local};
 
-use super::lesson_state::LessonState;
-use crate::{
-    api::{error_text, lessons::save_lesson},
-    lesson::LessonError,
-    models::SaveOutcome,
-};
+use super::{lesson_calls, lesson_state::LessonState};
+use crate::{lesson::LessonError, models::SaveOutcome};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Status {
@@ -27,26 +23,28 @@ pub fn XmlEditor() -> impl IntoView {
     let status = RwSignal::new(Status::Idle);
     let area = NodeRef::<html::Textarea>::new();
 
-    let save = Action::new(move |(xml, base): &(String, i64)| {
-        let (xml, base) = (xml.clone(), *base);
-        async move { save_lesson(state.id.get_value(), xml, base).await }
-    });
-    Effect::new(move |_| {
-        let Some(result) = save.value().get() else { return };
-        status.set(match result {
-            Ok(SaveOutcome::Saved { revision, document_xml }) => {
-                state.draft.set(None);
-                state.apply_revision(revision, document_xml);
-                Status::Saved(revision)
-            }
-            Ok(SaveOutcome::Invalid { errors }) => Status::Invalid(errors),
-            Ok(SaveOutcome::Conflict { current }) => Status::Conflict(current),
-            Err(e) => Status::Failed(error_text(&e)),
-        });
-    });
+    let saving = RwSignal::new(false);
     let on_save = move |_| {
+        if saving.get_untracked() {
+            return;
+        }
         status.set(Status::Idle);
-        save.dispatch((text.get_untracked(), state.save_base()));
+        saving.set(true);
+        let (xml, base) = (text.get_untracked(), state.save_base());
+        spawn_local(async move {
+            let result = lesson_calls::save(&state.id.get_value(), xml, base).await;
+            saving.set(false);
+            status.set(match result {
+                Ok(SaveOutcome::Saved { revision, document_xml }) => {
+                    state.draft.set(None);
+                    state.apply_revision(revision, document_xml);
+                    Status::Saved(revision)
+                }
+                Ok(SaveOutcome::Invalid { errors }) => Status::Invalid(errors),
+                Ok(SaveOutcome::Conflict { current }) => Status::Conflict(current),
+                Err(message) => Status::Failed(message),
+            });
+        });
     };
     let go_to_line = move |line: u32| {
         let Some(el) = area.get() else { return };
@@ -68,7 +66,7 @@ pub fn XmlEditor() -> impl IntoView {
                 on:input=move |ev| state.edit_draft(event_target_value(&ev))
             >{text.get_untracked()}</textarea>
             <div class="editor-actions">
-                <button type="button" class="primary" on:click=on_save disabled=move || save.pending().get()>"Save"</button>
+                <button type="button" class="primary" on:click=on_save disabled=move || saving.get()>"Save"</button>
                 <span class="muted">"Version " {move || state.revision.get()}</span>
                 {move || state.draft.get().is_some().then(|| view! { <span class="muted">" · unsaved changes"</span> })}
             </div>

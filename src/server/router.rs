@@ -12,7 +12,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 
-use super::{auth_routes, chat_routes, error::Result, guard, lesson_forms, state::AppState};
+use super::{auth_routes, chat_routes, error::Result, guard, lesson_api, lesson_forms, state::AppState};
 use crate::app::{shell, App};
 
 /// Largest request body accepted anywhere (a lesson is capped well below this).
@@ -25,6 +25,7 @@ pub fn build(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .merge(auth_routes::router())
         .merge(chat_routes::router())
+        .merge(lesson_api::router())
         .merge(lesson_forms::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

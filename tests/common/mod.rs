@@ -90,8 +90,16 @@ impl TestApp {
     }
 
     pub async fn post_json(&self, path: &str, auth: Auth<'_>, body: Value) -> Reply {
+        self.send_json(Method::POST, path, auth, body).await
+    }
+
+    pub async fn put_json(&self, path: &str, auth: Auth<'_>, body: Value) -> Reply {
+        self.send_json(Method::PUT, path, auth, body).await
+    }
+
+    pub async fn send_json(&self, method: Method, path: &str, auth: Auth<'_>, body: Value) -> Reply {
         let req = auth
-            .apply(Request::builder().method(Method::POST).uri(path))
+            .apply(Request::builder().method(method).uri(path))
             .header(header::CONTENT_TYPE, "application/json")
             .body(Body::from(body.to_string()))
             .unwrap();

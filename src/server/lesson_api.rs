@@ -1,0 +1,74 @@
+//! The lesson API the workspace calls from the browser (and any API client):
+//! save the document, list and open its versions, restore one. JSON in and
+//! out; errors are JSON `{ "error": … }` with their status, as in the chat
+//! API. Every call checks that the lesson belongs to the signed-in teacher.
+//!
+//! Plain JSON routes rather than server functions: the browser already talks
+//! to the chat API this way, and a server function brings its own client
+//! machinery into the WASM bundle.
+
+use axum::{
+    extract::{Path, State},
+    routing::{get, post, put},
+    Json, Router,
+};
+use serde::Deserialize;
+
+use super::{current_user::CurrentUser, error::Result, lessons, state::AppState};
+use crate::models::{Author, Revision, RevisionSummary, SaveOutcome};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/lessons/{id}/document", put(save))
+        .route("/api/lessons/{id}/revisions", get(list))
+        .route("/api/lessons/{id}/revisions/{number}", get(open))
+        .route("/api/lessons/{id}/revisions/{number}/restore", post(restore))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SaveBody {
+    xml: String,
+    /// The version the teacher's text was started from.
+    base_revision: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RestoreBody {
+    /// The version the page shows as current.
+    base_revision: i64,
+}
+
+/// Saves the teacher's XML on top of `baseRevision`.
+async fn save(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(id): Path<String>,
+    Json(body): Json<SaveBody>,
+) -> Result<Json<SaveOutcome>> {
+    lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML")
+        .await
+        .map(Json)
+}
+
+async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<Vec<RevisionSummary>>> {
+    lessons::list_revisions(&state.db, &user.id, &id).await.map(Json)
+}
+
+async fn open(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path((id, number)): Path<(String, i64)>,
+) -> Result<Json<Revision>> {
+    lessons::get_revision(&state.db, &user.id, &id, number).await.map(Json)
+}
+
+async fn restore(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path((id, number)): Path<(String, i64)>,
+    Json(body): Json<RestoreBody>,
+) -> Result<Json<SaveOutcome>> {
+    lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision).await.map(Json)
+}
