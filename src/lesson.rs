@@ -18,7 +18,7 @@ mod tree;
 mod validate;
 
 pub use error::LessonError;
-pub use html::{to_html, Audience};
+pub use html::{render_both, to_html, Audience, LessonHtml};
 pub use ids::assign_ids;
 pub use parse::{parse, MAX_BYTES, MAX_DEPTH};
 pub use schema::{ExerciseKind, BLOCK_ELEMENTS, ID_ELEMENTS};

@@ -71,6 +71,41 @@ pub struct Revision {
     pub document_xml: String,
 }
 
+/// A lesson document as HTML for both audiences, rendered by the server
+/// (`lesson::render_both`): the teacher's view with answers, and the
+/// student preview. The browser shows these as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonHtml {
+    pub teacher: String,
+    pub student: String,
+}
+
+/// The lesson API's answer to a save or a restore: the outcome, and the new
+/// document rendered when one was stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaveReply {
+    pub outcome: SaveOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<LessonHtml>,
+}
+
+impl SaveReply {
+    pub fn new(outcome: SaveOutcome) -> Self {
+        let html = match &outcome {
+            SaveOutcome::Saved { document_xml, .. } => Some(crate::lesson::render_both(document_xml)),
+            _ => None,
+        };
+        Self { outcome, html }
+    }
+}
+
+/// The lesson API's answer when a version is opened: it, and its document rendered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionReply {
+    pub revision: Revision,
+    pub html: LessonHtml,
+}
+
 /// What became of a save. Invalid documents and conflicts are ordinary
 /// outcomes the page shows, not failures.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -190,6 +190,11 @@ async fn a_turn_streams_numbered_events_and_is_stored() {
     let edit_end: Value = serde_json::from_str(&events.iter().filter(|e| e.event == "tool_end").nth(1).unwrap().data).unwrap();
     assert_eq!(edit_end["status"], "success");
     assert!(edit_end["documentXml"].as_str().unwrap().contains(r#"answer="suis""#));
+    // The page's lesson view gets the edited lesson rendered by the server.
+    let teacher = edit_end["documentHtml"]["teacher"].as_str().unwrap();
+    let student = edit_end["documentHtml"]["student"].as_str().unwrap();
+    assert!(teacher.contains("suis"), "the teacher sees the answer: {teacher}");
+    assert!(student.contains("<input") && !student.contains("suis"), "the student fills it in: {student}");
     let done: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
     assert_eq!(done["messageId"], message_id.as_str());
 

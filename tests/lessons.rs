@@ -162,23 +162,32 @@ async fn the_lesson_api_saves_lists_opens_and_restores_versions_for_the_owner_on
 
     let invalid = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": "<lesson><div/></lesson>", "baseRevision": 1 })).await;
     assert_eq!(invalid.status, StatusCode::OK, "{}", invalid.body);
-    let errors = &invalid.json()["Invalid"]["errors"];
+    let errors = &invalid.json()["outcome"]["Invalid"]["errors"];
     assert!(errors[0]["message"].as_str().unwrap().contains("<div> is not a lesson element"), "{}", invalid.body);
+    assert!(invalid.json().get("html").is_none(), "nothing stored, nothing to show");
 
-    let saved = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": VALID, "baseRevision": 1 })).await;
-    assert_eq!(saved.json()["Saved"]["revision"], 2, "{}", saved.body);
+    let saved = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": VALID, "baseRevision": 1 })).await.json();
+    assert_eq!(saved["outcome"]["Saved"]["revision"], 2, "{saved}");
+    // The new document comes rendered for both audiences: the teacher sees
+    // the answer, the student preview does not.
+    let (teacher, student) = (saved["html"]["teacher"].as_str().unwrap(), saved["html"]["student"].as_str().unwrap());
+    assert!(teacher.contains("Plants need light."), "{teacher}");
+    assert!(student.contains("Plants need light."), "{student}");
+    assert_ne!(teacher, student);
     let stale = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": VALID, "baseRevision": 1 })).await;
-    assert_eq!(stale.json()["Conflict"]["current"], 2, "{}", stale.body);
+    assert_eq!(stale.json()["outcome"]["Conflict"]["current"], 2, "{}", stale.body);
 
     let list = app.get(&format!("/api/lessons/{}/revisions", lesson.id), Auth::Cookie(&ana)).await.json();
     let numbers: Vec<i64> = list.as_array().unwrap().iter().map(|r| r["number"].as_i64().unwrap()).collect();
     assert_eq!(numbers, [2, 1]);
     let first = app.get(&format!("/api/lessons/{}/revisions/1", lesson.id), Auth::Cookie(&ana)).await.json();
-    assert!(first["document_xml"].as_str().unwrap().contains("Plants"));
+    assert!(first["revision"]["document_xml"].as_str().unwrap().contains("Plants"));
+    assert!(first["html"]["teacher"].as_str().unwrap().contains("<h1"), "{first}");
 
     let restore = format!("/api/lessons/{}/revisions/1/restore", lesson.id);
     let restored = app.post_json(&restore, Auth::Cookie(&ana), json!({ "baseRevision": 2 })).await;
-    assert_eq!(restored.json()["Saved"]["revision"], 3, "{}", restored.body);
+    assert_eq!(restored.json()["outcome"]["Saved"]["revision"], 3, "{}", restored.body);
+    assert!(!restored.json()["html"]["teacher"].as_str().unwrap().contains("Plants need light."), "version 1 has no exercise");
 
     // Another teacher, or nobody: the lesson does not exist for them.
     let ben = app.sign_up("ben@x.org").await;

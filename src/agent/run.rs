@@ -20,6 +20,7 @@ use super::{
     skills::Skills,
     tools::{ToolContext, ToolRegistry},
 };
+use crate::lesson;
 use crate::chat::{
     events::{ChatEvent, RoundData, ToolEndData, ToolStartData, ToolStatus, UsageData},
     message::ToolCallRecord,
@@ -239,6 +240,7 @@ impl Agent {
                             status: ToolStatus::Success,
                             error: None,
                             summary: out.summary,
+                            document_html: out.document_xml.as_deref().map(lesson::render_both),
                             document_xml: out.document_xml,
                             revision: out.revision,
                         })));
@@ -253,6 +255,7 @@ impl Agent {
                             error: Some(error.clone()),
                             summary: None,
                             document_xml: None,
+                            document_html: None,
                             revision: None,
                         })));
                         messages.push(prompt::tool_result(&call.id, format!("Error: {error}")));

@@ -132,6 +132,10 @@ pub struct ToolEndData {
     /// The lesson after a successful edit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document_xml: Option<String>,
+    /// That lesson as HTML for both audiences, for the page's lesson view
+    /// (the browser does not parse XML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_html: Option<crate::models::LessonHtml>,
     /// The revision that edit was stored as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<i64>,
@@ -189,6 +193,7 @@ mod tests {
             error: Some("line 1: bad".into()),
             summary: None,
             document_xml: None,
+            document_html: None,
             revision: None,
         }));
         assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);

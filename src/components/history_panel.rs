@@ -17,7 +17,7 @@ use super::{
     lesson_state::{short_time, LessonState},
     lesson_view::{Audience, LessonView},
 };
-use crate::models::{Author, Revision, RevisionSummary, SaveOutcome};
+use crate::models::{Author, RevisionReply, RevisionSummary, SaveOutcome, SaveReply};
 
 #[component]
 pub fn HistoryPanel() -> impl IntoView {
@@ -25,7 +25,7 @@ pub fn HistoryPanel() -> impl IntoView {
     // `None` while loading.
     let revisions = RwSignal::new(None::<Result<Vec<RevisionSummary>, String>>);
     let selected = RwSignal::new(None::<i64>);
-    let chosen = RwSignal::new(None::<Result<Revision, String>>);
+    let chosen = RwSignal::new(None::<Result<RevisionReply, String>>);
     let message = RwSignal::new(None::<(bool, String)>);
     let restoring = RwSignal::new(false);
 
@@ -61,16 +61,16 @@ pub fn HistoryPanel() -> impl IntoView {
             let result = lesson_calls::restore(&state.id.get_value(), n, state.revision.get_untracked()).await;
             restoring.set(false);
             message.set(Some(match result {
-                Ok(SaveOutcome::Saved { revision, document_xml }) => {
-                    state.apply_revision(revision, document_xml);
+                Ok(SaveReply { outcome: SaveOutcome::Saved { revision, document_xml }, html }) => {
+                    state.apply_revision(revision, document_xml, html.unwrap_or_default());
                     selected.set(None);
                     chosen.set(None);
                     (true, format!("Restored version {n} as version {revision}."))
                 }
-                Ok(SaveOutcome::Conflict { current }) => (false, format!(
+                Ok(SaveReply { outcome: SaveOutcome::Conflict { current }, .. }) => (false, format!(
                     "Not restored: the lesson changed meanwhile (it is now version {current}). Reload the page and try again."
                 )),
-                Ok(SaveOutcome::Invalid { .. }) => (false, "Not restored: that version no longer passes the lesson checks.".into()),
+                Ok(SaveReply { outcome: SaveOutcome::Invalid { .. }, .. }) => (false, "Not restored: that version no longer passes the lesson checks.".into()),
                 Err(e) => (false, format!("Not restored: {e}")),
             }));
         });
@@ -104,8 +104,8 @@ pub fn HistoryPanel() -> impl IntoView {
                 Some(Err(e)) => EitherOf3::C(view! { <p class="form-error" role="alert">{e}</p> }),
             }}
             {move || match chosen.get() {
-                Some(Ok(rev)) => {
-                    let n = rev.number;
+                Some(Ok(RevisionReply { revision, html })) => {
+                    let n = revision.number;
                     Some(Either::Left(view! {
                         <section class="revision-preview" aria-label=format!("Version {n}")>
                             <div class="editor-actions">
@@ -121,7 +121,7 @@ pub fn HistoryPanel() -> impl IntoView {
                                     })
                                 }}
                             </div>
-                            <LessonView xml=Signal::stored(rev.document_xml) audience=Signal::stored(Audience::Teacher)/>
+                            <LessonView html=Signal::stored(html) audience=Signal::stored(Audience::Teacher)/>
                         </section>
                     }))
                 }

@@ -3,7 +3,7 @@
 //! made from the browser only: when a page is rendered on the server, no
 //! event handler or effect runs, so nothing calls them there.
 
-use crate::models::{Revision, RevisionSummary, SaveOutcome};
+use crate::models::{RevisionReply, RevisionSummary, SaveReply};
 
 #[cfg(feature = "hydrate")]
 async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<serde_json::Value>) -> Result<T, String> {
@@ -16,7 +16,7 @@ async fn call<T>(_method: &str, _url: &str, _body: Option<serde_json::Value>) ->
 }
 
 /// Saves the teacher's XML on top of `base_revision`.
-pub async fn save(id: &str, xml: String, base_revision: i64) -> Result<SaveOutcome, String> {
+pub async fn save(id: &str, xml: String, base_revision: i64) -> Result<SaveReply, String> {
     let body = serde_json::json!({ "xml": xml, "baseRevision": base_revision });
     call("PUT", &format!("/api/lessons/{id}/document"), Some(body)).await
 }
@@ -27,12 +27,12 @@ pub async fn revisions(id: &str) -> Result<Vec<RevisionSummary>, String> {
 }
 
 /// One version with its document.
-pub async fn revision(id: &str, number: i64) -> Result<Revision, String> {
+pub async fn revision(id: &str, number: i64) -> Result<RevisionReply, String> {
     call("GET", &format!("/api/lessons/{id}/revisions/{number}"), None).await
 }
 
 /// Makes version `number` the current document again, as a new version.
-pub async fn restore(id: &str, number: i64, base_revision: i64) -> Result<SaveOutcome, String> {
+pub async fn restore(id: &str, number: i64, base_revision: i64) -> Result<SaveReply, String> {
     let body = serde_json::json!({ "baseRevision": base_revision });
     call("POST", &format!("/api/lessons/{id}/revisions/{number}/restore"), Some(body)).await
 }

@@ -23,7 +23,8 @@ use super::{
 };
 use crate::{
     api::{error_text, lessons::get_lesson},
-    models::Lesson,
+    lesson,
+    models::{Lesson, LessonHtml},
 };
 
 #[component]
@@ -39,7 +40,7 @@ pub fn LessonPage() -> impl IntoView {
                 match lesson.await {
                     Ok(l) => Either::Left(view! {
                         <Title text=format!("{} · Margin", l.title)/>
-                        <LessonWorkspace lesson=l/>
+                        <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l/>
                     }),
                     Err(e) => Either::Right(view! {
                         <main class="page narrow">
@@ -62,8 +63,8 @@ enum Tab {
 }
 
 #[island]
-fn LessonWorkspace(lesson: Lesson) -> impl IntoView {
-    let state = LessonState::new(&lesson);
+fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
+    let state = LessonState::new(&lesson, html);
     provide_context(state);
     Effect::new(move |_| mark_hydrated());
     let tab = RwSignal::new(Tab::Lesson);
@@ -95,7 +96,7 @@ fn LessonWorkspace(lesson: Lesson) -> impl IntoView {
                     </Show>
                 </div>
                 {move || match tab.get() {
-                    Tab::Lesson => EitherOf3::A(view! { <LessonView xml=state.xml audience=audience/> }),
+                    Tab::Lesson => EitherOf3::A(view! { <LessonView html=state.html audience=audience/> }),
                     Tab::Xml => EitherOf3::B(view! { <XmlEditor/> }),
                     Tab::History => EitherOf3::C(view! { <HistoryPanel/> }),
                 }}

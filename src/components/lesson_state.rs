@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::models::Lesson;
+use crate::models::{Lesson, LessonHtml};
 
 #[derive(Clone, Copy)]
 pub struct LessonState {
@@ -12,6 +12,8 @@ pub struct LessonState {
     pub title: StoredValue<String>,
     /// The current document.
     pub xml: RwSignal<String>,
+    /// `xml` as HTML, rendered by the server.
+    pub html: RwSignal<LessonHtml>,
     /// The revision `xml` is; saves are made on top of it.
     pub revision: RwSignal<i64>,
     /// What the teacher is typing in the XML editor, kept across tab switches
@@ -25,11 +27,12 @@ pub struct LessonState {
 }
 
 impl LessonState {
-    pub fn new(lesson: &Lesson) -> Self {
+    pub fn new(lesson: &Lesson, html: LessonHtml) -> Self {
         Self {
             id: StoredValue::new(lesson.id.clone()),
             title: StoredValue::new(lesson.title.clone()),
             xml: RwSignal::new(lesson.document_xml.clone()),
+            html: RwSignal::new(html),
             revision: RwSignal::new(lesson.revision),
             draft: RwSignal::new(None),
             draft_base: RwSignal::new(lesson.revision),
@@ -55,8 +58,9 @@ impl LessonState {
     }
 
     /// A new revision was stored (by the teacher or the agent).
-    pub fn apply_revision(&self, revision: i64, xml: String) {
+    pub fn apply_revision(&self, revision: i64, xml: String, html: LessonHtml) {
         self.xml.set(xml);
+        self.html.set(html);
         self.revision.set(revision);
         self.history_version.update(|v| *v += 1);
     }

@@ -1,26 +1,20 @@
-//! The lesson rendered from its XML, for the teacher (answers shown) or as a
-//! student preview. The HTML itself comes from [`crate::lesson::to_html`],
-//! which escapes everything the document says; this component only re-renders
-//! it when the XML or the audience changes.
+//! The lesson rendered, for the teacher (answers shown) or as a student
+//! preview. The HTML comes from the server ([`crate::lesson::render_both`],
+//! which escapes everything the document says), for both audiences at once;
+//! this component only shows the one asked for.
 
 use leptos::prelude::*;
 
 pub use crate::lesson::Audience;
-use crate::lesson::{self, escape_text};
+use crate::models::LessonHtml;
 
 #[component]
-pub fn LessonView(#[prop(into)] xml: Signal<String>, #[prop(into)] audience: Signal<Audience>) -> impl IntoView {
-    let html = move || {
+pub fn LessonView(#[prop(into)] html: Signal<LessonHtml>, #[prop(into)] audience: Signal<Audience>) -> impl IntoView {
+    let shown = move || {
         let who = audience.get();
-        xml.with(|xml| match lesson::parse(xml) {
-            Ok(root) => lesson::to_html(&root, who),
-            Err(e) => format!(
-                "<p class=\"form-error\" role=\"alert\">This lesson cannot be shown: {}</p>",
-                escape_text(&e.to_string())
-            ),
-        })
+        html.with(|h| if who == Audience::Student { h.student.clone() } else { h.teacher.clone() })
     };
     view! {
-        <article class="lesson-view" class:student=move || audience.get() == Audience::Student inner_html=html></article>
+        <article class="lesson-view" class:student=move || audience.get() == Audience::Student inner_html=shown></article>
     }
 }

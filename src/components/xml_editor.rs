@@ -5,7 +5,10 @@
 use leptos::{either::EitherOf5, html, prelude::*, task::spawn_local};
 
 use super::{lesson_calls, lesson_state::LessonState};
-use crate::{lesson::LessonError, models::SaveOutcome};
+use crate::{
+    lesson::LessonError,
+    models::{SaveOutcome, SaveReply},
+};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Status {
@@ -35,13 +38,13 @@ pub fn XmlEditor() -> impl IntoView {
             let result = lesson_calls::save(&state.id.get_value(), xml, base).await;
             saving.set(false);
             status.set(match result {
-                Ok(SaveOutcome::Saved { revision, document_xml }) => {
+                Ok(SaveReply { outcome: SaveOutcome::Saved { revision, document_xml }, html }) => {
                     state.draft.set(None);
-                    state.apply_revision(revision, document_xml);
+                    state.apply_revision(revision, document_xml, html.unwrap_or_default());
                     Status::Saved(revision)
                 }
-                Ok(SaveOutcome::Invalid { errors }) => Status::Invalid(errors),
-                Ok(SaveOutcome::Conflict { current }) => Status::Conflict(current),
+                Ok(SaveReply { outcome: SaveOutcome::Invalid { errors }, .. }) => Status::Invalid(errors),
+                Ok(SaveReply { outcome: SaveOutcome::Conflict { current }, .. }) => Status::Conflict(current),
                 Err(message) => Status::Failed(message),
             });
         });

@@ -1,7 +1,8 @@
 //! The lesson as HTML, for the page: the teacher's view (exercises as students
 //! meet them, answers shown) or the student preview (answers hidden, inputs to
-//! fill in, teacher notes left out). The same function runs on the server and
-//! in the browser, which sets the result as the lesson view's inner HTML.
+//! fill in, teacher notes left out). It runs on the server only: every
+//! document the browser shows arrives rendered for both audiences
+//! ([`LessonHtml`]), so the browser bundle needs no XML parser.
 //!
 //! Why a string and not Leptos views: the lesson is static markup with no
 //! event handlers, and each distinct `view!` shape costs the browser bundle
@@ -14,12 +15,29 @@
 use std::fmt::Write;
 
 use super::{escape_attr, escape_text, Element, ExerciseKind, Node};
+pub use crate::models::LessonHtml;
 
 /// Who the lesson is shown to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Audience {
     Teacher,
     Student,
+}
+
+/// A document rendered for both audiences, as the lesson view shows it. A
+/// document that cannot be parsed (only possible for stored documents from an
+/// older format) renders as a message saying so.
+pub fn render_both(xml: &str) -> LessonHtml {
+    match super::parse(xml) {
+        Ok(root) => LessonHtml { teacher: to_html(&root, Audience::Teacher), student: to_html(&root, Audience::Student) },
+        Err(e) => {
+            let message = format!(
+                "<p class=\"form-error\" role=\"alert\">This lesson cannot be shown: {}</p>",
+                escape_text(&e.to_string())
+            );
+            LessonHtml { teacher: message.clone(), student: message }
+        }
+    }
 }
 
 /// The blocks of a parsed lesson as HTML (without a wrapping element).

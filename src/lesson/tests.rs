@@ -281,3 +281,15 @@ fn comments_are_dropped_and_text_around_them_joined() {
     let root = assert_valid("<lesson><p>a<!-- note -->b</p></lesson>");
     assert!(root.to_xml().contains(">ab</p>"));
 }
+
+#[test]
+fn render_both_gives_each_audience_its_view_and_explains_a_broken_document() {
+    let html = super::render_both(r#"<lesson><exercise type="true-false"><statement answer="true">Water is wet.</statement></exercise></lesson>"#);
+    assert!(html.teacher.contains("Water is wet.") && html.student.contains("Water is wet."));
+    assert_ne!(html.teacher, html.student, "the answer is shown to the teacher only");
+
+    let broken = super::render_both("<lesson><p>unclosed <b>&</p></lesson>");
+    assert!(broken.teacher.starts_with(r#"<p class="form-error" role="alert">This lesson cannot be shown: "#), "{}", broken.teacher);
+    assert!(!broken.teacher.contains("<b>"), "the parser's message is escaped: {}", broken.teacher);
+    assert_eq!(broken.teacher, broken.student);
+}

@@ -208,6 +208,7 @@ fn replay(m: &ChatMessage) -> Vec<ChatEvent> {
             error: c.error.clone(),
             summary: c.summary.clone(),
             document_xml: if Some(i) == last_edit { m.document_xml.clone() } else { None },
+            document_html: if Some(i) == last_edit { m.document_xml.as_deref().map(crate::lesson::render_both) } else { None },
             revision: None,
         })));
     }

@@ -2,6 +2,8 @@
 //! save the document, list and open its versions, restore one. JSON in and
 //! out; errors are JSON `{ "error": … }` with their status, as in the chat
 //! API. Every call checks that the lesson belongs to the signed-in teacher.
+//! Documents come with their HTML (`LessonHtml`): the browser does not parse
+//! XML.
 //!
 //! Plain JSON routes rather than server functions: the browser already talks
 //! to the chat API this way, and a server function brings its own client
@@ -15,7 +17,10 @@ use axum::{
 use serde::Deserialize;
 
 use super::{current_user::CurrentUser, error::Result, lessons, state::AppState};
-use crate::models::{Author, Revision, RevisionSummary, SaveOutcome};
+use crate::{
+    lesson,
+    models::{Author, RevisionReply, RevisionSummary, SaveReply},
+};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -46,10 +51,10 @@ async fn save(
     CurrentUser(user): CurrentUser,
     Path(id): Path<String>,
     Json(body): Json<SaveBody>,
-) -> Result<Json<SaveOutcome>> {
+) -> Result<Json<SaveReply>> {
     lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML")
         .await
-        .map(Json)
+        .map(|outcome| Json(SaveReply::new(outcome)))
 }
 
 async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<Vec<RevisionSummary>>> {
@@ -60,8 +65,10 @@ async fn open(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     Path((id, number)): Path<(String, i64)>,
-) -> Result<Json<Revision>> {
-    lessons::get_revision(&state.db, &user.id, &id, number).await.map(Json)
+) -> Result<Json<RevisionReply>> {
+    let revision = lessons::get_revision(&state.db, &user.id, &id, number).await?;
+    let html = lesson::render_both(&revision.document_xml);
+    Ok(Json(RevisionReply { revision, html }))
 }
 
 async fn restore(
@@ -69,6 +76,8 @@ async fn restore(
     CurrentUser(user): CurrentUser,
     Path((id, number)): Path<(String, i64)>,
     Json(body): Json<RestoreBody>,
-) -> Result<Json<SaveOutcome>> {
-    lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision).await.map(Json)
+) -> Result<Json<SaveReply>> {
+    lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision)
+        .await
+        .map(|outcome| Json(SaveReply::new(outcome)))
 }

@@ -130,10 +130,12 @@ impl Reply {
                     }
                 });
                 if let (Some(xml), Some(lesson)) = (end.document_xml, lesson) {
+                    let html = end.document_html.unwrap_or_default();
                     match end.revision {
-                        Some(revision) => lesson.apply_revision(revision, xml),
+                        Some(revision) => lesson.apply_revision(revision, xml, html),
                         None => {
                             lesson.xml.set(xml);
+                            lesson.html.set(html);
                             lesson.history_version.update(|v| *v += 1);
                         }
                     }
