@@ -1,7 +1,10 @@
 //! The lesson document: an XML format of headings, paragraphs and exercises.
 //!
-//! Compiled for both the server and the browser, so that the agent's edits, the
-//! teacher's XML editor and the rendered lesson all agree on one format. The
+//! The server parses, checks and renders every document, so that the agent's
+//! edits, the teacher's XML editor and the rendered lesson all agree on one
+//! format; the browser receives documents already rendered (`LessonHtml`) and
+//! uses only the error type and `Audience` from here (the linker leaves the
+//! parser out of its bundle). The
 //! format itself is described for people in `docs/lesson-format.md`; the rules
 //! here are the single source of truth and that file must follow them.
 //!
