@@ -19,6 +19,10 @@ pub struct LessonSummary {
     pub updated_at: String,
 }
 
+/// Longest lesson title, in characters (the server refuses longer ones; the
+/// page's form says so and limits its input to it).
+pub const MAX_LESSON_TITLE_CHARS: usize = 200;
+
 /// A lesson with its current document.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]

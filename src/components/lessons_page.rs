@@ -11,14 +11,17 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use super::{hydrated::mark_hydrated, top_bar::TopBar};
-use crate::api::{error_text, lessons::list_lessons};
+use crate::{
+    api::{error_text, lessons::list_lessons},
+    models::MAX_LESSON_TITLE_CHARS,
+};
 
 /// The sentence for an error code set by the `/lessons/new` form handler.
-pub fn new_lesson_error(code: &str) -> &'static str {
+pub fn new_lesson_error(code: &str) -> String {
     match code {
-        "title" => "Give the lesson a title.",
-        "title-long" => "Keep the title under 200 characters.",
-        _ => "Something went wrong on the server. Your lesson was not created; please try again.",
+        "title" => "Give the lesson a title.".into(),
+        "title-long" => format!("Keep the title under {MAX_LESSON_TITLE_CHARS} characters."),
+        _ => "Something went wrong on the server. Your lesson was not created; please try again.".into(),
     }
 }
 
@@ -26,7 +29,7 @@ pub fn new_lesson_error(code: &str) -> &'static str {
 pub fn LessonsPage() -> impl IntoView {
     let lessons = Resource::new(|| (), |_| list_lessons());
     let query = use_query_map();
-    let error = query.read_untracked().get("error").map(|c| new_lesson_error(&c).to_string());
+    let error = query.read_untracked().get("error").map(|c| new_lesson_error(&c));
     let title = query.read_untracked().get("title").unwrap_or_default();
 
     view! {
@@ -73,7 +76,7 @@ fn NewLesson(error: Option<String>, title: String) -> impl IntoView {
             <form method="post" action="/lessons/new">
                 <div class="new-lesson">
                     <label for="new-lesson-title">"Title"</label>
-                    <input id="new-lesson-title" name="title" required maxlength="200" autofocus
+                    <input id="new-lesson-title" name="title" required maxlength=MAX_LESSON_TITLE_CHARS autofocus
                         placeholder="e.g. French verbs: the present tense" value=title.clone()/>
                     <button type="submit" class="primary">"Create lesson"</button>
                     <button type="button" class="quiet" on:click=move |_| asking.set(false)>"Cancel"</button>

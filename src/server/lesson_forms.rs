@@ -25,10 +25,11 @@ struct NewLesson {
     title: String,
 }
 
-/// The code the lessons page turns into a sentence.
-pub fn error_code(e: &AppError) -> &'static str {
+/// The code the lessons page turns into a sentence. A refused title is
+/// either blank or too long; which one is read off the title itself.
+fn error_code(e: &AppError, title: &str) -> &'static str {
     match e {
-        AppError::BadRequest(m) if m.starts_with("Give") => "title",
+        AppError::BadRequest(_) if title.trim().is_empty() => "title",
         AppError::BadRequest(_) => "title-long",
         _ => "server",
     }
@@ -51,7 +52,7 @@ fn back(e: &AppError, title: &str) -> Response {
         tracing::error!(error = %e, "creating a lesson failed");
     }
     // Keep what was typed, within reason (it travels in the address).
-    let title: String = title.chars().take(400).collect();
-    let qs = serde_urlencoded::to_string([("error", error_code(e)), ("title", title.as_str())]).unwrap_or_default();
+    let kept: String = title.chars().take(400).collect();
+    let qs = serde_urlencoded::to_string([("error", error_code(e, title)), ("title", kept.as_str())]).unwrap_or_default();
     Redirect::to(&format!("/?{qs}")).into_response()
 }

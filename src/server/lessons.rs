@@ -10,7 +10,7 @@ use super::{
 use crate::models::{Author, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome};
 
 /// Longest title accepted, in characters.
-pub const MAX_TITLE_CHARS: usize = 200;
+pub const MAX_TITLE_CHARS: usize = crate::models::MAX_LESSON_TITLE_CHARS;
 
 /// Checks and tidies a title.
 pub fn clean_title(title: &str) -> Result<String> {

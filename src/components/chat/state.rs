@@ -133,11 +133,7 @@ impl Reply {
                     let html = end.document_html.unwrap_or_default();
                     match end.revision {
                         Some(revision) => lesson.apply_revision(revision, xml, html),
-                        None => {
-                            lesson.xml.set(xml);
-                            lesson.html.set(html);
-                            lesson.history_version.update(|v| *v += 1);
-                        }
+                        None => lesson.show_document(xml, html),
                     }
                 }
                 said
