@@ -5,6 +5,7 @@
 pub mod events;
 pub mod message;
 pub mod sse;
+pub mod tool_args;
 pub mod markdown;
 
 #[cfg(feature = "hydrate")]

@@ -103,6 +103,23 @@ impl SaveReply {
     }
 }
 
+/// The body of `PUT /api/lessons/{id}/document`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveRequest {
+    pub xml: String,
+    /// The version the teacher's text was started from.
+    pub base_revision: i64,
+}
+
+/// The body of `POST /api/lessons/{id}/revisions/{n}/restore`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreRequest {
+    /// The version the page shows as current.
+    pub base_revision: i64,
+}
+
 /// The lesson API's answer when a version is opened: it, and its document rendered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RevisionReply {

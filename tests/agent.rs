@@ -257,7 +257,8 @@ async fn arguments_in_one_character_pieces_are_reassembled() {
             "round 2 stop",
         ]
     );
-    assert_eq!(r.result.tool_calls[0].args, serde_json::json!({"skill": "sequencing"}));
+    let args: serde_json::Value = serde_json::from_str(r.result.tool_calls[0].args.json()).unwrap();
+    assert_eq!(args, serde_json::json!({"skill": "sequencing"}));
 }
 
 #[tokio::test]

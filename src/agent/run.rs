@@ -22,7 +22,7 @@ use super::{
 };
 use crate::lesson;
 use crate::chat::{
-    events::{ChatEvent, RoundData, ToolEndData, ToolStartData, ToolStatus, UsageData},
+    events::{ChatEvent, RoundData, ToolArgs, ToolEndData, ToolStartData, ToolStatus, UsageData},
     message::ToolCallRecord,
 };
 
@@ -185,7 +185,7 @@ impl Agent {
                     .filter_map(|(id, name)| self.tools.early_label(name).map(|label| (id.to_string(), name.to_string(), label)))
                     .collect();
                 for (id, tool, display_text) in early {
-                    emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: Value::Object(Default::default()), display_text })));
+                    emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text })));
                     announced.push(id);
                 }
             }
@@ -215,7 +215,7 @@ impl Agent {
                     emit(ChatEvent::ToolStart(Box::new(ToolStartData {
                         id: call.id.clone(),
                         tool: call.name.clone(),
-                        args: args.clone(),
+                        args: ToolArgs::from_model(&call.arguments),
                         display_text: display_text.clone(),
                     })));
                 }
@@ -223,7 +223,7 @@ impl Agent {
                 let mut record = ToolCallRecord {
                     id: call.id.clone(),
                     tool: call.name.clone(),
-                    args,
+                    args: ToolArgs::from_model(&call.arguments),
                     display_text,
                     status: ToolStatus::Success,
                     error: None,

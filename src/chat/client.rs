@@ -55,10 +55,11 @@ async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, Str
         Ok(p) => JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    let message = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
-        .unwrap_or_else(|| format!("The server answered {status}."));
+    #[derive(serde::Deserialize)]
+    struct ErrorBody {
+        error: String,
+    }
+    let message = serde_json::from_str::<ErrorBody>(&text).map(|b| b.error).unwrap_or_else(|_| format!("The server answered {status}."));
     Err(ClientError::Http { status, message })
 }
 

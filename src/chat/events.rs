@@ -8,7 +8,8 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+pub use super::tool_args::ToolArgs;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
@@ -108,7 +109,7 @@ pub struct ToolStartData {
     pub id: String,
     pub tool: String,
     /// The arguments as the model sent them (a string when they were not JSON).
-    pub args: Value,
+    pub args: ToolArgs,
     pub display_text: String,
 }
 
@@ -177,7 +178,7 @@ mod tests {
         let e = ChatEvent::ToolStart(Box::new(ToolStartData {
             id: "call_1".into(),
             tool: "load_skill".into(),
-            args: serde_json::json!({"skill": "fill-blanks"}),
+            args: ToolArgs::from_model(r#"{"skill":"fill-blanks"}"#),
             display_text: "Checking fill-blanks rules".into(),
         }));
         assert_eq!(e.name(), "tool_start");

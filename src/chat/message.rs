@@ -2,16 +2,14 @@
 //! took and how each ended.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::events::ToolStatus;
+use super::events::{ToolArgs, ToolStatus};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {
     pub id: String,
     pub tool: String,
-    pub args: Value,
+    pub args: ToolArgs,
     pub display_text: String,
     pub status: ToolStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,7 +27,7 @@ impl ToolCallRecord {
             ToolStatus::Error => "✗",
         };
         let subject = match self.tool.as_str() {
-            "load_skill" => self.args.get("skill").and_then(Value::as_str).map(|s| format!(" {s}")),
+            "load_skill" => self.args.brief().skill.map(|s| format!(" {s}")),
             _ => None,
         }
         .unwrap_or_default();
@@ -61,7 +59,7 @@ mod tests {
             ToolCallRecord {
                 id: "a".into(),
                 tool: "load_skill".into(),
-                args: serde_json::json!({"skill": "fill-blanks"}),
+                args: ToolArgs::from_model(r#"{"skill":"fill-blanks"}"#),
                 display_text: "Checking fill-blanks rules".into(),
                 status: ToolStatus::Success,
                 error: None,
@@ -70,7 +68,7 @@ mod tests {
             ToolCallRecord {
                 id: "b".into(),
                 tool: "edit_document".into(),
-                args: serde_json::json!({}),
+                args: ToolArgs::empty(),
                 display_text: "Editing document".into(),
                 status: ToolStatus::Success,
                 error: None,
@@ -80,6 +78,23 @@ mod tests {
         assert_eq!(steps_line(&calls).unwrap(), "steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise");
         assert_eq!(steps_line(&[]), None);
     }
+}
+
+/// The body of `POST /api/chat/stream`: the teacher's message to a chat.
+/// (Older clients also sent `documentXml`; it is ignored: the stored lesson
+/// is always the one the agent works on.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRequest {
+    pub session_id: String,
+    pub content: String,
+}
+
+/// The body of a new chat (optional) and of a rename.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TitleRequest {
+    #[serde(default)]
+    pub title: String,
 }
 
 /// A conversation about one lesson.

@@ -3,36 +3,39 @@
 //! made from the browser only: when a page is rendered on the server, no
 //! event handler or effect runs, so nothing calls them there.
 
-use crate::models::{RevisionReply, RevisionSummary, SaveReply};
+use serde::Serialize;
+
+use crate::models::{RestoreRequest, RevisionReply, RevisionSummary, SaveReply, SaveRequest};
 
 #[cfg(feature = "hydrate")]
-async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<serde_json::Value>) -> Result<T, String> {
-    crate::chat::client::json(method, url, body.as_ref()).await.map_err(|e| e.message())
+async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, String> {
+    crate::chat::client::json(method, url, body).await.map_err(|e| e.message())
 }
 
 #[cfg(not(feature = "hydrate"))]
-async fn call<T>(_method: &str, _url: &str, _body: Option<serde_json::Value>) -> Result<T, String> {
+async fn call<T>(_method: &str, _url: &str, _body: Option<&impl Serialize>) -> Result<T, String> {
     Err("This runs in the browser only.".into())
 }
 
+/// A call without a body.
+const NO_BODY: Option<&()> = None;
+
 /// Saves the teacher's XML on top of `base_revision`.
 pub async fn save(id: &str, xml: String, base_revision: i64) -> Result<SaveReply, String> {
-    let body = serde_json::json!({ "xml": xml, "baseRevision": base_revision });
-    call("PUT", &format!("/api/lessons/{id}/document"), Some(body)).await
+    call("PUT", &format!("/api/lessons/{id}/document"), Some(&SaveRequest { xml, base_revision })).await
 }
 
 /// Every version, newest first.
 pub async fn revisions(id: &str) -> Result<Vec<RevisionSummary>, String> {
-    call("GET", &format!("/api/lessons/{id}/revisions"), None).await
+    call("GET", &format!("/api/lessons/{id}/revisions"), NO_BODY).await
 }
 
 /// One version with its document.
 pub async fn revision(id: &str, number: i64) -> Result<RevisionReply, String> {
-    call("GET", &format!("/api/lessons/{id}/revisions/{number}"), None).await
+    call("GET", &format!("/api/lessons/{id}/revisions/{number}"), NO_BODY).await
 }
 
 /// Makes version `number` the current document again, as a new version.
 pub async fn restore(id: &str, number: i64, base_revision: i64) -> Result<SaveReply, String> {
-    let body = serde_json::json!({ "baseRevision": base_revision });
-    call("POST", &format!("/api/lessons/{id}/revisions/{number}/restore"), Some(body)).await
+    call("POST", &format!("/api/lessons/{id}/revisions/{number}/restore"), Some(&RestoreRequest { base_revision })).await
 }

@@ -30,7 +30,7 @@ use super::{
 };
 use crate::chat::{
     events::{ChatEvent, DoneData, TextData, ToolEndData, ToolStartData, ToolStatus},
-    message::{ChatMessage, MessageStatus},
+    message::{ChatMessage, MessageStatus, TitleRequest, TurnRequest},
 };
 
 /// Longest message a teacher can send, in characters.
@@ -49,17 +49,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/ai/status", get(ai_status))
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StreamBody {
-    session_id: String,
-    content: String,
-    /// Accepted for compatibility; the stored lesson is always the one used.
-    #[serde(default)]
-    #[allow(dead_code)]
-    document_xml: Option<String>,
-}
-
 async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response> {
     // The checks answer in the same order as everywhere else (401 first), but
     // the teacher, the chat, its lesson and the conversation so far are one
@@ -68,7 +57,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let parsed = if body.len() > MAX_TURN_BODY {
         Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)))
     } else {
-        serde_json::from_slice::<StreamBody>(&body)
+        serde_json::from_slice::<TurnRequest>(&body)
             .map_err(|e| AppError::BadRequest(format!("Send JSON with sessionId and content ({e}).")))
     };
     let body = match parsed {
@@ -297,12 +286,6 @@ fn merge_text(batch: Vec<(u64, ChatEvent)>) -> Vec<Event> {
     out
 }
 
-#[derive(Deserialize, Default)]
-struct TitleBody {
-    #[serde(default)]
-    title: String,
-}
-
 async fn list_sessions(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(lesson_id): Path<String>) -> Result<Response> {
     Ok(Json(chats::list_sessions(&state.db, &user.id, &lesson_id).await?).into_response())
 }
@@ -311,7 +294,7 @@ async fn create_session(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     Path(lesson_id): Path<String>,
-    body: Option<Json<TitleBody>>,
+    body: Option<Json<TitleRequest>>,
 ) -> Result<Response> {
     let title = body.map(|Json(b)| b.title).unwrap_or_default();
     let session = chats::create_session(&state.db, &user.id, &lesson_id, &title).await?;
@@ -322,7 +305,7 @@ async fn rename_session(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     Path(id): Path<String>,
-    Json(body): Json<TitleBody>,
+    Json(body): Json<TitleRequest>,
 ) -> Result<Response> {
     Ok(Json(chats::rename_session(&state.db, &user.id, &id, &body.title).await?).into_response())
 }

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use super::{current_user::CurrentUser, error::Result, lessons, state::AppState};
 use crate::{
     lesson,
-    models::{Author, RevisionReply, RevisionSummary, SaveReply},
+    models::{Author, RestoreRequest, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 pub fn router() -> Router<AppState> {
@@ -30,27 +30,12 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/revisions/{number}/restore", post(restore))
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SaveBody {
-    xml: String,
-    /// The version the teacher's text was started from.
-    base_revision: i64,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RestoreBody {
-    /// The version the page shows as current.
-    base_revision: i64,
-}
-
 /// Saves the teacher's XML on top of `baseRevision`.
 async fn save(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     Path(id): Path<String>,
-    Json(body): Json<SaveBody>,
+    Json(body): Json<SaveRequest>,
 ) -> Result<Json<SaveReply>> {
     lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML")
         .await
@@ -75,7 +60,7 @@ async fn restore(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     Path((id, number)): Path<(String, i64)>,
-    Json(body): Json<RestoreBody>,
+    Json(body): Json<RestoreRequest>,
 ) -> Result<Json<SaveReply>> {
     lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision)
         .await

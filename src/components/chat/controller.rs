@@ -72,11 +72,10 @@ impl Chat {
 #[cfg(feature = "hydrate")]
 mod browser {
     use leptos::{prelude::*, task::spawn_local};
-    use serde_json::json;
 
     use super::*;
     use crate::{
-        chat::message::{title_from, Role, DEFAULT_CHAT_TITLE},
+        chat::message::{title_from, Role, TitleRequest, TurnRequest, DEFAULT_CHAT_TITLE},
         components::chat::state::{Phase, Reply},
     };
     use crate::chat::{
@@ -206,7 +205,7 @@ mod browser {
 
         async fn create_session(self) -> Option<String> {
             let url = format!("/api/lessons/{}/chats", self.lesson_id.get_value());
-            match client::json::<ChatSession>("POST", &url, Some(&json!({}))).await {
+            match client::json::<ChatSession>("POST", &url, Some(&TitleRequest::default())).await {
                 Ok(s) => {
                     let id = s.id.clone();
                     self.sessions.update(|list| list.insert(0, s));
@@ -224,7 +223,7 @@ mod browser {
             let old = self.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).map(|s| s.title.clone())).unwrap_or_default();
             let Some(title) = window().prompt_with_message_and_default("Name this chat", &old).ok().flatten() else { return };
             spawn_local(async move {
-                match client::json::<ChatSession>("PATCH", &format!("/api/chats/{id}"), Some(&json!({ "title": title }))).await {
+                match client::json::<ChatSession>("PATCH", &format!("/api/chats/{id}"), Some(&TitleRequest { title })).await {
                     Ok(s) => self.sessions.update(|l| {
                         if let Some(x) = l.iter_mut().find(|x| x.id == s.id) {
                             *x = s;
@@ -288,7 +287,7 @@ mod browser {
                         s.title = title_from(&text);
                     }
                 });
-                let body = json!({ "sessionId": session, "content": text }).to_string();
+                let body = serde_json::to_string(&TurnRequest { session_id: session.clone(), content: text.clone() }).unwrap_or_default();
                 let Some(handle) = StreamHandle::new() else { return };
                 let opened = client::stream(
                     "/api/chat/stream",
@@ -352,7 +351,7 @@ mod browser {
         pub fn stop(self) {
             let Some(turn) = self.turn_id.get_untracked() else { return };
             spawn_local(async move {
-                if let Err(e) = client::json::<serde_json::Value>("POST", &format!("/api/chat/turns/{turn}/cancel"), Some(&json!({}))).await {
+                if let Err(e) = client::json::<serde::de::IgnoredAny>("POST", &format!("/api/chat/turns/{turn}/cancel"), None::<&()>).await {
                     self.notice.set(Some(e.message()));
                 }
             });

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::{
     chat::{
-        events::{ChatEvent, ToolStatus},
+        events::{ChatEvent, ToolArgs, ToolStatus},
         markdown::{self, MarkdownStream},
         message::{ChatMessage, MessageStatus, Role, ToolCallRecord},
     },
@@ -167,10 +167,10 @@ impl Reply {
     }
 }
 
-fn detail_of(tool: &str, args: &serde_json::Value) -> String {
+fn detail_of(tool: &str, args: &ToolArgs) -> String {
     match tool {
-        "load_skill" => args.get("skill").and_then(|v| v.as_str()).map(|s| format!("Skill: {s}")).unwrap_or_default(),
-        "edit_document" => args.get("summary").and_then(|v| v.as_str()).unwrap_or_default().to_string(),
+        "load_skill" => args.brief().skill.map(|s| format!("Skill: {s}")).unwrap_or_default(),
+        "edit_document" => args.brief().summary.unwrap_or_default(),
         _ => String::new(),
     }
 }
