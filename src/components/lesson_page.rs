@@ -74,7 +74,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
         view! {
             <button type="button" role="tab" class="tab"
                 aria-selected=move || (tab.get() == which).to_string()
-                on:click=move |_| tab.set(which)>{label}</button>
+                on:click=move |_| tab.maybe_update(|t| std::mem::replace(t, which) != which)>{label}</button>
         }
     };
 
@@ -88,12 +88,12 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                         {tab_button(Tab::Xml, "XML")}
                         {tab_button(Tab::History, "History")}
                     </div>
-                    <Show when=move || tab.get() == Tab::Lesson>
+                    {move || (tab.get() == Tab::Lesson).then(|| view! {
                         <label class="toggle">
                             <input type="checkbox" prop:checked=student on:change=move |ev| student.set(event_target_checked(&ev))/>
                             " Student preview"
                         </label>
-                    </Show>
+                    })}
                 </div>
                 {move || match tab.get() {
                     Tab::Lesson => EitherOf3::A(view! { <LessonView html=state.html audience=audience/> }),

@@ -72,7 +72,7 @@ fn NewLesson(error: Option<String>, title: String) -> impl IntoView {
             <h1>"Your lessons"</h1>
             <button type="button" class="primary" on:click=move |_| asking.set(true)>"New lesson"</button>
         </div>
-        <Show when=move || asking.get()>
+        {move || asking.get().then(|| view! {
             <form method="post" action="/lessons/new">
                 <div class="new-lesson">
                     <label for="new-lesson-title">"Title"</label>
@@ -83,7 +83,7 @@ fn NewLesson(error: Option<String>, title: String) -> impl IntoView {
                 </div>
             </form>
             {error.clone().map(|msg| view! { <p class="form-error" role="alert">{msg}</p> })}
-        </Show>
+        })}
     }
 }
 

@@ -3,6 +3,7 @@
 
 use leptos::{
     either::{Either, EitherOf3},
+    html,
     prelude::*,
 };
 
@@ -34,17 +35,32 @@ pub fn UserMessage(text: String) -> impl IntoView {
 pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     let chat = expect_context::<Chat>();
     let streaming = move || reply.phase.get() == Phase::Streaming;
-    let blocks = move || reply.blocks.get().into_iter().enumerate().collect::<Vec<(usize, String)>>();
-    let block_key = |(i, _): &(usize, String)| *i;
-    let block_view = |(_, html): (usize, String)| view! { <div class="md-block" inner_html=html></div> };
+    // Finished blocks only ever grow at the end: each is added to the page
+    // once, as it finishes, and never touched again. (A keyed list would
+    // compare every block on each append, and costs more code.)
+    let blocks = NodeRef::<html::Div>::new();
+    let appended = StoredValue::new(0usize);
+    Effect::new(move |_| {
+        let Some(container) = blocks.get() else { return };
+        reply.blocks.with(|all| {
+            for block in all.iter().skip(appended.get_value()) {
+                if let Ok(div) = document().create_element("div") {
+                    div.set_class_name("md-block");
+                    div.set_inner_html(block);
+                    let _ = container.append_child(&div);
+                }
+            }
+            appended.set_value(all.len());
+        });
+    });
     view! {
         <div class="msg assistant">
             <ToolCallsSection reply/>
-            <Show when=move || reply.phase.get() == Phase::Thinking>
+            {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
                 <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
-            </Show>
+            })}
             <div class="reply markdown" class:streaming=streaming>
-                <For each=blocks key=block_key children=block_view/>
+                <div class="md-blocks" node_ref=blocks></div>
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
             {move || match reply.phase.get() {
@@ -76,7 +92,7 @@ pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
         }
     };
     view! {
-        <Show when=has_steps>
+        {move || has_steps().then(|| view! {
             <div class="tool-calls">
                 {move || if over() {
                     let n = count();
@@ -85,13 +101,13 @@ pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
                             on:click=move |_| reply.expanded.update(|e| *e = !*e)>
                             {format!("Done ({n} step{})", if n == 1 { "" } else { "s" })}
                         </button>
-                        <Show when=move || reply.expanded.get()>{list}</Show>
+                        {move || reply.expanded.get().then(list)}
                     })
                 } else {
                     Either::Right(list())
                 }}
             </div>
-        </Show>
+        })}
     }
 }
 

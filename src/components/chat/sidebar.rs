@@ -22,6 +22,8 @@ pub fn ChatSidebar() -> impl IntoView {
 
     let list = NodeRef::<html::Div>::new();
     let behind = RwSignal::new(false);
+    // Changed only when it changes: it is set on every frame of a reply.
+    let set_behind = move |b: bool| behind.maybe_update(|old| std::mem::replace(old, b) != b);
     // Follow the reply while the reader is at the bottom; otherwise offer a
     // jump. Scrolling waits for the next frame, once however many chunks
     // arrived before it: measuring the list on every chunk would force a
@@ -38,9 +40,9 @@ pub fn ChatSidebar() -> impl IntoView {
             let Some(el) = list.get_untracked() else { return };
             if chat.follow.get_untracked() {
                 el.set_scroll_top(el.scroll_height());
-                behind.set(false);
+                set_behind(false);
             } else {
-                behind.set(true);
+                set_behind(true);
             }
         });
     });
@@ -54,7 +56,7 @@ pub fn ChatSidebar() -> impl IntoView {
             let top = el.scroll_top();
             if el.scroll_height() - top - el.client_height() < 40 {
                 chat.follow.set(true);
-                behind.set(false);
+                set_behind(false);
             } else if top < last_top.get_value() {
                 chat.follow.set(false);
             }
@@ -66,7 +68,7 @@ pub fn ChatSidebar() -> impl IntoView {
             el.set_scroll_top(el.scroll_height());
         }
         chat.follow.set(true);
-        behind.set(false);
+        set_behind(false);
     };
 
     view! {
@@ -101,7 +103,7 @@ pub fn ChatSidebar() -> impl IntoView {
             {move || chat.status.get().and_then(|s| s.message).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
-                <Show when=move || chat.loaded.get() && chat.messages.with(|m| m.is_empty())>
+                {move || (chat.loaded.get() && chat.messages.with(|m| m.is_empty())).then(|| view! {
                     <div class="welcome">
                         <p>"Hello! Ask me about this lesson, or tell me what to add or change."</p>
                         <div class="chips">
@@ -110,12 +112,10 @@ pub fn ChatSidebar() -> impl IntoView {
                             }).collect_view()}
                         </div>
                     </div>
-                </Show>
+                })}
                 <MessageList/>
             </div>
-            <Show when=move || behind.get()>
-                <button type="button" class="jump" on:click=jump>"Jump to latest"</button>
-            </Show>
+            {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
             <p class="sr-only" aria-live="polite">{move || chat.announce.get()}</p>
             <ChatInput/>
         </aside>

@@ -97,7 +97,7 @@ impl Reply {
     pub fn apply(&self, event: ChatEvent, lesson: Option<LessonState>) -> Option<String> {
         match event {
             ChatEvent::Text(t) => {
-                self.phase.set(Phase::Streaming);
+                self.streaming();
                 let update = self.markdown.try_update_value(|m| m.push(&t.content))?;
                 if let Some(html) = update.finished {
                     self.blocks.update(|b| b.push(html));
@@ -106,7 +106,7 @@ impl Reply {
                 None
             }
             ChatEvent::ToolStart(s) => {
-                self.phase.set(Phase::Streaming);
+                self.streaming();
                 let detail = detail_of(&s.tool, &s.args);
                 self.steps.update(|steps| steps.push(Step { id: s.id, label: s.display_text, status: StepStatus::Running, detail }));
                 None
@@ -157,6 +157,12 @@ impl Reply {
         }
     }
 
+    /// The reply is under way. Said once: everything that shows the phase
+    /// would otherwise run again on every chunk of text.
+    fn streaming(&self) {
+        self.phase.maybe_update(|p| std::mem::replace(p, Phase::Streaming) != Phase::Streaming);
+    }
+
     /// Steps still running when the turn ended did not finish.
     fn finish_tail(&self) {
         self.steps.update(|steps| {
@@ -194,4 +200,36 @@ pub struct UiMessage {
     pub role: Role,
     pub text: String,
     pub reply: Option<Reply>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    };
+
+    use leptos::reactive::effect::ImmediateEffect;
+
+    use super::*;
+
+    #[test]
+    fn streaming_text_changes_the_phase_once_not_per_chunk() {
+        let owner = Owner::new();
+        owner.set();
+        let reply = Reply::new("hello");
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = runs.clone();
+        let _watch = ImmediateEffect::new_isomorphic(move || {
+            reply.phase.track();
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        for piece in ["Hel", "lo ", "the", "re."] {
+            reply.apply(ChatEvent::text(piece), None);
+        }
+        // The first run, then Thinking → Streaming; the other chunks change nothing.
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        assert_eq!(reply.phase.get_untracked(), Phase::Streaming);
+        assert_eq!(reply.tail.get_untracked(), "<p>Hello there.</p>\n");
+    }
 }
