@@ -2,6 +2,7 @@
 
 pub mod auth_pages;
 pub mod chat;
+pub mod client_only;
 pub mod history_panel;
 pub mod hydrated;
 pub mod lesson_calls;

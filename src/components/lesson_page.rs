@@ -14,6 +14,7 @@ use leptos_router::hooks::use_params_map;
 
 use super::{
     chat::sidebar::ChatSidebar,
+    client_only::client_only,
     hydrated::mark_hydrated,
     history_panel::HistoryPanel,
     lesson_state::LessonState,
@@ -95,11 +96,13 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                         </label>
                     })}
                 </div>
-                {move || match tab.get() {
-                    Tab::Lesson => EitherOf3::A(view! { <LessonView html=state.html audience=audience/> }),
+                {move || (tab.get() == Tab::Lesson).then(|| view! { <LessonView html=state.html audience=audience/> })}
+                // The page always opens on the lesson: the other tabs are built in the browser.
+                {client_only("tab-panel", move || match tab.get() {
+                    Tab::Lesson => EitherOf3::A(()),
                     Tab::Xml => EitherOf3::B(view! { <XmlEditor/> }),
                     Tab::History => EitherOf3::C(view! { <HistoryPanel/> }),
-                }}
+                })}
             </section>
             <ChatSidebar/>
         </main>

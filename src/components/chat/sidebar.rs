@@ -3,7 +3,7 @@
 use leptos::{either::Either, html, prelude::*};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
-use crate::components::lesson_state::LessonState;
+use crate::components::{client_only::client_only, lesson_state::LessonState};
 
 /// Suggestions shown in an empty chat; choosing one sends it.
 const CHIPS: [&str; 3] = ["Add a fill-in-the-blank exercise", "Explain this lesson", "Check my exercises"];
@@ -113,7 +113,7 @@ pub fn ChatSidebar() -> impl IntoView {
                         </div>
                     </div>
                 })}
-                <MessageList/>
+                {client_only("message-list", || view! { <MessageList/> })}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
             <p class="sr-only" aria-live="polite">{move || chat.announce.get()}</p>
