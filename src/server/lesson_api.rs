@@ -14,7 +14,6 @@ use axum::{
     routing::{get, post, put},
     Json, Router,
 };
-use serde::Deserialize;
 
 use super::{current_user::CurrentUser, error::Result, lessons, state::AppState};
 use crate::{
