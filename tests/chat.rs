@@ -299,6 +299,60 @@ async fn resuming_replays_the_rest_exactly_once_then_follows_the_live_turn() {
     assert_eq!(all.last().unwrap().event, "done");
 }
 
+/// Replays a turn's events as a process that did not run it would (the turn
+/// is not in memory; only the database has it).
+async fn replay_elsewhere(app: &TestApp, t: &Teacher, turn: &str) -> Vec<Value> {
+    let state = margin::server::state::AppState::new(
+        app.state.leptos_options.clone(),
+        app.state.db.clone(),
+        Config::default(),
+        common::scripted_ai().await,
+    );
+    let router = margin::server::router::build(state);
+    let req = Request::builder()
+        .uri(format!("/api/chat/turns/{turn}/events?after=0"))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .body(Body::empty())
+        .unwrap();
+    read_all(router.oneshot(req).await.unwrap())
+        .await
+        .into_iter()
+        .filter(|e| e.event == "tool_end")
+        .map(|e| serde_json::from_str(&e.data).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_replayed_edit_carries_its_revision_and_never_an_outdated_document() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Add a fill-in-the-blank exercise about French verbs").await;
+    let turn = turn_id(&res);
+    let live: Vec<Value> = read_all(res).await.into_iter().filter(|e| e.event == "tool_end").map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    let edit = live.iter().find(|e| e.get("documentXml").is_some()).expect("the edit's tool_end");
+    let revision = edit["revision"].as_i64().unwrap();
+
+    // Still the lesson's document: replayed with the same revision.
+    let replayed = replay_elsewhere(&app, &t, &turn).await;
+    let again = replayed.iter().find(|e| e.get("documentXml").is_some()).expect("the replayed edit");
+    assert_eq!(again["documentXml"], edit["documentXml"]);
+    assert_eq!(again["revision"], revision);
+    assert!(again["documentHtml"]["teacher"].as_str().unwrap().contains("French verbs"));
+
+    // The teacher saved a newer version since: the replay no longer offers the older document.
+    let saved = app
+        .put_json(
+            &format!("/api/lessons/{}/document", t.lesson_id),
+            Auth::Bearer(&t.token),
+            json!({"xml": "<lesson><p>Rewritten by hand.</p></lesson>", "baseRevision": revision}),
+        )
+        .await;
+    assert_eq!(saved.json()["outcome"]["Saved"]["revision"], revision + 1, "{}", saved.body);
+    let replayed = replay_elsewhere(&app, &t, &turn).await;
+    assert_eq!(replayed.len(), live.len(), "every step is still replayed");
+    assert!(replayed.iter().all(|e| e.get("documentXml").is_none() && e.get("revision").is_none()), "{replayed:?}");
+}
+
 #[tokio::test]
 async fn cancelling_mid_reply_keeps_the_partial_reply() {
     let app = app().await;

@@ -57,15 +57,13 @@ impl LessonState {
         }
     }
 
-    /// A new revision was stored (by the teacher or the agent).
+    /// A new revision was stored (by the teacher or the agent). One older
+    /// than the page's is ignored: the page never goes back by itself.
     pub fn apply_revision(&self, revision: i64, xml: String, html: LessonHtml) {
+        if revision < self.revision.get_untracked() {
+            return;
+        }
         self.revision.set(revision);
-        self.show_document(xml, html);
-    }
-
-    /// Shows a stored document whose revision number is not known (a
-    /// replayed edit); the history reloads to find it.
-    pub fn show_document(&self, xml: String, html: LessonHtml) {
         self.xml.set(xml);
         self.html.set(html);
         self.history_version.update(|v| *v += 1);

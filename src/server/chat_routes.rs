@@ -155,7 +155,8 @@ async fn resume(
     }
     // Not in this process any more: replay what the database kept.
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
-    let events: Vec<Result<Event, Infallible>> = replay(&message)
+    let lesson_now = chats::turn_lesson(&state.db, &user.id, &turn_id).await?;
+    let events: Vec<Result<Event, Infallible>> = replay(&message, lesson_now)
         .into_iter()
         .enumerate()
         .map(|(i, e)| (i as u64 + 1, e))
@@ -181,8 +182,17 @@ async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, P
 }
 
 /// The events a finished turn stands for, rebuilt from its stored message.
-fn replay(m: &ChatMessage) -> Vec<ChatEvent> {
+///
+/// The turn's last edit carries the document only while it is still the
+/// lesson's current one (`lesson_now`, with its revision): a page following
+/// the replay must never be shown an older document than the lesson has now,
+/// nor save on top of one.
+fn replay(m: &ChatMessage, lesson_now: Option<(String, i64)>) -> Vec<ChatEvent> {
     let mut out = Vec::new();
+    let current = match (&m.document_xml, lesson_now) {
+        (Some(edited), Some((xml, revision))) if *edited == xml => Some((xml, revision)),
+        _ => None,
+    };
     let last_edit = m.tool_calls.iter().rposition(|c| c.tool == "edit_document" && c.status == ToolStatus::Success);
     for (i, c) in m.tool_calls.iter().enumerate() {
         out.push(ChatEvent::ToolStart(Box::new(ToolStartData {
@@ -191,14 +201,15 @@ fn replay(m: &ChatMessage) -> Vec<ChatEvent> {
             args: c.args.clone(),
             display_text: c.display_text.clone(),
         })));
+        let document = current.as_ref().filter(|_| Some(i) == last_edit);
         out.push(ChatEvent::ToolEnd(Box::new(ToolEndData {
             id: c.id.clone(),
             status: c.status,
             error: c.error.clone(),
             summary: c.summary.clone(),
-            document_xml: if Some(i) == last_edit { m.document_xml.clone() } else { None },
-            document_html: if Some(i) == last_edit { m.document_xml.as_deref().map(crate::lesson::render_both) } else { None },
-            revision: None,
+            document_xml: document.map(|(xml, _)| xml.clone()),
+            document_html: document.map(|(xml, _)| crate::lesson::render_both(xml)),
+            revision: document.map(|(_, revision)| *revision),
         })));
     }
     if !m.content.is_empty() {

@@ -278,6 +278,20 @@ pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result
     row.map(message).ok_or(AppError::NotFound)
 }
 
+/// The current document and revision of the lesson a turn's chat is about.
+pub async fn turn_lesson(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<Option<(String, i64)>> {
+    Ok(sqlx::query_as(
+        "SELECT l.document_xml, l.revision FROM chat_messages m
+           JOIN chat_sessions s ON s.id = m.session_id
+           JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = s.owner_id
+         WHERE m.turn_id = ? AND s.owner_id = ?",
+    )
+    .bind(turn_id)
+    .bind(owner)
+    .fetch_optional(db)
+    .await?)
+}
+
 /// Messages (role, content, tool calls, status; oldest first) as the model
 /// sees them: the teacher's text, and each reply with a one-line account of
 /// its steps and of how it ended, if not well.

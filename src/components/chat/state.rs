@@ -129,12 +129,11 @@ impl Reply {
                         ));
                     }
                 });
-                if let (Some(xml), Some(lesson)) = (end.document_xml, lesson) {
-                    let html = end.document_html.unwrap_or_default();
-                    match end.revision {
-                        Some(revision) => lesson.apply_revision(revision, xml, html),
-                        None => lesson.show_document(xml, html),
-                    }
+                // The server sends a document with the revision it is (a
+                // replayed edit whose document is no longer the lesson's
+                // comes without either).
+                if let (Some(xml), Some(revision), Some(lesson)) = (end.document_xml, end.revision, lesson) {
+                    lesson.apply_revision(revision, xml, end.document_html.unwrap_or_default());
                 }
                 said
             }
