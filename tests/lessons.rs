@@ -233,6 +233,11 @@ async fn the_new_lesson_form_redirects_to_the_lesson_or_back_with_what_was_typed
     assert!(list.body.contains("Keep the title under 200 characters."));
     assert!(list.body.contains(&long), "the typed title is kept in the form");
 
+    // Typed into the address bar, the form's address leads to the form.
+    let visit = app.get("/lessons/new", Auth::Cookie(&ana)).await;
+    assert!(visit.status.is_redirection(), "{}", visit.status);
+    assert_eq!(visit.location(), "/");
+
     let anon = app.post_form("/lessons/new", Auth::None, &[("title", "Sneaky")]).await;
     assert_eq!(anon.location(), "/signin");
     let ana_id = app.user_id(&ana).await;

@@ -11,7 +11,7 @@ use axum::{
     response::{Html, IntoResponse, Redirect, Response},
 };
 
-use super::{auth, lessons, state::AppState};
+use super::{auth, lesson_forms::NEW_LESSON_PATH, lessons, state::AppState};
 
 /// Paths anyone may load.
 fn is_public(path: &str) -> bool {
@@ -45,7 +45,7 @@ pub async fn pages(State(state): State<AppState>, req: Request<Body>, next: Next
         }
         Err(e) => return e.into_response(),
     };
-    if let Some(id) = path.strip_prefix("/lessons/") {
+    if let Some(id) = path.strip_prefix("/lessons/").filter(|_| path != NEW_LESSON_PATH) {
         let id = id.trim_end_matches('/');
         match lessons::is_owned(&state.db, &user.id, id).await {
             Ok(true) => {}

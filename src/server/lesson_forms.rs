@@ -2,21 +2,25 @@
 //! forms, it answers with redirects, so "New lesson" works as soon as the
 //! page arrives and needs no code in the browser bundle: on success to the
 //! new lesson, otherwise back to the list with a short error code and the
-//! title that was typed (so nothing is lost).
+//! title that was typed (so nothing is lost). Opening `/lessons/new` in the
+//! address bar leads to the list, where the form is.
 
 use axum::{
     extract::State,
     http::HeaderMap,
     response::{IntoResponse, Redirect, Response},
-    routing::post,
+    routing::get,
     Form, Router,
 };
 use serde::Deserialize;
 
 use super::{auth, error::AppError, lessons, state::AppState};
 
+/// Where the form posts. Not a lesson page, though it looks like one.
+pub const NEW_LESSON_PATH: &str = "/lessons/new";
+
 pub fn router() -> Router<AppState> {
-    Router::new().route("/lessons/new", post(form_create))
+    Router::new().route(NEW_LESSON_PATH, get(|| async { Redirect::to("/") }).post(form_create))
 }
 
 #[derive(Deserialize)]
