@@ -11,7 +11,12 @@
 //!   the scripted model the very same request directly, and the difference
 //!   (target: under 1 ms);
 //! - the server's CPU time per 1,000 streamed text deltas (from
-//!   /proc/<pid>/stat, 10 ms resolution);
+//!   /proc/<pid>/stat, 10 ms resolution), for a 20,000-character reply and
+//!   for a 100,000-character one (it must not grow with the reply's length);
+//! - 100 turns started at once, each a reply the model writes over six
+//!   seconds: time to the first text (p50, p95) and to the end (p50, max),
+//!   through Margin and from the model directly (targets: first text p50
+//!   under the model's own plus 100 ms; the end within 10% of the model's);
 //! - the server's peak resident memory per open stream with 100 and 1,000
 //!   concurrent turns, each count on a fresh server (target: under 64 KB).
 //!
@@ -28,7 +33,8 @@ use std::{
 
 use leptos::config::LeptosOptions;
 use margin::{
-    agent::{config::AiConfig, scripted::ScriptedLlm},
+    agent::config::AiConfig,
+    scripted::ScriptedLlm,
     server::{ai::AiRuntime, auth, config::Config, db, lessons, router, state::AppState},
 };
 use tokio::{
@@ -165,6 +171,62 @@ fn request(method: &str, host: &str, path: &str, body: &str, token: Option<&str>
         "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
+}
+
+/// Starts `n` turns at once, each a reply the model writes over six seconds,
+/// and compares the time to the first text and to the end with the same
+/// number of requests sent to the model directly at once.
+async fn many_at_once(b: &Bench, n: usize) {
+    async fn timed(target: (SocketAddr, String), first: &'static str, end: &'static str) -> (Duration, Duration) {
+        let started = Instant::now();
+        let (first_at, seen, mut s) = until(target, first).await;
+        if !seen.contains(end) {
+            let mut all = seen.into_bytes();
+            let mut buf = [0u8; 65536];
+            loop {
+                match s.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => all.extend_from_slice(&buf[..k]),
+                }
+                if String::from_utf8_lossy(&all).contains(end) {
+                    break;
+                }
+            }
+        }
+        (first_at, started.elapsed())
+    }
+    async fn burst(targets: Vec<(SocketAddr, String)>, first: &'static str, end: &'static str) -> (Vec<Duration>, Vec<Duration>) {
+        let tasks: Vec<_> = targets.into_iter().map(|t| tokio::spawn(timed(t, first, end))).collect();
+        let (mut firsts, mut ends) = (Vec::new(), Vec::new());
+        for t in tasks {
+            let (f, e) = t.await.unwrap();
+            firsts.push(f);
+            ends.push(e);
+        }
+        firsts.sort();
+        ends.sort();
+        (firsts, ends)
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let pct = |v: &[Duration], p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize];
+
+    let direct: Vec<_> = (0..n).map(|_| b.model_request("benchmark paced")).collect();
+    let (model_first, model_end) = burst(direct, "\"content\":\"abcdefghij", "[DONE]").await;
+    let mut sessions = Vec::with_capacity(n);
+    for _ in 0..n {
+        sessions.push(b.session().await);
+    }
+    let through: Vec<_> = sessions.iter().map(|s| b.turn_request(s, "benchmark paced")).collect();
+    let (first, end) = burst(through, "event: text", "event: done").await;
+    println!("{n} turns started at once (replies the model writes over 6 s):");
+    println!(
+        "  first text: p50 {:>7.1} ms, p95 {:>7.1} ms through Margin; p50 {:>7.1} ms, p95 {:>7.1} ms from the model  (target: p50 under the model's + 100 ms)",
+        ms(pct(&first, 0.5)), ms(pct(&first, 0.95)), ms(pct(&model_first, 0.5)), ms(pct(&model_first, 0.95))
+    );
+    println!(
+        "  whole reply: p50 {:>7.0} ms, max {:>7.0} ms through Margin; p50 {:>7.0} ms, max {:>7.0} ms from the model  (target: within 10%)",
+        ms(pct(&end, 0.5)), ms(pct(&end, 1.0)), ms(pct(&model_end, 0.5)), ms(pct(&model_end, 1.0))
+    );
 }
 
 /// A plain request; returns the response body.
@@ -320,7 +382,16 @@ async fn drive() {
     let server_cpu = cpu_seconds(server_pid) - before;
     println!("CPU time per 1,000 streamed text deltas ({deltas} deltas):");
     println!("  the scripted model writing them: {:>7.2} ms", model_cpu / deltas * 1e6);
-    println!("  the Margin server relaying them: {:>7.2} ms", server_cpu / deltas * 1e6);
+    println!("  the Margin server relaying them: {:>7.2} ms  (20,000-character reply)", server_cpu / deltas * 1e6);
+    // The same number of deltas, five characters each: a 100 KB reply.
+    let long_session = b.session().await;
+    let before = cpu_seconds(server_pid);
+    let (_, _, s) = until(b.turn_request(&long_session, "benchmark long"), "event: text").await;
+    drain(s).await;
+    let long_cpu = cpu_seconds(server_pid) - before;
+    println!("  the Margin server relaying them: {:>7.2} ms  (100,000-character reply)", long_cpu / deltas * 1e6);
+
+    many_at_once(&b, 100).await;
 
     drop(procs); // their stdin closes; they exit
 

@@ -6,6 +6,7 @@ pub mod events;
 pub mod message;
 pub mod sse;
 pub mod tool_args;
+pub mod turn;
 pub mod markdown;
 
 #[cfg(feature = "hydrate")]

@@ -18,6 +18,10 @@ pub mod models;
 #[cfg(feature = "ssr")]
 pub mod agent;
 #[cfg(feature = "ssr")]
+pub mod net;
+#[cfg(feature = "ssr")]
+pub mod scripted;
+#[cfg(feature = "ssr")]
 pub mod server;
 
 /// Entry point of the browser bundle. Leptos' island script calls this, then

@@ -13,10 +13,10 @@ use margin::{
         config::AiConfig,
         prompt::PastMessage,
         run::{Agent, TurnOutcome, TurnRequest, TurnResult},
-        scripted::ScriptedLlm,
-        tools::{DocumentStore, ToolContext},
+        tools::{DocumentStore, SaveRejection, ToolContext},
     },
     chat::events::{ChatEvent, ToolStatus},
+    scripted::ScriptedLlm,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -38,7 +38,7 @@ impl DocumentStore for Memory {
     fn current(&self) -> String {
         self.0.lock().unwrap().0.clone()
     }
-    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, String>> {
+    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
         Box::pin(async move {
             let mut g = self.0.lock().unwrap();
             g.0 = xml;

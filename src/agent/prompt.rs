@@ -15,6 +15,10 @@ use async_openai::types::chat::{
 };
 
 use super::{assemble::AssembledCall, skills::Skills};
+use crate::chat::{
+    message::{MessageStatus, StoredMessage},
+    turn::ToolCallRecord,
+};
 
 /// An earlier message of the session, as the model sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +26,63 @@ pub enum PastMessage {
     User(String),
     /// The reply text followed by its steps line, if it had steps.
     Assistant(String),
+}
+
+/// Earlier messages (oldest first) as the model sees them: the teacher's
+/// text, and each reply with a one-line account of its steps and of how it
+/// ended, if not well. Replies with nothing to say are left out.
+pub fn past_messages(stored: Vec<StoredMessage>) -> Vec<PastMessage> {
+    stored
+        .into_iter()
+        .filter_map(|m| {
+            let record = match m {
+                StoredMessage::User(text) => return Some(PastMessage::User(text)),
+                StoredMessage::Assistant(record) => record,
+            };
+            let mut text = record.text;
+            if let Some(steps) = steps_line(&record.tool_calls) {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(&format!("({steps})"));
+            }
+            match record.status {
+                MessageStatus::Cancelled if !text.is_empty() => text.push_str("\n\n(stopped by the teacher)"),
+                MessageStatus::Error | MessageStatus::Interrupted if !text.is_empty() => {
+                    text.push_str("\n\n(this reply did not finish)")
+                }
+                _ => {}
+            }
+            (!text.trim().is_empty()).then_some(PastMessage::Assistant(text))
+        })
+        .collect()
+}
+
+/// One step in a few words, e.g. `load_skill fill-blanks ✓` or
+/// `edit_document ✓ Added a verb exercise`.
+fn brief(call: &ToolCallRecord) -> String {
+    let succeeded = call.succeeded();
+    let mark = if succeeded { "✓" } else { "✗" };
+    let subject = match call.tool.as_str() {
+        "load_skill" => call.args.brief().skill.map(|s| format!(" {s}")),
+        _ => None,
+    }
+    .unwrap_or_default();
+    let detail = match (succeeded, call.tool.as_str(), &call.summary) {
+        (true, "edit_document", Some(s)) => format!(" {s}"),
+        (false, _, _) => " (failed)".to_string(),
+        _ => String::new(),
+    };
+    format!("{}{subject} {mark}{detail}", call.tool)
+}
+
+/// The one-line account of a turn's steps that later turns see instead of the
+/// raw tool calls, e.g. `steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise`.
+pub fn steps_line(calls: &[ToolCallRecord]) -> Option<String> {
+    if calls.is_empty() {
+        return None;
+    }
+    Some(format!("steps: {}", calls.iter().map(brief).collect::<Vec<_>>().join("; ")))
 }
 
 pub fn system_prompt(base: &str, skills: &Skills, document_xml: &str) -> String {
@@ -85,4 +146,60 @@ pub fn turn_messages(history: &[PastMessage], user_text: &str) -> Vec<ChatComple
     }
     messages.push(user(user_text.to_string()));
     messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::{
+        events::{ChatEvent, ToolArgs, ToolEndData, ToolStartData, ToolStatus},
+        turn::TurnRecord,
+    };
+
+    fn step(r: &mut TurnRecord, id: &str, tool: &str, args: &str, label: &str, summary: Option<&str>) {
+        let start = ToolStartData { id: id.into(), tool: tool.into(), args: ToolArgs::from_model(args), display_text: label.into() };
+        r.apply(&ChatEvent::ToolStart(Box::new(start)));
+        r.apply(&ChatEvent::ToolEnd(Box::new(ToolEndData {
+            id: id.into(),
+            status: ToolStatus::Success,
+            error: None,
+            summary: summary.map(str::to_string),
+            document_xml: None,
+            document_html: None,
+            revision: None,
+        })));
+    }
+
+    #[test]
+    fn steps_read_as_one_line() {
+        let mut r = TurnRecord::default();
+        step(&mut r, "a", "load_skill", r#"{"skill":"fill-blanks"}"#, "Checking fill-blanks rules", Some("Fill in the blanks"));
+        step(&mut r, "b", "edit_document", "{}", "Editing document", Some("Added a verb exercise"));
+        assert_eq!(steps_line(&r.tool_calls).unwrap(), "steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise");
+        assert_eq!(steps_line(&[]), None);
+    }
+
+    #[test]
+    fn past_replies_carry_their_steps_and_how_they_ended() {
+        let mut done = TurnRecord { text: "Added.".into(), ..TurnRecord::default() };
+        step(&mut done, "b", "edit_document", "{}", "Editing document", Some("Verbs"));
+        done.apply(&ChatEvent::Done(crate::chat::events::DoneData { message_id: "m".into() }));
+        let mut stopped = TurnRecord { text: "Half".into(), ..TurnRecord::default() };
+        stopped.apply(&ChatEvent::Cancelled(crate::chat::events::DoneData { message_id: "n".into() }));
+        let silent = TurnRecord::default();
+        let past = past_messages(vec![
+            StoredMessage::User("Add verbs".into()),
+            StoredMessage::Assistant(done),
+            StoredMessage::Assistant(stopped),
+            StoredMessage::Assistant(silent),
+        ]);
+        assert_eq!(
+            past,
+            vec![
+                PastMessage::User("Add verbs".into()),
+                PastMessage::Assistant("Added.\n\n(steps: edit_document ✓ Verbs)".into()),
+                PastMessage::Assistant("Half\n\n(stopped by the teacher)".into()),
+            ]
+        );
+    }
 }

@@ -23,7 +23,21 @@ pub trait DocumentStore: Send + Sync {
     /// The document as it is now.
     fn current(&self) -> String;
     /// Stores a new, already validated document; returns its revision number.
-    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, String>>;
+    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>>;
+}
+
+/// Why a store did not take a document. The store only says what happened;
+/// `edit_document` words it for the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SaveRejection {
+    /// Someone else saved a newer version first; the store now holds it
+    /// (`current()` reads it) as `revision`.
+    Conflict { revision: i64, current: String },
+    /// The store's own checks found these problems.
+    Invalid(Vec<crate::lesson::LessonError>),
+    /// Nothing could be stored just now (the database, or the turn itself
+    /// could not be saved).
+    Unavailable,
 }
 
 /// What a successful tool call produced.
@@ -139,7 +153,7 @@ mod tests {
         fn current(&self) -> String {
             self.0.lock().unwrap().0.clone()
         }
-        fn save(&self, xml: String, _summary: String) -> BoxFuture<'_, Result<i64, String>> {
+        fn save(&self, xml: String, _summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
             Box::pin(async move {
                 let mut g = self.0.lock().unwrap();
                 g.0 = xml;

@@ -1,84 +1,10 @@
-//! A turn's record as it is stored and shown again later: the steps the agent
-//! took and how each ended.
+//! Chats and their messages as stored and shown again later, and the bodies
+//! of the chat API's requests.
 
 use serde::{Deserialize, Serialize};
-use super::events::{ToolArgs, ToolStatus};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallRecord {
-    pub id: String,
-    pub tool: String,
-    pub args: ToolArgs,
-    pub display_text: String,
-    pub status: ToolStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
-}
-
-impl ToolCallRecord {
-    /// One step in a few words, e.g. `load_skill fill-blanks ✓` or
-    /// `edit_document ✓ Added a verb exercise`.
-    pub fn brief(&self) -> String {
-        let mark = match self.status {
-            ToolStatus::Success => "✓",
-            ToolStatus::Error => "✗",
-        };
-        let subject = match self.tool.as_str() {
-            "load_skill" => self.args.brief().skill.map(|s| format!(" {s}")),
-            _ => None,
-        }
-        .unwrap_or_default();
-        let detail = match (&self.status, self.tool.as_str(), &self.summary) {
-            (ToolStatus::Success, "edit_document", Some(s)) => format!(" {s}"),
-            (ToolStatus::Error, _, _) => " (failed)".to_string(),
-            _ => String::new(),
-        };
-        format!("{}{subject} {mark}{detail}", self.tool)
-    }
-}
-
-/// The one-line account of a turn's steps that later turns see instead of the
-/// raw tool calls, e.g. `steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise`.
-pub fn steps_line(calls: &[ToolCallRecord]) -> Option<String> {
-    if calls.is_empty() {
-        return None;
-    }
-    Some(format!("steps: {}", calls.iter().map(ToolCallRecord::brief).collect::<Vec<_>>().join("; ")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn steps_read_as_one_line() {
-        let calls = vec![
-            ToolCallRecord {
-                id: "a".into(),
-                tool: "load_skill".into(),
-                args: ToolArgs::from_model(r#"{"skill":"fill-blanks"}"#),
-                display_text: "Checking fill-blanks rules".into(),
-                status: ToolStatus::Success,
-                error: None,
-                summary: Some("Fill in the blanks".into()),
-            },
-            ToolCallRecord {
-                id: "b".into(),
-                tool: "edit_document".into(),
-                args: ToolArgs::empty(),
-                display_text: "Editing document".into(),
-                status: ToolStatus::Success,
-                error: None,
-                summary: Some("Added a verb exercise".into()),
-            },
-        ];
-        assert_eq!(steps_line(&calls).unwrap(), "steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise");
-        assert_eq!(steps_line(&[]), None);
-    }
-}
+pub use super::turn::ToolCallRecord;
+use super::turn::TurnRecord;
 
 /// The body of `POST /api/chat/stream`: the teacher's message to a chat.
 /// (Older clients also sent `documentXml`; it is ignored: the stored lesson
@@ -99,6 +25,7 @@ pub struct TitleRequest {
 
 /// A conversation about one lesson.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
 pub struct ChatSession {
     pub id: String,
@@ -180,6 +107,28 @@ pub struct AiStatus {
     pub ready: bool,
     /// Why the assistant cannot work, and what to configure.
     pub message: Option<String>,
+}
+
+impl ChatMessage {
+    /// The turn this reply recorded (for a teacher's message, an empty one).
+    pub fn record(&self) -> TurnRecord {
+        TurnRecord {
+            text: self.content.clone(),
+            tool_calls: self.tool_calls.clone(),
+            document_xml: self.document_xml.clone(),
+            status: self.status,
+            error: self.error.clone(),
+            usage: self.usage,
+        }
+    }
+}
+
+/// An earlier message of a chat as a new turn is given it: what the teacher
+/// wrote, or the record of a reply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoredMessage {
+    User(String),
+    Assistant(TurnRecord),
 }
 
 /// A session's messages, and the turn still running in it, if any.

@@ -6,13 +6,17 @@
 use std::sync::Arc;
 
 pub use crate::chat::message::AiStatus;
-use crate::agent::{config::AiConfig, run::Agent, scripted::ScriptedLlm};
+use super::error::AppError;
+use crate::{
+    agent::{config::AiConfig, run::Agent},
+    scripted::ScriptedLlm,
+};
 
 pub struct AiRuntime {
-    pub config: AiConfig,
-    pub agent: Option<Arc<Agent>>,
+    config: AiConfig,
+    agent: Option<Arc<Agent>>,
     /// Why there is no agent, in words for the teacher and the administrator.
-    pub unavailable: Option<String>,
+    unavailable: Option<String>,
     /// Kept alive for as long as the demo is in use.
     _demo: Option<ScriptedLlm>,
 }
@@ -58,6 +62,17 @@ impl AiRuntime {
 
     fn without(config: AiConfig, why: String) -> Self {
         Self { config, agent: None, unavailable: Some(why), _demo: None }
+    }
+
+    pub fn config(&self) -> &AiConfig {
+        &self.config
+    }
+
+    /// The agent, or why there is none (a 503 that says what to configure).
+    pub fn agent(&self) -> Result<Arc<Agent>, AppError> {
+        self.agent.clone().ok_or_else(|| {
+            AppError::Unavailable(self.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()))
+        })
     }
 
     /// The scripted model, when it is the one in use.

@@ -8,10 +8,10 @@ use super::{
     ids, lessons,
 };
 use crate::{
-    agent::prompt::PastMessage,
     chat::{
         events::{ErrorData, UsageData},
-        message::{steps_line, title_from, ChatMessage, ChatSession, MessageStatus, Role, ToolCallRecord, DEFAULT_CHAT_TITLE},
+        message::{title_from, ChatMessage, ChatSession, MessageStatus, Role, StoredMessage, ToolCallRecord, DEFAULT_CHAT_TITLE},
+        turn::TurnRecord,
     },
     models::UserInfo,
 };
@@ -23,12 +23,8 @@ fn clean_title(title: &str) -> String {
     if t.is_empty() { DEFAULT_CHAT_TITLE.into() } else { t }
 }
 
-type SessionRow = (String, String, String, String, String);
-
-fn session(row: SessionRow) -> ChatSession {
-    let (id, lesson_id, title, created_at, updated_at) = row;
-    ChatSession { id, lesson_id, title, created_at, updated_at }
-}
+/// Columns of `chat_sessions`, as `ChatSession` reads them.
+const SESSION_COLUMNS: &str = "id, lesson_id, title, created_at, updated_at";
 
 pub async fn create_session(db: &SqlitePool, owner: &str, lesson_id: &str, title: &str) -> Result<ChatSession> {
     lessons::get_owned(db, owner, lesson_id).await?;
@@ -45,34 +41,49 @@ pub async fn create_session(db: &SqlitePool, owner: &str, lesson_id: &str, title
 
 pub async fn list_sessions(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<ChatSession>> {
     lessons::get_owned(db, owner, lesson_id).await?;
-    let rows: Vec<SessionRow> = sqlx::query_as(
-        "SELECT id, lesson_id, title, created_at, updated_at FROM chat_sessions
-         WHERE owner_id = ? AND lesson_id = ? ORDER BY updated_at DESC, id",
-    )
+    let sessions = sqlx::query_as(&format!(
+        "SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE owner_id = ? AND lesson_id = ? ORDER BY updated_at DESC, id"
+    ))
     .bind(owner)
     .bind(lesson_id)
     .fetch_all(db)
     .await?;
-    Ok(rows.into_iter().map(session).collect())
+    Ok(sessions)
 }
 
 pub async fn get_session(db: &SqlitePool, owner: &str, id: &str) -> Result<ChatSession> {
-    let row: Option<SessionRow> =
-        sqlx::query_as("SELECT id, lesson_id, title, created_at, updated_at FROM chat_sessions WHERE id = ? AND owner_id = ?")
-            .bind(id)
-            .bind(owner)
-            .fetch_optional(db)
-            .await?;
-    row.map(session).ok_or(AppError::NotFound)
+    let session = sqlx::query_as(&format!("SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE id = ? AND owner_id = ?"))
+        .bind(id)
+        .bind(owner)
+        .fetch_optional(db)
+        .await?;
+    session.ok_or(AppError::NotFound)
 }
 
 /// A chat a new turn is about to run in: its lesson as it is now, and its
-/// last messages as the model is given them.
+/// last messages, oldest first.
 pub struct ChatStart {
     pub session: ChatSession,
     pub document_xml: String,
     pub revision: i64,
-    pub history: Vec<PastMessage>,
+    pub history: Vec<StoredMessage>,
+}
+
+/// The row of `user_and_chat`: the chat's columns are empty when the chat is
+/// not the teacher's (or does not exist).
+#[derive(sqlx::FromRow)]
+struct UserAndChat {
+    user_id: String,
+    email: String,
+    id: Option<String>,
+    lesson_id: Option<String>,
+    title: Option<String>,
+    created_at: Option<String>,
+    updated_at: Option<String>,
+    document_xml: Option<String>,
+    revision: Option<i64>,
+    /// `[[seq, role, content, tool_calls, status], …]`, newest first.
+    history: String,
 }
 
 /// The teacher a session token belongs to and, if it is theirs, the chat
@@ -80,12 +91,11 @@ pub struct ChatStart {
 /// query, the conversation gathered into a JSON array, because this is on the
 /// way to the first word of a reply. `None`: the token is unknown or expired.
 pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
-    type Row = (String, String, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>, Option<i64>, String);
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT u.id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
+    let row: Option<UserAndChat> = sqlx::query_as(
+        "SELECT u.id AS user_id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
            (SELECT json_group_array(json_array(m.seq, m.role, m.content, m.tool_calls, m.status))
               FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
-                    WHERE session_id = c.id ORDER BY seq DESC LIMIT ?3) m)
+                    WHERE session_id = c.id ORDER BY seq DESC LIMIT ?3) m) AS history
          FROM sessions s JOIN users u ON u.id = s.user_id
          LEFT JOIN chat_sessions c ON c.id = ?2 AND c.owner_id = u.id
          LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id
@@ -96,7 +106,8 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
     .bind(history_limit as i64)
     .fetch_optional(db)
     .await?;
-    let Some((user_id, email, id, lesson_id, title, created_at, updated_at, document_xml, revision, history)) = row else {
+    let Some(UserAndChat { user_id, email, id, lesson_id, title, created_at, updated_at, document_xml, revision, history }) = row
+    else {
         return Ok(None);
     };
     let user = UserInfo { id: user_id, email };
@@ -110,7 +121,7 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
         Vec::new()
     });
     rows.sort_by_key(|r| r.0);
-    let history = past_messages(rows.into_iter().map(|(_, role, content, tool_calls, status)| (role, content, tool_calls, status)));
+    let history = rows.into_iter().map(|(_, role, content, tool_calls, status)| stored(&role, content, &tool_calls, &status)).collect();
     let session = ChatSession { id, lesson_id, title, created_at, updated_at };
     Ok(Some((user, Some(ChatStart { session, document_xml, revision, history }))))
 }
@@ -176,39 +187,37 @@ pub struct TurnIds<'a> {
     pub assistant_message: &'a str,
 }
 
-/// Saves what a running turn has so far (so a crash loses little).
-pub async fn save_progress(db: &SqlitePool, message_id: &str, text: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
-    sqlx::query("UPDATE chat_messages SET content = ?, tool_calls = ? WHERE id = ? AND status = 'running'")
-        .bind(text)
-        .bind(serde_json::to_string(tool_calls).unwrap_or_else(|_| "[]".into()))
-        .bind(message_id)
-        .execute(db)
-        .await?;
+/// Saves what a running turn has added since its last checkpoint (so a crash
+/// loses little): the text is appended, never rewritten, and the steps are
+/// written only when they changed. A turn's steps only ever grow, so an empty
+/// list means "unchanged" (the message starts with none).
+pub async fn save_progress(db: &SqlitePool, message_id: &str, appended: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
+    let tool_calls = (!tool_calls.is_empty()).then_some(tool_calls);
+    sqlx::query(
+        "UPDATE chat_messages SET content = content || ?1, tool_calls = COALESCE(?2, tool_calls)
+         WHERE id = ?3 AND status = 'running'",
+    )
+    .bind(appended)
+    .bind(tool_calls.map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into())))
+    .bind(message_id)
+    .execute(db)
+    .await?;
     Ok(())
 }
 
-/// The final state of a turn's message.
-pub struct Finished<'a> {
-    pub text: &'a str,
-    pub tool_calls: &'a [ToolCallRecord],
-    pub document_xml: Option<&'a str>,
-    pub status: MessageStatus,
-    pub error: Option<&'a ErrorData>,
-    pub usage: UsageData,
-}
-
-pub async fn finish_turn(db: &SqlitePool, message_id: &str, f: Finished<'_>) -> Result<()> {
+/// Stores a turn's message as it ended.
+pub async fn finish_turn(db: &SqlitePool, message_id: &str, f: &TurnRecord) -> Result<()> {
     sqlx::query(
         "UPDATE chat_messages SET content = ?, tool_calls = ?, document_xml = ?, status = ?, error_code = ?, error_message = ?,
                 prompt_tokens = ?, completion_tokens = ?, total_tokens = ?
          WHERE id = ?",
     )
-    .bind(f.text)
-    .bind(serde_json::to_string(f.tool_calls).unwrap_or_else(|_| "[]".into()))
-    .bind(f.document_xml)
+    .bind(&f.text)
+    .bind(serde_json::to_string(&f.tool_calls).unwrap_or_else(|_| "[]".into()))
+    .bind(f.document_xml.as_deref())
     .bind(f.status.as_str())
-    .bind(f.error.map(|e| e.code.as_str()))
-    .bind(f.error.map(|e| e.message.as_str()))
+    .bind(f.error.as_ref().map(|e| e.code.as_str()))
+    .bind(f.error.as_ref().map(|e| e.message.as_str()))
     .bind(f.usage.prompt_tokens as i64)
     .bind(f.usage.completion_tokens as i64)
     .bind(f.usage.total_tokens as i64)
@@ -231,26 +240,67 @@ pub async fn interrupt_running(db: &SqlitePool) -> Result<u64> {
     Ok(done.rows_affected())
 }
 
-type MessageRow = (String, String, String, String, Option<String>, String, Option<String>, Option<String>, Option<String>, i64, i64, i64, Option<String>, String);
+/// A row of `chat_messages`.
+#[derive(sqlx::FromRow)]
+struct MessageRow {
+    id: String,
+    role: String,
+    content: String,
+    tool_calls: String,
+    document_xml: Option<String>,
+    status: String,
+    error_code: Option<String>,
+    error_message: Option<String>,
+    model: Option<String>,
+    prompt_tokens: i64,
+    completion_tokens: i64,
+    total_tokens: i64,
+    turn_id: Option<String>,
+    created_at: String,
+}
 
-/// Columns of `chat_messages m`, in the order of `MessageRow`.
+/// Columns of `chat_messages m`, as `MessageRow` reads them.
 const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
      m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at";
 
+fn role(role: &str) -> Role {
+    if role == "assistant" { Role::Assistant } else { Role::User }
+}
+
+fn steps(tool_calls: &str) -> Vec<ToolCallRecord> {
+    serde_json::from_str(tool_calls).unwrap_or_default()
+}
+
 fn message(row: MessageRow) -> ChatMessage {
-    let (id, role, content, tool_calls, document_xml, status, error_code, error_message, model, pt, ct, tt, turn_id, created_at) = row;
     ChatMessage {
-        id,
-        role: if role == "assistant" { Role::Assistant } else { Role::User },
-        content,
-        tool_calls: serde_json::from_str(&tool_calls).unwrap_or_default(),
-        document_xml,
-        status: MessageStatus::parse(&status),
-        error: error_code.map(|code| ErrorData { code, message: error_message.unwrap_or_default() }),
-        model,
-        usage: UsageData { prompt_tokens: pt as u32, completion_tokens: ct as u32, total_tokens: tt as u32 },
-        turn_id,
-        created_at,
+        id: row.id,
+        role: role(&row.role),
+        content: row.content,
+        tool_calls: steps(&row.tool_calls),
+        document_xml: row.document_xml,
+        status: MessageStatus::parse(&row.status),
+        error: row.error_code.map(|code| ErrorData { code, message: row.error_message.unwrap_or_default() }),
+        model: row.model,
+        usage: UsageData {
+            prompt_tokens: row.prompt_tokens as u32,
+            completion_tokens: row.completion_tokens as u32,
+            total_tokens: row.total_tokens as u32,
+        },
+        turn_id: row.turn_id,
+        created_at: row.created_at,
+    }
+}
+
+/// A message of the history a new turn is given.
+fn stored(role_name: &str, content: String, tool_calls: &str, status: &str) -> StoredMessage {
+    match role(role_name) {
+        Role::User => StoredMessage::User(content),
+        Role::Assistant => StoredMessage::Assistant(TurnRecord {
+            text: content,
+            tool_calls: steps(tool_calls),
+            status: MessageStatus::parse(status),
+            ..TurnRecord::default()
+        }),
     }
 }
 
@@ -290,30 +340,4 @@ pub async fn turn_lesson(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<
     .bind(owner)
     .fetch_optional(db)
     .await?)
-}
-
-/// Messages (role, content, tool calls, status; oldest first) as the model
-/// sees them: the teacher's text, and each reply with a one-line account of
-/// its steps and of how it ended, if not well.
-fn past_messages(rows: impl Iterator<Item = (String, String, String, String)>) -> Vec<PastMessage> {
-    rows.filter_map(|(role, content, tool_calls, status)| {
-        if role == "user" {
-            return Some(PastMessage::User(content));
-        }
-        let calls: Vec<ToolCallRecord> = serde_json::from_str(&tool_calls).unwrap_or_default();
-        let mut text = content;
-        if let Some(steps) = steps_line(&calls) {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&format!("({steps})"));
-        }
-        match MessageStatus::parse(&status) {
-            MessageStatus::Cancelled if !text.is_empty() => text.push_str("\n\n(stopped by the teacher)"),
-            MessageStatus::Error | MessageStatus::Interrupted if !text.is_empty() => text.push_str("\n\n(this reply did not finish)"),
-            _ => {}
-        }
-        (!text.trim().is_empty()).then_some(PastMessage::Assistant(text))
-    })
-    .collect()
 }

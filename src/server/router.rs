@@ -5,12 +5,12 @@ use axum::{
     extract::{DefaultBodyLimit, State},
     middleware,
     routing::get,
-    serve::{ListenerExt, TapIo},
     Json, Router,
 };
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
-use tokio::net::{TcpListener, TcpStream};
+
+pub use crate::net::no_delay;
 
 use super::{auth_routes, chat_routes, error::Result, guard, lesson_api, lesson_forms, state::AppState};
 use crate::app::{shell, App};
@@ -32,18 +32,6 @@ pub fn build(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
-}
-
-/// A listener whose connections send small writes at once. A stream is many
-/// small writes; with Nagle's algorithm each would wait for the reader to
-/// acknowledge the one before.
-pub fn no_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
-    fn set(tcp: &mut TcpStream) {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
-    }
-    listener.tap_io(set as fn(&mut TcpStream))
 }
 
 /// Liveness and database reachability, for load balancers and `make run` checks.

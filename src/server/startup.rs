@@ -42,7 +42,7 @@ pub async fn run() -> ExitCode {
         Err(e) => tracing::error!(error = %e, "could not mark interrupted turns"),
     }
     let ai = AiRuntime::start(AiConfig::from_env()).await;
-    if let Some(why) = &ai.unavailable {
+    if let Err(why) = ai.agent() {
         tracing::warn!("the assistant is unavailable: {why}");
     }
     let state = AppState::new(leptos_options, pool.clone(), config, ai);

@@ -10,7 +10,8 @@ use axum::{
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use margin::{
-    agent::{config::AiConfig, scripted::ScriptedLlm},
+    agent::config::AiConfig,
+    scripted::ScriptedLlm,
     server::{ai::AiRuntime, config::Config, db, router, state::AppState},
 };
 use serde_json::Value;

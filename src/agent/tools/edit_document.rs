@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{parse_args, Tool, ToolContext, ToolOutput};
+use super::{parse_args, SaveRejection, Tool, ToolContext, ToolOutput};
 use crate::lesson;
 
 pub struct EditDocument;
@@ -65,7 +65,9 @@ impl Tool for EditDocument {
                 "" => "Edited the lesson".to_string(),
                 s => s.to_string(),
             };
-            let revision = ctx.document.save(xml.clone(), summary.clone()).await.map_err(|e| format!("The document was valid but could not be saved: {e}"))?;
+            let revision = ctx.document.save(xml.clone(), summary.clone()).await.map_err(|e| {
+                format!("The document was valid but could not be saved: {}", rejection_for_the_model(e))
+            })?;
             Ok(ToolOutput {
                 content: format!("Saved as version {revision}. Missing ids were filled in; the lesson now reads:\n```xml\n{xml}```"),
                 summary: Some(summary),
@@ -73,5 +75,16 @@ impl Tool for EditDocument {
                 revision: Some(revision),
             })
         })
+    }
+}
+
+/// Why a valid edit was not stored, in words the model can act on.
+fn rejection_for_the_model(rejection: SaveRejection) -> String {
+    match rejection {
+        SaveRejection::Conflict { revision, current } => format!(
+            "The teacher saved a new version of the lesson (version {revision}) while you were working, so your edit was not applied. The lesson now reads:\n```xml\n{current}```\nMake your change on this version."
+        ),
+        SaveRejection::Invalid(errors) => lesson::describe_errors(&errors),
+        SaveRejection::Unavailable => "the lesson could not be stored just now, so it was left as it was; try again.".into(),
     }
 }

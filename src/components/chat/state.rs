@@ -1,14 +1,16 @@
 //! The sidebar's state: the messages on screen and, for each reply, its
 //! rendered markdown, its steps and where it stands. `Reply::apply` folds one
-//! stream event into it; the same code shows a live reply and a replayed one.
+//! stream event into it; a reply from the history is shown by feeding it the
+//! events its stored record stands for (`TurnRecord::events`), so a live reply
+//! and a reloaded one go through the same code.
 
 use leptos::prelude::*;
 
 use crate::{
     chat::{
         events::{ChatEvent, ToolArgs, ToolStatus},
-        markdown::{self, MarkdownStream},
-        message::{ChatMessage, MessageStatus, Role, ToolCallRecord},
+        markdown::MarkdownStream,
+        message::{ChatMessage, Role},
     },
     components::lesson_state::LessonState,
 };
@@ -75,21 +77,13 @@ impl Reply {
         }
     }
 
-    /// A reply from the history.
+    /// A reply from the history: its stored record's events, folded in as a
+    /// live reply's are (documents are left alone: the page has the lesson).
     pub fn stored(m: &ChatMessage, asked: &str) -> Self {
         let r = Self::new(asked);
-        if !m.content.is_empty() {
-            r.blocks.set(vec![markdown::render(&m.content)]);
+        for event in m.record().events(&m.id) {
+            r.apply(event, None);
         }
-        r.steps.set(m.tool_calls.iter().map(step_of).collect());
-        r.phase.set(match m.status {
-            MessageStatus::Complete => Phase::Done,
-            MessageStatus::Cancelled => Phase::Stopped,
-            MessageStatus::Running => Phase::Thinking,
-            MessageStatus::Error | MessageStatus::Interrupted => Phase::Failed(
-                m.error.as_ref().map(|e| e.message.clone()).unwrap_or_else(|| "This reply did not finish.".into()),
-            ),
-        });
         r
     }
 
@@ -180,18 +174,6 @@ fn detail_of(tool: &str, args: &ToolArgs) -> String {
     }
 }
 
-fn step_of(c: &ToolCallRecord) -> Step {
-    Step {
-        id: c.id.clone(),
-        label: c.display_text.clone(),
-        status: match c.status {
-            ToolStatus::Success => StepStatus::Success,
-            ToolStatus::Error => StepStatus::Failed(c.error.clone().unwrap_or_default()),
-        },
-        detail: c.summary.clone().unwrap_or_else(|| detail_of(&c.tool, &c.args)),
-    }
-}
-
 /// A message on screen.
 #[derive(Clone)]
 pub struct UiMessage {
@@ -211,6 +193,80 @@ mod tests {
     use leptos::reactive::effect::ImmediateEffect;
 
     use super::*;
+
+    /// What a reply shows: its markdown, its steps and where it stands.
+    fn rendering(r: Reply) -> (String, Vec<Step>, Phase) {
+        (r.blocks.get_untracked().concat() + &r.tail.get_untracked(), r.steps.get_untracked(), r.phase.get_untracked())
+    }
+
+    #[test]
+    fn a_reloaded_reply_shows_what_the_live_one_showed() {
+        use crate::chat::{
+            events::{DoneData, ToolEndData, ToolStartData},
+            message::MessageStatus,
+            turn::TurnRecord,
+        };
+        let owner = Owner::new();
+        owner.set();
+        let start = |id: &str, tool: &str, args: &str, label: &str| {
+            ChatEvent::ToolStart(Box::new(ToolStartData {
+                id: id.into(),
+                tool: tool.into(),
+                args: ToolArgs::from_model(args),
+                display_text: label.into(),
+            }))
+        };
+        let end = |id: &str, status, summary: Option<&str>| {
+            ChatEvent::ToolEnd(Box::new(ToolEndData {
+                id: id.into(),
+                status,
+                error: (status == ToolStatus::Error).then(|| "line 1: bad".to_string()),
+                summary: summary.map(str::to_string),
+                document_xml: None,
+                document_html: None,
+                revision: None,
+            }))
+        };
+        let events = vec![
+            start("a", "load_skill", r#"{"skill":"fill-blanks"}"#, "Checking fill-blanks rules"),
+            end("a", ToolStatus::Success, None),
+            start("b", "edit_document", "{}", "Editing document"),
+            end("b", ToolStatus::Error, None),
+            start("c", "edit_document", "{}", "Editing document"),
+            end("c", ToolStatus::Success, Some("Added verbs")),
+            ChatEvent::text("I added **three"),
+            ChatEvent::text("** verbs.\n\n- one\n"),
+            ChatEvent::text("- two\n\n```text\nx < y\n```\n\nDone"),
+            ChatEvent::Done(DoneData { message_id: "m1".into() }),
+        ];
+        let live = Reply::new("Add verbs");
+        let mut record = TurnRecord::default();
+        for e in events {
+            record.apply(&e);
+            live.apply(e, None);
+        }
+        let stored = ChatMessage {
+            id: "m1".into(),
+            role: Role::Assistant,
+            content: record.text.clone(),
+            tool_calls: record.tool_calls.clone(),
+            document_xml: None,
+            status: record.status,
+            error: None,
+            model: None,
+            usage: record.usage,
+            turn_id: None,
+            created_at: String::new(),
+        };
+        assert_eq!(stored.status, MessageStatus::Complete);
+        let reloaded = Reply::stored(&stored, "Add verbs");
+        let (html, steps, phase) = rendering(live);
+        assert_eq!(rendering(reloaded), (html.clone(), steps.clone(), phase.clone()));
+        assert!(html.contains("<strong>three</strong>") && html.contains("x &lt; y"), "{html}");
+        assert_eq!(steps.len(), 3);
+        assert_eq!(steps[2].detail, "Added verbs");
+        assert_eq!(phase, Phase::Done);
+    }
 
     #[test]
     fn streaming_text_changes_the_phase_once_not_per_chunk() {

@@ -68,7 +68,7 @@ impl ScriptedLlm {
         let addr = listener.local_addr()?;
         let app = router(state.clone());
         let task = tokio::spawn(async move {
-            if let Err(e) = axum::serve(crate::server::router::no_delay(listener), app.into_make_service()).await {
+            if let Err(e) = axum::serve(crate::net::no_delay(listener), app.into_make_service()).await {
                 tracing::error!(error = %e, "the scripted model stopped");
             }
         });

@@ -203,6 +203,16 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
         // 20,000 one-character deltas, for `make bench`.
         return Step::Text { text: "abcdefghij".repeat(2_000), piece: 1, delay_ms: 0 };
     }
+    if has("benchmark long") {
+        // A 100,000-character reply in 20,000 deltas, for `make bench`: the
+        // server's work per delta must not grow with the reply's length.
+        return Step::Text { text: "abcdefghij".repeat(10_000), piece: 5, delay_ms: 0 };
+    }
+    if has("benchmark paced") {
+        // A reply written over six seconds (600 deltas, 10 ms apart), for the
+        // many-turns-at-once part of `make bench`.
+        return Step::Text { text: "abcdefghij".repeat(600), piece: 10, delay_ms: 10 };
+    }
     if has("benchmark markdown") {
         // 20,000 characters of markdown, one character per chunk about a
         // millisecond apart, for the sidebar benchmark (`make bench-ui`).

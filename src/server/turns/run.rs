@@ -1,0 +1,162 @@
+//! Running a turn to its end: the agent's events go to the turn's log at once
+//! and into the stored message at checkpoints; the end is stored, then said.
+//!
+//! Checkpoints are by time, not by size, and append: a reply's text is added
+//! to the stored message at most once per `CHECKPOINT_EVERY` (and its steps
+//! whenever they change), so a long reply costs a bounded number of small
+//! writes instead of ever-growing rewrites. Writing never holds up the
+//! readers: events reach the log while a checkpoint is being written.
+
+use std::{
+    sync::{atomic::Ordering, Arc},
+    time::Duration,
+};
+
+use futures::future::BoxFuture;
+use sqlx::SqlitePool;
+use tokio::{sync::mpsc, time::Instant};
+
+use super::{document::DbDocument, gate::Stored, hub::{TurnHub, TurnLog}};
+use crate::{
+    agent::{
+        prompt,
+        run::{Agent, TurnOutcome, TurnRequest},
+        tools::ToolContext,
+    },
+    chat::{
+        events::{ChatEvent, ErrorData},
+        message::{MessageStatus, StoredMessage},
+        turn::{terminal_event, TurnRecord, INTERRUPTED},
+    },
+    server::chats,
+};
+
+/// How often a running reply's new text is written to its message.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// What a turn needs to run.
+pub struct TurnJob {
+    pub db: SqlitePool,
+    pub agent: Arc<Agent>,
+    pub hub: Arc<TurnHub>,
+    pub log: Arc<TurnLog>,
+    pub lesson_id: String,
+    /// The lesson as the turn starts, and its revision.
+    pub document: (String, i64),
+    pub history: Vec<StoredMessage>,
+    pub user_text: String,
+    pub stored: Stored,
+}
+
+/// Runs a turn to its end and stores its result. Spawned as soon as the
+/// request is checked, beside the storing of its messages; never panics on
+/// failure.
+pub async fn run(job: TurnJob) {
+    let TurnJob { db, agent, hub, log, lesson_id, document, history, user_text, stored } = job;
+    let document = Arc::new(DbDocument::new(db.clone(), log.owner_id.clone(), lesson_id, document, stored.clone()));
+    let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
+    let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone()));
+
+    let ctx = ToolContext { document };
+    let request = TurnRequest { history: prompt::past_messages(history), user_text };
+    let result = agent.run_turn(request, &ctx, &tx, &log.cancel).await;
+    drop(tx);
+    let _ = forwarder.await;
+    if !stored.wait().await {
+        return; // abandoned by the request that started it; nothing was stored
+    }
+
+    let (status, error) = match &result.outcome {
+        TurnOutcome::Complete => (MessageStatus::Complete, None),
+        TurnOutcome::Cancelled if log.interrupted.load(Ordering::SeqCst) => (
+            MessageStatus::Interrupted,
+            Some(ErrorData { code: INTERRUPTED.into(), message: "The server restarted before this reply was finished.".into() }),
+        ),
+        TurnOutcome::Cancelled => (MessageStatus::Cancelled, None),
+        TurnOutcome::Failed(e) => (MessageStatus::Error, Some(ErrorData { code: e.code.into(), message: e.message.clone() })),
+    };
+    if let Some(e) = &error {
+        tracing::warn!(turn = %log.turn_id, code = %e.code, "turn ended with an error");
+    }
+    let last = terminal_event(status, error, &log.message_id);
+    let mut record = result.record;
+    record.apply(&last);
+    if let Err(e) = chats::finish_turn(&db, &log.message_id, &record).await {
+        tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
+    }
+    log.push(last);
+    hub.ended(&log);
+}
+
+/// What has not reached the stored message yet.
+#[derive(Default)]
+struct Unsaved {
+    text: String,
+    steps_changed: bool,
+}
+
+/// A checkpoint being written: what it carries, to put back if it fails.
+type Writing = BoxFuture<'static, (Unsaved, bool)>;
+
+/// Passes the agent's events on to the turn's log and checkpoints them.
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: SqlitePool, stored: Stored) {
+    let mut record = TurnRecord::default();
+    let mut unsaved = Unsaved::default();
+    let mut writing: Option<Writing> = None;
+    let mut due: Option<Instant> = None;
+    loop {
+        let deadline = due.filter(|_| writing.is_none());
+        tokio::select! {
+            event = rx.recv() => {
+                let Some(event) = event else { break };
+                record.apply(&event);
+                match &event {
+                    ChatEvent::Text(t) => unsaved.text.push_str(&t.content),
+                    ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_) => unsaved.steps_changed = true,
+                    _ => {}
+                }
+                // Steps are saved as soon as they end; text once per period.
+                let now_please = matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_)) && unsaved.steps_changed;
+                log.push(event);
+                if now_please {
+                    due = Some(Instant::now());
+                } else if due.is_none() && !unsaved.text.is_empty() {
+                    due = Some(Instant::now() + CHECKPOINT_EVERY);
+                }
+            }
+            (sent, ok) = async { writing.as_mut().expect("guarded").await }, if writing.is_some() => {
+                writing = None;
+                if !ok {
+                    // Put it back in front of what came since, for the next try.
+                    unsaved.text.insert_str(0, &sent.text);
+                    unsaved.steps_changed |= sent.steps_changed;
+                    due.get_or_insert(Instant::now() + CHECKPOINT_EVERY);
+                }
+            }
+            _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                due = None;
+                let batch = std::mem::take(&mut unsaved);
+                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), batch, &record));
+            }
+        }
+    }
+    // The end of the turn stores the whole record; a checkpoint still being
+    // written finishes first, so it cannot land after the end.
+    if let Some(w) = writing {
+        w.await;
+    }
+}
+
+fn checkpoint(db: SqlitePool, message_id: String, stored: Stored, batch: Unsaved, record: &TurnRecord) -> Writing {
+    let steps = if batch.steps_changed { record.tool_calls.clone() } else { Vec::new() };
+    Box::pin(async move {
+        if !stored.wait().await {
+            return (batch, true); // abandoned: there is nothing to write to
+        }
+        let saved = chats::save_progress(&db, &message_id, &batch.text, &steps).await;
+        if let Err(e) = &saved {
+            tracing::warn!(error = %e, "could not save a turn's progress");
+        }
+        (batch, saved.is_ok())
+    })
+}

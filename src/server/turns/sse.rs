@@ -1,0 +1,139 @@
+//! A turn as `text/event-stream`: following a live turn from any event on,
+//! and replaying a finished one from its stored record.
+
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::{
+    http::HeaderValue,
+    response::{
+        sse::{Event, KeepAlive, Sse},
+        IntoResponse, Response,
+    },
+};
+use futures::{Stream, StreamExt};
+
+use super::hub::TurnLog;
+use crate::chat::{
+    events::ChatEvent,
+    message::{ChatMessage, MessageStatus},
+    turn::terminal_event,
+};
+
+/// The turn's events after `after` as SSE, following the live turn to its end.
+pub fn live_response(log: Arc<TurnLog>, after: u64, keepalive: Duration) -> Response {
+    let (turn_id, message_id) = (log.turn_id.clone(), log.message_id.clone());
+    let body = Sse::new(follow(log, after)).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
+    with_turn_headers(body.into_response(), &turn_id, &message_id)
+}
+
+/// A turn no longer in this process, after `after`, from its stored message.
+/// `lesson_now` is the lesson's current document and revision.
+pub fn replay_response(turn_id: &str, message: &ChatMessage, lesson_now: Option<(String, i64)>, after: u64) -> Response {
+    let events: Vec<Result<Event, Infallible>> = replay(message, lesson_now)
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (i as u64 + 1, e))
+        .filter(|(seq, _)| *seq > after)
+        .map(|(seq, e)| Ok(sse_event(seq, &e)))
+        .collect();
+    with_turn_headers(Sse::new(futures::stream::iter(events)).into_response(), turn_id, &message.id)
+}
+
+/// The events a turn no longer running stands for, rebuilt from its stored
+/// message. A message still marked running here belongs to no live turn: it
+/// did not finish.
+///
+/// The turn's last edit carries the document only while it is still the
+/// lesson's current one (`lesson_now`, with its revision): a page following
+/// the replay must never be shown an older document than the lesson has now,
+/// nor save on top of one.
+fn replay(m: &ChatMessage, lesson_now: Option<(String, i64)>) -> Vec<ChatEvent> {
+    let mut record = m.record();
+    if !record.is_over() {
+        record.apply(&terminal_event(MessageStatus::Interrupted, None, &m.id));
+    }
+    let mut events = record.events(&m.id);
+    let current = match (&record.document_xml, lesson_now) {
+        (Some(edited), Some((xml, revision))) if *edited == xml => Some((xml, revision)),
+        _ => None,
+    };
+    let last_edit = record.tool_calls.iter().rev().find(|c| c.tool == "edit_document" && c.succeeded()).map(|c| c.id.clone());
+    if let (Some((xml, revision)), Some(id)) = (current, last_edit) {
+        let end = events.iter_mut().rev().find_map(|e| match e {
+            ChatEvent::ToolEnd(end) if end.id == id => Some(end),
+            _ => None,
+        });
+        if let Some(end) = end {
+            end.document_html = Some(crate::lesson::render_both(&xml));
+            end.document_xml = Some(xml);
+            end.revision = Some(revision);
+        }
+    }
+    events
+}
+
+fn sse_event(seq: u64, e: &ChatEvent) -> Event {
+    Event::default().event(e.name()).id(seq.to_string()).data(e.data_json())
+}
+
+fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Response {
+    let h = res.headers_mut();
+    for (name, value) in [("x-turn-id", turn_id), ("x-message-id", message_id)] {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            h.insert(name, v);
+        }
+    }
+    h.insert("cache-control", HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    res
+}
+
+/// Reads the log from `after` on. When the reader falls behind, the text
+/// pieces waiting for it are sent as one event (numbered as the last of them),
+/// never out of order with the other events.
+pub fn follow(log: Arc<TurnLog>, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+    let rx = log.subscribe();
+    futures::stream::unfold((log, after, rx, false), |(log, cursor, mut rx, done)| async move {
+        if done {
+            return None;
+        }
+        loop {
+            let (batch, finished) = log.since(cursor);
+            if let Some((last, event)) = batch.last() {
+                let (last, terminal) = (*last, event.is_terminal());
+                let events: Vec<Result<Event, Infallible>> = merge_text(batch).into_iter().map(Ok).collect();
+                return Some((futures::stream::iter(events), (log, last, rx, terminal)));
+            }
+            if finished || rx.changed().await.is_err() {
+                return None;
+            }
+        }
+    })
+    .flatten()
+}
+
+fn merge_text(batch: Vec<(u64, ChatEvent)>) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut text: Option<(u64, String)> = None;
+    for (seq, e) in batch {
+        match e {
+            ChatEvent::Text(t) => match &mut text {
+                Some((last, s)) => {
+                    *last = seq;
+                    s.push_str(&t.content);
+                }
+                None => text = Some((seq, t.content)),
+            },
+            other => {
+                if let Some((last, s)) = text.take() {
+                    out.push(sse_event(last, &ChatEvent::text(s)));
+                }
+                out.push(sse_event(seq, &other));
+            }
+        }
+    }
+    if let Some((last, s)) = text {
+        out.push(sse_event(last, &ChatEvent::text(s)));
+    }
+    out
+}

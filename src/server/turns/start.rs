@@ -1,0 +1,100 @@
+//! Starting a turn, and stopping one. Starting is one function because its
+//! parts must agree: the chat is reserved, the turn starts at once (calling
+//! the model) while its two messages are stored, nothing is written or sent
+//! until they are, and a turn whose messages could not be stored is
+//! abandoned without a trace.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use sqlx::SqlitePool;
+
+use super::{
+    gate::stored_gate,
+    hub::{TurnHub, TurnLog},
+    run::{run, TurnJob},
+};
+use crate::{
+    agent::run::Agent,
+    server::{
+        chats::{self, ChatStart},
+        error::{AppError, Result},
+        ids,
+    },
+};
+
+/// A checked request for a turn: whose it is, the chat it runs in, what the
+/// teacher wrote.
+pub struct NewTurn {
+    pub owner_id: String,
+    pub chat: ChatStart,
+    pub content: String,
+}
+
+/// Starts a turn; returns its log once its messages are stored (a client that
+/// leaves meanwhile does not stop it).
+pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, history }, content } = turn;
+    let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
+    let (stored_tx, stored) = stored_gate();
+    let model = agent.model().to_string();
+    tokio::spawn(run(TurnJob {
+        db: db.clone(),
+        agent,
+        hub: hub.clone(),
+        log: log.clone(),
+        lesson_id: session.lesson_id.clone(),
+        document: (document_xml, revision),
+        history,
+        user_text: content.clone(),
+        stored,
+    }));
+    // Stored in a task of its own: a client that leaves now cannot leave the
+    // turn half-begun (running, but with its messages unsaved or its chat
+    // marked busy for good).
+    let storing = {
+        let (db, hub, log) = (db.clone(), hub.clone(), log.clone());
+        tokio::spawn(async move {
+            let user_message = ids::new_id();
+            let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id };
+            let stored = chats::start_turn(&db, &session.id, &content, &ids, &model).await;
+            if stored.is_err() {
+                log.cancel.cancel();
+                hub.abandon(&log);
+            }
+            stored_tx.set(stored.is_ok());
+            stored
+        })
+    };
+    match storing.await {
+        Ok(Ok(())) => Ok(log),
+        Ok(Err(e)) => Err(e),
+        Err(e) => Err(AppError::Internal(format!("storing the turn's messages failed: {e}"))),
+    }
+}
+
+/// What a request to stop a turn found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CancelStatus {
+    /// The turn was running and is stopping now.
+    Cancelling,
+    /// The turn had already ended.
+    Finished,
+}
+
+/// Stops one of `owner_id`'s turns. Another teacher's turn is `NotFound`.
+pub async fn cancel(db: &SqlitePool, hub: &TurnHub, owner_id: &str, turn_id: &str) -> Result<CancelStatus> {
+    if let Some(log) = hub.get(turn_id) {
+        if log.owner_id != owner_id {
+            return Err(AppError::NotFound);
+        }
+        if log.is_finished() {
+            return Ok(CancelStatus::Finished);
+        }
+        log.cancel.cancel();
+        return Ok(CancelStatus::Cancelling);
+    }
+    chats::turn_message(db, owner_id, turn_id).await?;
+    Ok(CancelStatus::Finished)
+}
