@@ -9,5 +9,4 @@ pub mod tool_args;
 pub mod turn;
 pub mod markdown;
 
-#[cfg(feature = "hydrate")]
 pub mod client;

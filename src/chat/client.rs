@@ -1,13 +1,15 @@
-//! The browser's side of the chat API (WASM only): JSON calls, and reading a
-//! turn's event stream from `fetch` as it arrives, through [`SseParser`].
+//! The browser's side of the API: JSON calls, a turn's event stream read as
+//! it arrives, and the browser's dialogs. Written once for both targets: the
+//! calls run in the browser (`client/browser.rs`); on the server, which
+//! renders the workspace and runs no event handler or effect, the same
+//! functions exist and only say they cannot run there (`client/server.rs`).
+//! That pair is the only place the two targets differ.
 
-use js_sys::{Reflect, Uint8Array};
-use serde::{de::DeserializeOwned, Serialize};
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+#[cfg_attr(feature = "hydrate", path = "client/browser.rs")]
+#[cfg_attr(not(feature = "hydrate"), path = "client/server.rs")]
+mod transport;
 
-use super::{events::ChatEvent, sse::SseParser};
+pub use transport::{ask, confirm, json, stream, StreamHandle};
 
 /// Why a call failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,51 +29,6 @@ impl ClientError {
     }
 }
 
-fn js_error(e: JsValue) -> ClientError {
-    ClientError::Network(e.as_string().or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into()))
-}
-
-async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, String)], signal: Option<&web_sys::AbortSignal>) -> Result<Response, ClientError> {
-    let init = RequestInit::new();
-    init.set_method(method);
-    let headers = Headers::new().map_err(js_error)?;
-    if let Some(body) = &body {
-        headers.set("Content-Type", "application/json").map_err(js_error)?;
-        init.set_body(&JsValue::from_str(body));
-    }
-    for (k, v) in extra {
-        headers.set(k, v).map_err(js_error)?;
-    }
-    init.set_headers(&headers);
-    init.set_signal(signal);
-    let request = Request::new_with_str_and_init(url, &init).map_err(js_error)?;
-    let window = web_sys::window().ok_or_else(|| ClientError::Network("no window".into()))?;
-    let response: Response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
-    if response.ok() {
-        return Ok(response);
-    }
-    let status = response.status();
-    let text = match response.text() {
-        Ok(p) => JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
-        Err(_) => String::new(),
-    };
-    #[derive(serde::Deserialize)]
-    struct ErrorBody {
-        error: String,
-    }
-    let message = serde_json::from_str::<ErrorBody>(&text).map(|b| b.error).unwrap_or_else(|_| format!("The server answered {status}."));
-    Err(ClientError::Http { status, message })
-}
-
-/// A JSON call; `T = ()` for empty answers.
-pub async fn json<T: DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, ClientError> {
-    let body = body.map(|b| serde_json::to_string(b).unwrap_or_default());
-    let response = send(method, url, body, &[], None).await?;
-    let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?.as_string().unwrap_or_default();
-    let text = if text.trim().is_empty() { "null".to_string() } else { text };
-    serde_json::from_str(&text).map_err(|e| ClientError::Network(format!("unreadable answer: {e}")))
-}
-
 /// How a stream ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamEnd {
@@ -79,64 +36,4 @@ pub enum StreamEnd {
     Finished,
     /// The connection ended first; resume after `last_id`.
     Dropped { last_id: u64 },
-}
-
-/// Lets the page stop reading a stream (the turn itself goes on).
-#[derive(Clone)]
-pub struct StreamHandle(AbortController);
-
-impl StreamHandle {
-    pub fn new() -> Option<Self> {
-        AbortController::new().ok().map(Self)
-    }
-    pub fn abort(&self) {
-        self.0.abort();
-    }
-}
-
-/// Opens a turn's stream (a new turn with `body`, or a resume with `after`)
-/// and hands every event to `on_event`. `on_open` gets the turn id.
-pub async fn stream(
-    url: &str,
-    body: Option<String>,
-    after: u64,
-    handle: &StreamHandle,
-    mut on_open: impl FnMut(Option<String>),
-    mut on_event: impl FnMut(ChatEvent),
-) -> Result<StreamEnd, ClientError> {
-    let method = if body.is_some() { "POST" } else { "GET" };
-    let mut extra = vec![("Accept", "text/event-stream".to_string())];
-    if after > 0 {
-        extra.push(("Last-Event-ID", after.to_string()));
-    }
-    let signal = handle.0.signal();
-    let response = send(method, url, body, &extra, Some(&signal)).await?;
-    on_open(response.headers().get("x-turn-id").ok().flatten());
-    let body = response.body().ok_or_else(|| ClientError::Network("no response body".into()))?;
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut parser = SseParser::new();
-    let mut last_id = after;
-    loop {
-        let chunk = match JsFuture::from(reader.read()).await {
-            Ok(c) => c,
-            Err(_) => return Ok(StreamEnd::Dropped { last_id }),
-        };
-        if Reflect::get(&chunk, &JsValue::from_str("done")).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
-            return Ok(StreamEnd::Dropped { last_id });
-        }
-        let value = Reflect::get(&chunk, &JsValue::from_str("value")).map_err(js_error)?;
-        let bytes = Uint8Array::new(&value).to_vec();
-        for message in parser.push(&bytes) {
-            if let Some(id) = message.id.as_deref().and_then(|i| i.parse::<u64>().ok()) {
-                last_id = id;
-            }
-            let Ok(event) = ChatEvent::from_sse(&message.event, &message.data) else { continue };
-            let terminal = event.is_terminal();
-            on_event(event);
-            if terminal {
-                let _ = reader.cancel();
-                return Ok(StreamEnd::Finished);
-            }
-        }
-    }
 }

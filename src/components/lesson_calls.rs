@@ -7,14 +7,8 @@ use serde::Serialize;
 
 use crate::models::{RestoreRequest, RevisionReply, RevisionSummary, SaveReply, SaveRequest};
 
-#[cfg(feature = "hydrate")]
 async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, String> {
     crate::chat::client::json(method, url, body).await.map_err(|e| e.message())
-}
-
-#[cfg(not(feature = "hydrate"))]
-async fn call<T>(_method: &str, _url: &str, _body: Option<&impl Serialize>) -> Result<T, String> {
-    Err("This runs in the browser only.".into())
 }
 
 /// A call without a body.

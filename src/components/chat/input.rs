@@ -8,10 +8,13 @@ use super::controller::Chat;
 #[component]
 pub fn ChatInput() -> impl IntoView {
     let chat = expect_context::<Chat>();
+    // What the teacher is typing; it stays here until it is sent.
+    let draft = RwSignal::new(String::new());
+    let busy = chat.turn.busy;
     let send = move || {
-        let text = chat.draft.get_untracked();
-        if !text.trim().is_empty() && !chat.busy.get_untracked() {
-            chat.draft.set(String::new());
+        let text = draft.get_untracked();
+        if !text.trim().is_empty() && !busy.get_untracked() {
+            draft.set(String::new());
             chat.send(text);
         }
     };
@@ -21,9 +24,9 @@ pub fn ChatInput() -> impl IntoView {
                 aria-label="Message"
                 rows="2"
                 placeholder="Ask, or tell me what to change…"
-                prop:value=move || chat.draft.get()
-                disabled=move || chat.busy.get()
-                on:input=move |ev| chat.draft.set(event_target_value(&ev))
+                prop:value=move || draft.get()
+                disabled=move || busy.get()
+                on:input=move |ev| draft.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -31,10 +34,10 @@ pub fn ChatInput() -> impl IntoView {
                     }
                 }
             ></textarea>
-            {move || if chat.busy.get() {
+            {move || if busy.get() {
                 Either::Left(view! { <button type="button" class="stop" on:click=move |_| chat.stop()>"Stop"</button> })
             } else {
-                Either::Right(view! { <button type="submit" class="primary" disabled=move || chat.draft.with(|d| d.trim().is_empty())>"Send"</button> })
+                Either::Right(view! { <button type="submit" class="primary" disabled=move || draft.with(|d| d.trim().is_empty())>"Send"</button> })
             }}
         </form>
     }

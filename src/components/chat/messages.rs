@@ -17,7 +17,7 @@ use crate::chat::message::Role;
 pub fn MessageList() -> impl IntoView {
     let chat = expect_context::<Chat>();
     view! {
-        <For each=move || chat.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
+        <For each=move || chat.conversation.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
             match (m.role, m.reply) {
                 (Role::Assistant, Some(reply)) => Either::Left(view! { <AssistantMessage reply/> }),
                 _ => Either::Right(view! { <UserMessage text=m.text/> }),
@@ -68,7 +68,7 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 Phase::Failed(message) => EitherOf3::B(view! {
                     <div class="reply-error" role="alert">
                         <p>{message}</p>
-                        <button type="button" on:click=move |_| chat.send(reply.asked.get_value()) disabled=move || chat.busy.get()>"Retry"</button>
+                        <button type="button" on:click=move |_| chat.send(reply.asked.get_value()) disabled=move || chat.turn.busy.get()>"Retry"</button>
                     </div>
                 }),
                 _ => EitherOf3::C(()),

@@ -21,6 +21,14 @@ pub fn ChatSidebar() -> impl IntoView {
     });
 
     let list = NodeRef::<html::Div>::new();
+    // The reader is at the end of the conversation, so new content scrolls
+    // into view. Scrolling up clears it; sending a message or opening a chat
+    // sets it again.
+    let follow = RwSignal::new(true);
+    Effect::new(move |_| {
+        chat.conversation.to_end.track();
+        follow.set(true);
+    });
     let behind = RwSignal::new(false);
     // Changed only when it changes: it is set on every frame of a reply.
     let set_behind = move |b: bool| behind.maybe_update(|old| std::mem::replace(old, b) != b);
@@ -30,7 +38,7 @@ pub fn ChatSidebar() -> impl IntoView {
     // layout each time.
     let frame_pending = StoredValue::new(false);
     Effect::new(move |_| {
-        chat.tick.track();
+        chat.conversation.tick.track();
         if frame_pending.get_value() {
             return;
         }
@@ -38,7 +46,7 @@ pub fn ChatSidebar() -> impl IntoView {
         request_animation_frame(move || {
             frame_pending.set_value(false);
             let Some(el) = list.get_untracked() else { return };
-            if chat.follow.get_untracked() {
+            if follow.get_untracked() {
                 el.set_scroll_top(el.scroll_height());
                 set_behind(false);
             } else {
@@ -55,10 +63,10 @@ pub fn ChatSidebar() -> impl IntoView {
         if let Some(el) = list.get_untracked() {
             let top = el.scroll_top();
             if el.scroll_height() - top - el.client_height() < 40 {
-                chat.follow.set(true);
+                follow.set(true);
                 set_behind(false);
             } else if top < last_top.get_value() {
-                chat.follow.set(false);
+                follow.set(false);
             }
             last_top.set_value(top);
         }
@@ -67,7 +75,7 @@ pub fn ChatSidebar() -> impl IntoView {
         if let Some(el) = list.get_untracked() {
             el.set_scroll_top(el.scroll_height());
         }
-        chat.follow.set(true);
+        follow.set(true);
         set_behind(false);
     };
 
@@ -75,11 +83,11 @@ pub fn ChatSidebar() -> impl IntoView {
         <aside class="chat-pane" aria-label="Assistant">
             <header class="chat-head">
                 <label for="chat-picker" class="sr-only">"Chat"</label>
-                <select id="chat-picker" class="chat-picker" disabled=move || chat.busy.get()
+                <select id="chat-picker" class="chat-picker" disabled=move || chat.turn.busy.get()
                     on:change=move |ev| chat.switch(event_target_value(&ev))>
                     {move || {
-                        let current = chat.current.get();
-                        let list = chat.sessions.get();
+                        let current = chat.list.current.get();
+                        let list = chat.list.sessions.get();
                         if list.is_empty() {
                             Either::Left(view! { <option value="">"New chat"</option> })
                         } else {
@@ -90,9 +98,9 @@ pub fn ChatSidebar() -> impl IntoView {
                         }
                     }}
                 </select>
-                <button type="button" class="quiet" on:click=move |_| chat.new_chat() disabled=move || chat.busy.get()>"New chat"</button>
-                <button type="button" class="quiet" on:click=move |_| chat.rename() disabled=move || chat.current.get().is_none()>"Rename"</button>
-                <button type="button" class="quiet" on:click=move |_| chat.delete() disabled=move || chat.current.get().is_none() || chat.busy.get()>"Delete"</button>
+                <button type="button" class="quiet" on:click=move |_| chat.new_chat() disabled=move || chat.turn.busy.get()>"New chat"</button>
+                <button type="button" class="quiet" on:click=move |_| chat.rename() disabled=move || chat.list.current.get().is_none()>"Rename"</button>
+                <button type="button" class="quiet" on:click=move |_| chat.delete() disabled=move || chat.list.current.get().is_none() || chat.turn.busy.get()>"Delete"</button>
             </header>
             {move || chat.status.get().filter(|s| s.demo).map(|_| view! {
                 <p class="demo-banner" role="note">
@@ -103,7 +111,7 @@ pub fn ChatSidebar() -> impl IntoView {
             {move || chat.status.get().and_then(|s| s.message).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
-                {move || (chat.loaded.get() && chat.messages.with(|m| m.is_empty())).then(|| view! {
+                {move || (chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty())).then(|| view! {
                     <div class="welcome">
                         <p>"Hello! Ask me about this lesson, or tell me what to add or change."</p>
                         <div class="chips">
@@ -116,7 +124,7 @@ pub fn ChatSidebar() -> impl IntoView {
                 {client_only("message-list", || view! { <MessageList/> })}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
-            <p class="sr-only" aria-live="polite">{move || chat.announce.get()}</p>
+            <p class="sr-only" aria-live="polite">{move || chat.conversation.announce.get()}</p>
             <ChatInput/>
         </aside>
     }

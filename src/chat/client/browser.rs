@@ -1,0 +1,127 @@
+//! The browser half of the client (WASM only): `fetch`, reading a turn's
+//! event stream as it arrives through [`SseParser`], and the browser's own
+//! dialogs.
+
+use js_sys::{Reflect, Uint8Array};
+use serde::{de::DeserializeOwned, Serialize};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+
+use super::{ClientError, StreamEnd};
+use crate::chat::{events::ChatEvent, sse::SseParser};
+
+fn js_error(e: JsValue) -> ClientError {
+    ClientError::Network(e.as_string().or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into()))
+}
+
+async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, String)], signal: Option<&web_sys::AbortSignal>) -> Result<Response, ClientError> {
+    let init = RequestInit::new();
+    init.set_method(method);
+    let headers = Headers::new().map_err(js_error)?;
+    if let Some(body) = &body {
+        headers.set("Content-Type", "application/json").map_err(js_error)?;
+        init.set_body(&JsValue::from_str(body));
+    }
+    for (k, v) in extra {
+        headers.set(k, v).map_err(js_error)?;
+    }
+    init.set_headers(&headers);
+    init.set_signal(signal);
+    let request = Request::new_with_str_and_init(url, &init).map_err(js_error)?;
+    let window = web_sys::window().ok_or_else(|| ClientError::Network("no window".into()))?;
+    let response: Response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
+    if response.ok() {
+        return Ok(response);
+    }
+    let status = response.status();
+    let text = match response.text() {
+        Ok(p) => JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    #[derive(serde::Deserialize)]
+    struct ErrorBody {
+        error: String,
+    }
+    let message = serde_json::from_str::<ErrorBody>(&text).map(|b| b.error).unwrap_or_else(|_| format!("The server answered {status}."));
+    Err(ClientError::Http { status, message })
+}
+
+/// A JSON call; `T = ()` for empty answers.
+pub async fn json<T: DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, ClientError> {
+    let body = body.map(|b| serde_json::to_string(b).unwrap_or_default());
+    let response = send(method, url, body, &[], None).await?;
+    let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?.as_string().unwrap_or_default();
+    let text = if text.trim().is_empty() { "null".to_string() } else { text };
+    serde_json::from_str(&text).map_err(|e| ClientError::Network(format!("unreadable answer: {e}")))
+}
+
+/// Lets the page stop reading a stream (the turn itself goes on).
+#[derive(Clone)]
+pub struct StreamHandle(AbortController);
+
+impl StreamHandle {
+    pub fn new() -> Option<Self> {
+        AbortController::new().ok().map(Self)
+    }
+    pub fn abort(&self) {
+        self.0.abort();
+    }
+}
+
+/// Opens a turn's stream (a new turn with `body`, or a resume with `after`)
+/// and hands every event to `on_event`. `on_open` gets the turn id.
+pub async fn stream(
+    url: &str,
+    body: Option<String>,
+    after: u64,
+    handle: &StreamHandle,
+    mut on_open: impl FnMut(Option<String>),
+    mut on_event: impl FnMut(ChatEvent),
+) -> Result<StreamEnd, ClientError> {
+    let method = if body.is_some() { "POST" } else { "GET" };
+    let mut extra = vec![("Accept", "text/event-stream".to_string())];
+    if after > 0 {
+        extra.push(("Last-Event-ID", after.to_string()));
+    }
+    let signal = handle.0.signal();
+    let response = send(method, url, body, &extra, Some(&signal)).await?;
+    on_open(response.headers().get("x-turn-id").ok().flatten());
+    let body = response.body().ok_or_else(|| ClientError::Network("no response body".into()))?;
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut parser = SseParser::new();
+    let mut last_id = after;
+    loop {
+        let chunk = match JsFuture::from(reader.read()).await {
+            Ok(c) => c,
+            Err(_) => return Ok(StreamEnd::Dropped { last_id }),
+        };
+        if Reflect::get(&chunk, &JsValue::from_str("done")).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+            return Ok(StreamEnd::Dropped { last_id });
+        }
+        let value = Reflect::get(&chunk, &JsValue::from_str("value")).map_err(js_error)?;
+        let bytes = Uint8Array::new(&value).to_vec();
+        for message in parser.push(&bytes) {
+            if let Some(id) = message.id.as_deref().and_then(|i| i.parse::<u64>().ok()) {
+                last_id = id;
+            }
+            let Ok(event) = ChatEvent::from_sse(&message.event, &message.data) else { continue };
+            let terminal = event.is_terminal();
+            on_event(event);
+            if terminal {
+                let _ = reader.cancel();
+                return Ok(StreamEnd::Finished);
+            }
+        }
+    }
+}
+
+/// Asks for a line of text (the browser's prompt); `None` when dismissed.
+pub fn ask(message: &str, default: &str) -> Option<String> {
+    web_sys::window()?.prompt_with_message_and_default(message, default).ok().flatten()
+}
+
+/// Asks for a yes or no (the browser's confirm).
+pub fn confirm(message: &str) -> bool {
+    web_sys::window().and_then(|w| w.confirm_with_message(message).ok()).unwrap_or(false)
+}

@@ -1,0 +1,47 @@
+//! The server half of the client. The server renders the workspace without
+//! running its effects or event handlers, so none of these is ever called
+//! there; they exist so that the code calling them is written once.
+
+use serde::{de::DeserializeOwned, Serialize};
+
+use super::{ClientError, StreamEnd};
+use crate::chat::events::ChatEvent;
+
+fn browser_only() -> ClientError {
+    ClientError::Network("this runs in the browser only".into())
+}
+
+pub async fn json<T: DeserializeOwned>(_method: &str, _url: &str, _body: Option<&impl Serialize>) -> Result<T, ClientError> {
+    Err(browser_only())
+}
+
+/// No stream can be read here: there is no handle to read one with.
+#[derive(Clone)]
+pub struct StreamHandle;
+
+impl StreamHandle {
+    pub fn new() -> Option<Self> {
+        None
+    }
+
+    pub fn abort(&self) {}
+}
+
+pub async fn stream(
+    _url: &str,
+    _body: Option<String>,
+    _after: u64,
+    _handle: &StreamHandle,
+    _on_open: impl FnMut(Option<String>),
+    _on_event: impl FnMut(ChatEvent),
+) -> Result<StreamEnd, ClientError> {
+    Err(browser_only())
+}
+
+pub fn ask(_message: &str, _default: &str) -> Option<String> {
+    None
+}
+
+pub fn confirm(_message: &str) -> bool {
+    false
+}
