@@ -11,7 +11,7 @@ use super::turn::TurnRecord;
 /// is always the one the agent works on.)
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TurnRequest {
+pub struct MessageRequest {
     pub session_id: String,
     pub content: String,
 }

@@ -13,11 +13,11 @@ use axum::{
     routing::{get, post},
     Form, Json, Router,
 };
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{
     auth,
+    current_user::CurrentUser,
     error::{AppError, Result},
     state::AppState,
 };
@@ -63,15 +63,28 @@ fn with_cookie(state: &AppState, token: &str, res: impl IntoResponse) -> Respons
     ([(header::SET_COOKIE, cookie)], res).into_response()
 }
 
+/// The answer to a sign-up or sign-in through the API.
+#[derive(Serialize)]
+struct SessionReply {
+    token: String,
+    user: UserInfo,
+}
+
+/// Who is signed in.
+#[derive(Serialize)]
+struct MeReply {
+    user: UserInfo,
+}
+
 async fn api_signup(State(state): State<AppState>, Json(creds): Json<Credentials>) -> Result<Response> {
     let (user, token) = start_session(&state, &creds, true).await?;
-    let body = Json(json!({ "token": token, "user": user }));
+    let body = Json(SessionReply { token: token.clone(), user });
     Ok(with_cookie(&state, &token, (StatusCode::CREATED, body)))
 }
 
 async fn api_login(State(state): State<AppState>, Json(creds): Json<Credentials>) -> Result<Response> {
     let (user, token) = start_session(&state, &creds, false).await?;
-    let body = Json(json!({ "token": token, "user": user }));
+    let body = Json(SessionReply { token: token.clone(), user });
     Ok(with_cookie(&state, &token, body))
 }
 
@@ -83,9 +96,8 @@ async fn api_logout(State(state): State<AppState>, headers: HeaderMap) -> Result
     Ok(([(header::SET_COOKIE, cookie)], StatusCode::NO_CONTENT).into_response())
 }
 
-async fn api_me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<serde_json::Value>> {
-    let user = auth::user_from_headers(&state.db, &headers).await?.ok_or(AppError::Unauthorized)?;
-    Ok(Json(json!({ "user": user })))
+async fn api_me(CurrentUser(user): CurrentUser) -> Json<MeReply> {
+    Json(MeReply { user })
 }
 
 /// A local path to continue to after signing in; anything else goes home.

@@ -24,7 +24,7 @@ use super::{
     state::AppState,
     turns::{self, CancelStatus, NewTurn},
 };
-use crate::chat::message::{SessionMessages, TitleRequest, TurnRequest};
+use crate::chat::message::{MessageRequest, SessionMessages, TitleRequest};
 
 /// Longest message a teacher can send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
@@ -50,7 +50,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let parsed = if body.len() > MAX_TURN_BODY {
         Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)))
     } else {
-        serde_json::from_slice::<TurnRequest>(&body)
+        serde_json::from_slice::<MessageRequest>(&body)
             .map_err(|e| AppError::BadRequest(format!("Send JSON with sessionId and content ({e}).")))
     };
     let body = match parsed {
@@ -75,7 +75,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let chat = chat.ok_or(AppError::NotFound)?;
     let agent = state.ai.agent()?;
     let turn = NewTurn { owner_id: user.id, chat, content: content.to_string() };
-    let log = turns::start(&state.db, &state.turns, agent, turn).await?;
+    let log = turns::start(&state.turn_writer, &state.turns, agent, turn).await?;
     Ok(turns::live_response(log, 0, keepalive(&state)))
 }
 

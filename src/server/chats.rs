@@ -18,7 +18,9 @@ use crate::{
 
 const MAX_TITLE_CHARS: usize = 120;
 
-fn clean_title(title: &str) -> String {
+/// A chat's name as typed, tidied; a blank one is the default name (a
+/// lesson's title, by contrast, must not be blank: `lessons::clean_title`).
+fn chat_title_or_default(title: &str) -> String {
     let t: String = title.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_TITLE_CHARS).collect();
     if t.is_empty() { DEFAULT_CHAT_TITLE.into() } else { t }
 }
@@ -33,7 +35,7 @@ pub async fn create_session(db: &SqlitePool, owner: &str, lesson_id: &str, title
         .bind(&id)
         .bind(owner)
         .bind(lesson_id)
-        .bind(clean_title(title))
+        .bind(chat_title_or_default(title))
         .execute(db)
         .await?;
     get_session(db, owner, &id).await
@@ -130,7 +132,7 @@ pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str)
     let done = sqlx::query(
         "UPDATE chat_sessions SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND owner_id = ?",
     )
-    .bind(clean_title(title))
+    .bind(chat_title_or_default(title))
     .bind(id)
     .bind(owner)
     .execute(db)

@@ -34,3 +34,16 @@ pub async fn connect(url: &str) -> Result<SqlitePool, sqlx::Error> {
     sqlx::migrate!().run(&pool).await?;
     Ok(pool)
 }
+
+/// A pool of one connection to the same database, for the writes of running
+/// turns (their messages, checkpoints, edits and ends), which come in bursts.
+/// SQLite lets one writer in at a time; writers that collide wait in its busy
+/// handler, which sleeps in steps of up to 100 ms, and a hundred turns
+/// starting at once then take seconds to store their messages. Queued for
+/// this one connection instead, each waits only for the writes before it.
+pub fn turn_writer(pool: &SqlitePool) -> SqlitePool {
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .test_before_acquire(false)
+        .connect_lazy_with((*pool.connect_options()).clone())
+}

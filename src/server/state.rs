@@ -13,6 +13,10 @@ use super::{ai::AiRuntime, auth::SignInLimiter, config::Config, turns::TurnHub};
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub db: SqlitePool,
+    /// The same database, one connection: the turn engine writes through it
+    /// (see `db::turn_writer`).
+    #[from_ref(skip)]
+    pub turn_writer: SqlitePool,
     pub config: Arc<Config>,
     pub sign_in_limiter: Arc<SignInLimiter>,
     pub ai: Arc<AiRuntime>,
@@ -23,6 +27,7 @@ impl AppState {
     pub fn new(leptos_options: LeptosOptions, db: SqlitePool, config: Config, ai: AiRuntime) -> Self {
         Self {
             leptos_options,
+            turn_writer: super::db::turn_writer(&db),
             db,
             config: Arc::new(config),
             sign_in_limiter: Arc::new(super::auth::sign_in_limiter()),

@@ -15,7 +15,7 @@ use crate::{
     chat::{
         client::{self, ClientError, StreamEnd, StreamHandle},
         events::ChatEvent,
-        message::{title_from, AiStatus, ChatSession, Role, SessionMessages, TitleRequest, TurnRequest, DEFAULT_CHAT_TITLE},
+        message::{title_from, AiStatus, ChatSession, Role, SessionMessages, TitleRequest, MessageRequest, DEFAULT_CHAT_TITLE},
     },
     components::lesson_state::LessonState,
 };
@@ -302,7 +302,7 @@ impl Chat {
                     s.title = title_from(&text);
                 }
             });
-            let body = serde_json::to_string(&TurnRequest { session_id: session, content: text }).unwrap_or_default();
+            let body = serde_json::to_string(&MessageRequest { session_id: session, content: text }).unwrap_or_default();
             let Some(handle) = StreamHandle::new() else { return };
             let opened = client::stream(
                 "/api/chat/stream",

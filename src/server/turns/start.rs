@@ -32,7 +32,8 @@ pub struct NewTurn {
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
-/// leaves meanwhile does not stop it).
+/// leaves meanwhile does not stop it). `db` is where the turn writes (the
+/// state's `turn_writer`).
 pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
     let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, history }, content } = turn;
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
