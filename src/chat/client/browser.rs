@@ -6,7 +6,7 @@ use js_sys::{Reflect, Uint8Array};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+use web_sys::{Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
 
 use super::{ClientError, StreamEnd};
 use crate::chat::{events::ChatEvent, sse::SseParser};
@@ -15,7 +15,7 @@ fn js_error(e: JsValue) -> ClientError {
     ClientError::Network(e.as_string().or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into()))
 }
 
-async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, String)], signal: Option<&web_sys::AbortSignal>) -> Result<Response, ClientError> {
+async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, String)]) -> Result<Response, ClientError> {
     let init = RequestInit::new();
     init.set_method(method);
     let headers = Headers::new().map_err(js_error)?;
@@ -27,7 +27,6 @@ async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, Str
         headers.set(k, v).map_err(js_error)?;
     }
     init.set_headers(&headers);
-    init.set_signal(signal);
     let request = Request::new_with_str_and_init(url, &init).map_err(js_error)?;
     let window = web_sys::window().ok_or_else(|| ClientError::Network("no window".into()))?;
     let response: Response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
@@ -50,23 +49,10 @@ async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, Str
 /// A JSON call; `T = ()` for empty answers.
 pub async fn json<T: DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, ClientError> {
     let body = body.map(|b| serde_json::to_string(b).unwrap_or_default());
-    let response = send(method, url, body, &[], None).await?;
+    let response = send(method, url, body, &[]).await?;
     let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?.as_string().unwrap_or_default();
     let text = if text.trim().is_empty() { "null".to_string() } else { text };
     serde_json::from_str(&text).map_err(|e| ClientError::Network(format!("unreadable answer: {e}")))
-}
-
-/// Lets the page stop reading a stream (the turn itself goes on).
-#[derive(Clone)]
-pub struct StreamHandle(AbortController);
-
-impl StreamHandle {
-    pub fn new() -> Option<Self> {
-        AbortController::new().ok().map(Self)
-    }
-    pub fn abort(&self) {
-        self.0.abort();
-    }
 }
 
 /// Opens a turn's stream (a new turn with `body`, or a resume with `after`)
@@ -75,7 +61,6 @@ pub async fn stream(
     url: &str,
     body: Option<String>,
     after: u64,
-    handle: &StreamHandle,
     mut on_open: impl FnMut(Option<String>),
     mut on_event: impl FnMut(ChatEvent),
 ) -> Result<StreamEnd, ClientError> {
@@ -84,8 +69,7 @@ pub async fn stream(
     if after > 0 {
         extra.push(("Last-Event-ID", after.to_string()));
     }
-    let signal = handle.0.signal();
-    let response = send(method, url, body, &extra, Some(&signal)).await?;
+    let response = send(method, url, body, &extra).await?;
     on_open(response.headers().get("x-turn-id").ok().flatten());
     let body = response.body().ok_or_else(|| ClientError::Network("no response body".into()))?;
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();

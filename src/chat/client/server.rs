@@ -15,23 +15,10 @@ pub async fn json<T: DeserializeOwned>(_method: &str, _url: &str, _body: Option<
     Err(browser_only())
 }
 
-/// No stream can be read here: there is no handle to read one with.
-#[derive(Clone)]
-pub struct StreamHandle;
-
-impl StreamHandle {
-    pub fn new() -> Option<Self> {
-        None
-    }
-
-    pub fn abort(&self) {}
-}
-
 pub async fn stream(
     _url: &str,
     _body: Option<String>,
     _after: u64,
-    _handle: &StreamHandle,
     _on_open: impl FnMut(Option<String>),
     _on_event: impl FnMut(ChatEvent),
 ) -> Result<StreamEnd, ClientError> {

@@ -13,7 +13,7 @@ use leptos::{prelude::*, task::spawn_local};
 use super::state::{Phase, Reply, UiMessage};
 use crate::{
     chat::{
-        client::{self, ClientError, StreamEnd, StreamHandle},
+        client::{self, ClientError, StreamEnd},
         events::ChatEvent,
         message::{title_from, AiStatus, ChatSession, Role, SessionMessages, TitleRequest, MessageRequest, DEFAULT_CHAT_TITLE},
     },
@@ -303,12 +303,10 @@ impl Chat {
                 }
             });
             let body = serde_json::to_string(&MessageRequest { session_id: session, content: text }).unwrap_or_default();
-            let Some(handle) = StreamHandle::new() else { return };
             let opened = client::stream(
                 "/api/chat/stream",
                 Some(body),
                 0,
-                &handle,
                 |turn| self.turn.id.set(turn),
                 |event| self.on_event(reply, event),
             )
@@ -338,9 +336,8 @@ impl Chat {
                         break;
                     };
                     resumes += 1;
-                    let Some(handle) = StreamHandle::new() else { break };
                     let url = format!("/api/chat/turns/{turn}/events");
-                    read = client::stream(&url, None, last_id, &handle, |_| {}, |event| self.on_event(reply, event)).await;
+                    read = client::stream(&url, None, last_id, |_| {}, |event| self.on_event(reply, event)).await;
                 }
                 Ok(StreamEnd::Dropped { .. }) => {
                     reply.phase.set(Phase::Failed("The connection kept dropping. Reload the page to see the reply.".into()));

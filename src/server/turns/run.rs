@@ -26,7 +26,7 @@ use crate::{
     chat::{
         events::{ChatEvent, ErrorData},
         message::{MessageStatus, StoredMessage},
-        turn::{terminal_event, TurnRecord, INTERRUPTED},
+        turn::{terminal_event, ToolCallRecord, TurnRecord, INTERRUPTED},
     },
     server::chats,
 };
@@ -88,20 +88,16 @@ pub async fn run(job: TurnJob) {
     hub.ended(&log);
 }
 
-/// What has not reached the stored message yet.
-#[derive(Default)]
-struct Unsaved {
-    text: String,
-    steps_changed: bool,
-}
+/// A checkpoint being written. It answers what to take back if it failed:
+/// where its text began, and whether it carried the steps.
+type Writing = BoxFuture<'static, Option<(usize, bool)>>;
 
-/// A checkpoint being written: what it carries, to put back if it fails.
-type Writing = BoxFuture<'static, (Unsaved, bool)>;
-
-/// Passes the agent's events on to the turn's log and checkpoints them.
+/// Passes the agent's events on to the turn's log and checkpoints them. The
+/// text still to store is the record's text from `saved` on.
 async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: SqlitePool, stored: Stored) {
     let mut record = TurnRecord::default();
-    let mut unsaved = Unsaved::default();
+    let mut saved = 0usize;
+    let mut steps_changed = false;
     let mut writing: Option<Writing> = None;
     let mut due: Option<Instant> = None;
     loop {
@@ -110,33 +106,31 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
             event = rx.recv() => {
                 let Some(event) = event else { break };
                 record.apply(&event);
-                match &event {
-                    ChatEvent::Text(t) => unsaved.text.push_str(&t.content),
-                    ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_) => unsaved.steps_changed = true,
-                    _ => {}
-                }
+                steps_changed |= matches!(event, ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_));
                 // Steps are saved as soon as they end; text once per period.
-                let now_please = matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_)) && unsaved.steps_changed;
+                let now_please = steps_changed && matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_));
                 log.push(event);
                 if now_please {
                     due = Some(Instant::now());
-                } else if due.is_none() && !unsaved.text.is_empty() {
+                } else if due.is_none() && record.text.len() > saved {
                     due = Some(Instant::now() + CHECKPOINT_EVERY);
                 }
             }
-            (sent, ok) = async { writing.as_mut().expect("guarded").await }, if writing.is_some() => {
+            failed = async { writing.as_mut().expect("guarded").await }, if writing.is_some() => {
                 writing = None;
-                if !ok {
-                    // Put it back in front of what came since, for the next try.
-                    unsaved.text.insert_str(0, &sent.text);
-                    unsaved.steps_changed |= sent.steps_changed;
+                if let Some((from, steps)) = failed {
+                    // Taken back, for the next checkpoint to carry again.
+                    saved = from;
+                    steps_changed |= steps;
                     due.get_or_insert(Instant::now() + CHECKPOINT_EVERY);
                 }
             }
             _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                 due = None;
-                let batch = std::mem::take(&mut unsaved);
-                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), batch, &record));
+                let steps = std::mem::take(&mut steps_changed).then(|| record.tool_calls.clone());
+                let text = record.text[saved..].to_string();
+                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), saved, text, steps));
+                saved = record.text.len();
             }
         }
     }
@@ -147,16 +141,18 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
     }
 }
 
-fn checkpoint(db: SqlitePool, message_id: String, stored: Stored, batch: Unsaved, record: &TurnRecord) -> Writing {
-    let steps = if batch.steps_changed { record.tool_calls.clone() } else { Vec::new() };
+fn checkpoint(db: SqlitePool, message_id: String, stored: Stored, from: usize, text: String, steps: Option<Vec<ToolCallRecord>>) -> Writing {
     Box::pin(async move {
         if !stored.wait().await {
-            return (batch, true); // abandoned: there is nothing to write to
+            return None; // abandoned: there is nothing to write to
         }
-        let saved = chats::save_progress(&db, &message_id, &batch.text, &steps).await;
-        if let Err(e) = &saved {
-            tracing::warn!(error = %e, "could not save a turn's progress");
+        let saved = chats::save_progress(&db, &message_id, &text, steps.as_deref().unwrap_or_default()).await;
+        match saved {
+            Ok(()) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not save a turn's progress");
+                Some((from, steps.is_some()))
+            }
         }
-        (batch, saved.is_ok())
     })
 }
