@@ -203,10 +203,12 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
         // 20,000 one-character deltas, for `make bench`.
         return Step::Text { text: "abcdefghij".repeat(2_000), piece: 1, delay_ms: 0 };
     }
-    if has("benchmark long") {
-        // A 100,000-character reply in 20,000 deltas, for `make bench`: the
+    if has("benchmark long") || has("benchmark short") {
+        // Replies of 100,000 and 20,000 characters, five per delta, about a
+        // millisecond apart (as a fast model writes), for `make bench`: the
         // server's work per delta must not grow with the reply's length.
-        return Step::Text { text: "abcdefghij".repeat(10_000), piece: 5, delay_ms: 0 };
+        let tens = if has("benchmark long") { 10_000 } else { 2_000 };
+        return Step::Text { text: "abcdefghij".repeat(tens), piece: 5, delay_ms: 1 };
     }
     if has("benchmark paced") {
         // A reply written over six seconds (600 deltas, 10 ms apart), for the

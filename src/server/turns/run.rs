@@ -99,9 +99,12 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
     let mut saved = 0usize;
     let mut steps_changed = false;
     let mut writing: Option<Writing> = None;
-    let mut due: Option<Instant> = None;
+    // When the next checkpoint is due. One timer, moved as needed: a new one
+    // per event would be timer work on every delta.
+    let mut due = false;
+    let timer = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(timer);
     loop {
-        let deadline = due.filter(|_| writing.is_none());
         tokio::select! {
             event = rx.recv() => {
                 let Some(event) = event else { break };
@@ -111,9 +114,11 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                 let now_please = steps_changed && matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_));
                 log.push(event);
                 if now_please {
-                    due = Some(Instant::now());
-                } else if due.is_none() && record.text.len() > saved {
-                    due = Some(Instant::now() + CHECKPOINT_EVERY);
+                    timer.as_mut().reset(Instant::now());
+                    due = true;
+                } else if !due && record.text.len() > saved {
+                    timer.as_mut().reset(Instant::now() + CHECKPOINT_EVERY);
+                    due = true;
                 }
             }
             failed = async { writing.as_mut().expect("guarded").await }, if writing.is_some() => {
@@ -122,11 +127,14 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                     // Taken back, for the next checkpoint to carry again.
                     saved = from;
                     steps_changed |= steps;
-                    due.get_or_insert(Instant::now() + CHECKPOINT_EVERY);
+                    if !due {
+                        timer.as_mut().reset(Instant::now() + CHECKPOINT_EVERY);
+                        due = true;
+                    }
                 }
             }
-            _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                due = None;
+            _ = &mut timer, if due && writing.is_none() => {
+                due = false;
                 let steps = std::mem::take(&mut steps_changed).then(|| record.tool_calls.clone());
                 let text = record.text[saved..].to_string();
                 writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), saved, text, steps));
