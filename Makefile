@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench bench-ui
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench bench-ui bench-islands
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -77,3 +77,20 @@ bench-ui: tools e2e-deps
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo MARGIN_BENCH=ui \
 		PATH="$(NODE_BIN):$$PATH" LEPTOS_SITE_ADDR=127.0.0.1:3200 DATABASE_URL=sqlite://$(BENCH_UI_DB) \
 		cargo leptos end-to-end --release
+	$(MAKE) bench-islands
+
+## Where the bundle's bytes go, island by island, with a budget for each part
+## (see end2end/bench/islands.mjs): the same release build with function
+## names kept, optimised with the same wasm-opt settings, then attributed.
+ISLANDS_DIR := $(CURDIR)/target/bench-islands
+WASM_OPT_FLAGS := -Oz --converge --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int \
+	--enable-reference-types --enable-multivalue --enable-sign-ext --enable-mutable-globals
+bench-islands: tools e2e-deps
+	RUSTFLAGS="-C symbol-mangling-version=v0" CARGO_PROFILE_WASM_RELEASE_STRIP=none \
+		cargo build --lib --target wasm32-unknown-unknown --profile wasm-release \
+		--no-default-features --features hydrate --target-dir $(ISLANDS_DIR)
+	wasm-bindgen --target web --keep-debug --out-dir $(ISLANDS_DIR)/pkg \
+		$(ISLANDS_DIR)/wasm32-unknown-unknown/wasm-release/margin.wasm
+	$(NODE_BIN)/wasm-opt -g $(WASM_OPT_FLAGS) $(ISLANDS_DIR)/pkg/margin_bg.wasm -o $(ISLANDS_DIR)/margin.wasm
+	mkdir -p target/bench
+	node end2end/bench/islands.mjs $(ISLANDS_DIR)/margin.wasm target/bench/islands.json

@@ -13,6 +13,7 @@ use crate::components::{
     auth_pages::{SignInPage, SignUpPage},
     lesson_page::LessonPage,
     lessons_page::LessonsPage,
+    not_found::NotFound,
 };
 
 /// The document around every page, rendered on the server.
@@ -44,7 +45,7 @@ pub fn App() -> impl IntoView {
         <Stylesheet id="leptos" href="/pkg/margin.css"/>
         <Title text="Margin"/>
         <Router>
-            <Routes fallback=|| view! { <main class="page narrow"><h1>"Page not found"</h1><p><a href="/">"Back to your lessons"</a></p></main> }>
+            <Routes fallback=|| view! { <NotFound heading="Page not found" text="There is nothing at this address."/> }>
                 <Route path=path!("/") view=LessonsPage/>
                 <Route path=path!("/signin") view=SignInPage/>
                 <Route path=path!("/signup") view=SignUpPage/>

@@ -10,5 +10,6 @@ pub mod lesson_page;
 pub mod lesson_state;
 pub mod lesson_view;
 pub mod lessons_page;
+pub mod not_found;
 pub mod top_bar;
 pub mod xml_editor;

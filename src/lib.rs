@@ -14,6 +14,7 @@ pub mod chat;
 pub mod components;
 pub mod lesson;
 pub mod models;
+pub mod refusals;
 
 #[cfg(feature = "ssr")]
 pub mod agent;

@@ -3,8 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lesson::LessonHtml;
+
 /// The signed-in teacher, as the pages see them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct UserInfo {
     pub id: String,
     pub email: String,
@@ -18,10 +21,6 @@ pub struct LessonSummary {
     pub title: String,
     pub updated_at: String,
 }
-
-/// Longest lesson title, in characters (the server refuses longer ones; the
-/// page's form says so and limits its input to it).
-pub const MAX_LESSON_TITLE_CHARS: usize = 200;
 
 /// A lesson with its current document.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,15 +72,6 @@ pub struct Revision {
     pub summary: String,
     pub created_at: String,
     pub document_xml: String,
-}
-
-/// A lesson document as HTML for both audiences, rendered by the server
-/// (`lesson::render_both`): the teacher's view with answers, and the
-/// student preview. The browser shows these as they are.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LessonHtml {
-    pub teacher: String,
-    pub student: String,
 }
 
 /// The lesson API's answer to a save or a restore: the outcome, and the new

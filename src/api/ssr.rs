@@ -8,7 +8,7 @@ use leptos_axum::ResponseOptions;
 
 use crate::{
     models::UserInfo,
-    server::{auth, error::AppError, state::AppState},
+    server::{current_user::CurrentUser, error::AppError, state::AppState},
 };
 
 pub fn state() -> Result<AppState, ServerFnError> {
@@ -32,7 +32,8 @@ pub async fn user() -> Result<Option<UserInfo>, ServerFnError> {
     let Some(parts) = use_context::<Parts>() else {
         return Ok(None);
     };
-    auth::user_from_headers(&state.db, &parts.headers).await.map_err(fail)
+    let user = CurrentUser::find(&state, &parts.headers).await.map_err(fail)?;
+    Ok(user.map(|CurrentUser(user)| user))
 }
 
 /// The signed-in teacher, or a 401.

@@ -136,7 +136,7 @@ pub struct ToolEndData {
     /// That lesson as HTML for both audiences, for the page's lesson view
     /// (the browser does not parse XML).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub document_html: Option<crate::models::LessonHtml>,
+    pub document_html: Option<crate::lesson::LessonHtml>,
     /// The revision that edit was stored as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<i64>,

@@ -142,6 +142,9 @@ pub struct SessionMessages {
 /// The name a new chat gets until someone renames it.
 pub const DEFAULT_CHAT_TITLE: &str = "New chat";
 
+/// Longest chat name kept, in characters; a longer one typed in is cut here.
+pub const MAX_CHAT_TITLE_CHARS: usize = 120;
+
 /// A chat's name taken from its first message: its first words, up to 48
 /// characters, never cut inside a word (unless the first word alone is longer).
 pub fn title_from(text: &str) -> String {

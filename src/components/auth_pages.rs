@@ -6,21 +6,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
+use crate::refusals::{AccountRefusal, MIN_PASSWORD_LEN};
+
 /// The sentence for an error code set by the server's form handlers.
 pub fn auth_error_message(code: &str) -> String {
-    if let Some(secs) = code.strip_prefix("rate-") {
-        let secs: u64 = secs.parse().unwrap_or(60);
-        return format!("Too many sign-in attempts. Wait {secs} seconds and try again.");
-    }
-    match code {
-        "credentials" => "That email and password do not match an account.",
-        "email" => "Enter a valid email address, like name@school.org.",
-        "password" => "Choose a password of at least 8 characters.",
-        "exists" => "An account with this email already exists. Sign in instead.",
-        "closed" => "Sign-up is closed on this server. Ask its administrator for an account.",
-        _ => "Something went wrong on the server. Please try again.",
-    }
-    .to_string()
+    AccountRefusal::from_code(code).message()
 }
 
 #[component]
@@ -68,7 +58,7 @@ pub fn SignUpPage() -> impl IntoView {
     view! {
         <Title text="Create an account · Margin"/>
         <AuthForm heading="Create your account" action="/auth/signup" button="Sign up" password_autocomplete="new-password">
-            <p class="muted">"At least 8 characters for the password. Already have an account? " <a href="/signin">"Sign in instead"</a></p>
+            <p class="muted">{format!("At least {MIN_PASSWORD_LEN} characters for the password. ")} "Already have an account? " <a href="/signin">"Sign in instead"</a></p>
         </AuthForm>
     }
 }

@@ -19,13 +19,14 @@ use super::{
     history_panel::HistoryPanel,
     lesson_state::LessonState,
     lesson_view::{Audience, LessonView},
+    not_found::{NotFound, MISSING_LESSON},
     top_bar::TopBar,
     xml_editor::XmlEditor,
 };
 use crate::{
-    api::{error_text, lessons::get_lesson},
-    lesson,
-    models::{Lesson, LessonHtml},
+    api::lessons::get_lesson,
+    lesson::{self, LessonHtml},
+    models::Lesson,
 };
 
 #[component]
@@ -43,13 +44,9 @@ pub fn LessonPage() -> impl IntoView {
                         <Title text=format!("{} · Margin", l.title)/>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l/>
                     }),
-                    Err(e) => Either::Right(view! {
-                        <main class="page narrow">
-                            <h1>"Lesson not found"</h1>
-                            <p>{error_text(&e)}</p>
-                            <p><a href="/">"Back to your lessons"</a></p>
-                        </main>
-                    }),
+                    // A failed lookup was logged and answers 500; the page
+                    // still only says the lesson cannot be opened.
+                    Err(_) => Either::Right(view! { <NotFound heading="Lesson not found" text=MISSING_LESSON/> }),
                 }
             })}
         </Suspense>

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::models::{Lesson, LessonHtml};
+use crate::{lesson::LessonHtml, models::Lesson};
 
 #[derive(Clone, Copy)]
 pub struct LessonState {

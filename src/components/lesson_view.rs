@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 pub use crate::lesson::Audience;
-use crate::models::LessonHtml;
+use crate::lesson::LessonHtml;
 
 #[component]
 pub fn LessonView(#[prop(into)] html: Signal<LessonHtml>, #[prop(into)] audience: Signal<Audience>) -> impl IntoView {

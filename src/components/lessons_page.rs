@@ -13,16 +13,12 @@ use leptos_router::hooks::use_query_map;
 use super::{hydrated::mark_hydrated, top_bar::TopBar};
 use crate::{
     api::{error_text, lessons::list_lessons},
-    models::MAX_LESSON_TITLE_CHARS,
+    refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
 /// The sentence for an error code set by the `/lessons/new` form handler.
 pub fn new_lesson_error(code: &str) -> String {
-    match code {
-        "title" => "Give the lesson a title.".into(),
-        "title-long" => format!("Keep the title under {MAX_LESSON_TITLE_CHARS} characters."),
-        _ => "Something went wrong on the server. Your lesson was not created; please try again.".into(),
-    }
+    TitleRefusal::from_code(code).message()
 }
 
 #[component]

@@ -14,8 +14,18 @@
 
 use std::fmt::Write;
 
+use serde::{Deserialize, Serialize};
+
 use super::{escape_attr, escape_text, Element, ExerciseKind, Node};
-pub use crate::models::LessonHtml;
+
+/// A lesson document as HTML for both audiences, rendered by the server
+/// ([`render_both`]): the teacher's view with answers, and the student
+/// preview. The browser shows these as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonHtml {
+    pub teacher: String,
+    pub student: String,
+}
 
 /// Who the lesson is shown to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Accounts and sign-in sessions: argon2id password hashes, random session
-//! tokens stored only as SHA-256 hashes, the sign-in rate limit, and finding the
-//! teacher behind a request (cookie for the browser, `Authorization: Bearer` for
-//! API clients; both carry the same token).
+//! tokens stored only as SHA-256 hashes, the sign-in rate limit, and the token
+//! a request carries (cookie for the browser, `Authorization: Bearer` for API
+//! clients; both carry the same token; `CurrentUser` turns it into a teacher).
 
 use std::num::NonZeroU32;
 
@@ -18,12 +18,13 @@ use super::{
     error::{AppError, Result},
     ids,
 };
-use crate::models::UserInfo;
+use crate::{
+    models::UserInfo,
+    refusals::{AccountRefusal, MIN_PASSWORD_LEN},
+};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "margin_session";
-/// Shortest password accepted at sign-up.
-pub const MIN_PASSWORD_LEN: usize = 8;
 const MAX_PASSWORD_LEN: usize = 1024;
 const MAX_EMAIL_LEN: usize = 254;
 
@@ -56,15 +57,13 @@ pub fn validate_new_account(email: &str, password: &str) -> Result<()> {
         && matches!(at, Some(i) if i > 0 && i < email.len() - 1)
         && !email.contains(char::is_whitespace);
     if !valid_email {
-        return Err(AppError::BadRequest("Enter a valid email address, like name@school.org.".into()));
+        return Err(AppError::Account(AccountRefusal::InvalidEmail));
     }
     if password.chars().count() < MIN_PASSWORD_LEN {
-        return Err(AppError::BadRequest(format!(
-            "Choose a password of at least {MIN_PASSWORD_LEN} characters."
-        )));
+        return Err(AppError::Account(AccountRefusal::ShortPassword));
     }
     if password.len() > MAX_PASSWORD_LEN {
-        return Err(AppError::BadRequest("That password is too long.".into()));
+        return Err(AppError::Account(AccountRefusal::LongPassword));
     }
     Ok(())
 }
@@ -113,11 +112,9 @@ pub(super) fn token_hash(token: &str) -> String {
 pub async fn create_user(db: &SqlitePool, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
     validate_new_account(email, password)?;
     if !allow_signup {
-        let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(db).await?;
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(db).await?;
         if count > 0 {
-            return Err(AppError::Forbidden(
-                "Sign-up is closed on this server. Ask its administrator for an account.".into(),
-            ));
+            return Err(AppError::Account(AccountRefusal::SignupClosed));
         }
     }
     let email = email.trim().to_string();
@@ -131,25 +128,30 @@ pub async fn create_user(db: &SqlitePool, allow_signup: bool, email: &str, passw
         .await;
     match inserted {
         Ok(_) => Ok(UserInfo { id, email }),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(AppError::Conflict(
-            "An account with this email already exists. Sign in instead.".into(),
-        )),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(AppError::Account(AccountRefusal::EmailTaken)),
         Err(e) => Err(e.into()),
     }
+}
+
+/// A stored account, as sign-in reads it.
+#[derive(sqlx::FromRow)]
+struct Account {
+    id: String,
+    email: String,
+    password_hash: String,
 }
 
 /// Checks an email and password. A wrong email and a wrong password get the
 /// same answer, so the message gives no hint whether the account exists.
 pub async fn authenticate(db: &SqlitePool, email: &str, password: &str) -> Result<UserInfo> {
-    let row: Option<(String, String, String)> =
-        sqlx::query_as("SELECT id, email, password_hash FROM users WHERE email = ?")
-            .bind(email.trim())
-            .fetch_optional(db)
-            .await?;
-    let wrong = || AppError::BadRequest("That email and password do not match an account.".into());
+    let row: Option<Account> = sqlx::query_as("SELECT id, email, password_hash FROM users WHERE email = ?")
+        .bind(email.trim())
+        .fetch_optional(db)
+        .await?;
+    let wrong = || AppError::Account(AccountRefusal::WrongCredentials);
     match row {
-        Some((id, email, hash)) => {
-            if verify_password(password.to_string(), hash).await {
+        Some(Account { id, email, password_hash }) => {
+            if verify_password(password.to_string(), password_hash).await {
                 Ok(UserInfo { id, email })
             } else {
                 Err(wrong())
@@ -188,14 +190,14 @@ pub async fn delete_session(db: &SqlitePool, token: &str) -> Result<()> {
 
 /// The teacher a live session token belongs to.
 pub async fn user_for_token(db: &SqlitePool, token: &str) -> Result<Option<UserInfo>> {
-    let row: Option<(String, String)> = sqlx::query_as(
+    let user: Option<UserInfo> = sqlx::query_as(
         "SELECT u.id, u.email FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = ? AND s.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
     )
     .bind(token_hash(token))
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(id, email)| UserInfo { id, email }))
+    Ok(user)
 }
 
 /// The session token a request carries: `Authorization: Bearer` first, then the cookie.
@@ -216,14 +218,6 @@ pub fn token_from_headers(headers: &HeaderMap) -> Option<String> {
         .find(|(name, _)| *name == SESSION_COOKIE)
         .map(|(_, value)| value.trim().to_string())
         .filter(|v| !v.is_empty())
-}
-
-/// The signed-in teacher behind a request, if any.
-pub async fn user_from_headers(db: &SqlitePool, headers: &HeaderMap) -> Result<Option<UserInfo>> {
-    match token_from_headers(headers) {
-        Some(token) => user_for_token(db, &token).await,
-        None => Ok(None),
-    }
 }
 
 /// The `Set-Cookie` value that stores a session in the browser.

@@ -21,7 +21,7 @@ use super::{
     error::{AppError, Result},
     state::AppState,
 };
-use crate::models::UserInfo;
+use crate::{models::UserInfo, refusals::AccountRefusal};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -108,21 +108,17 @@ fn safe_next(next: Option<&str>) -> &str {
     }
 }
 
-/// The short code a form page turns into its message.
-fn error_code(e: &AppError) -> String {
+/// What a form page is told went wrong.
+fn refusal(e: &AppError) -> AccountRefusal {
     match e {
-        AppError::BadRequest(m) if m.contains("do not match") => "credentials".into(),
-        AppError::BadRequest(m) if m.contains("email") => "email".into(),
-        AppError::BadRequest(m) if m.contains("password") => "password".into(),
-        AppError::Conflict(_) => "exists".into(),
-        AppError::Forbidden(_) => "closed".into(),
-        AppError::TooManyRequests(secs) => format!("rate-{secs}"),
-        _ => "server".into(),
+        AppError::Account(r) => *r,
+        AppError::TooManyRequests(secs) => AccountRefusal::TooManyAttempts(*secs),
+        _ => AccountRefusal::Server,
     }
 }
 
 fn back_to_form(page: &str, e: &AppError, creds: &Credentials) -> Response {
-    let mut query = vec![("error", error_code(e)), ("email", creds.email.trim().to_string())];
+    let mut query = vec![("error", refusal(e).code()), ("email", creds.email.trim().to_string())];
     if let Some(next) = creds.next.as_deref().filter(|n| !n.is_empty()) {
         query.push(("next", next.to_string()));
     }

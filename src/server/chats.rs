@@ -10,18 +10,16 @@ use super::{
 use crate::{
     chat::{
         events::{ErrorData, UsageData},
-        message::{title_from, ChatMessage, ChatSession, MessageStatus, Role, StoredMessage, ToolCallRecord, DEFAULT_CHAT_TITLE},
+        message::{title_from, ChatMessage, ChatSession, MessageStatus, Role, StoredMessage, ToolCallRecord, DEFAULT_CHAT_TITLE, MAX_CHAT_TITLE_CHARS},
         turn::TurnRecord,
     },
     models::UserInfo,
 };
 
-const MAX_TITLE_CHARS: usize = 120;
-
 /// A chat's name as typed, tidied; a blank one is the default name (a
 /// lesson's title, by contrast, must not be blank: `lessons::clean_title`).
 fn chat_title_or_default(title: &str) -> String {
-    let t: String = title.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_TITLE_CHARS).collect();
+    let t: String = title.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_CHAT_TITLE_CHARS).collect();
     if t.is_empty() { DEFAULT_CHAT_TITLE.into() } else { t }
 }
 

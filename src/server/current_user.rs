@@ -1,17 +1,39 @@
-//! `CurrentUser`: the signed-in teacher behind an API request (cookie or
-//! Bearer token), or a 401 in JSON.
+//! `CurrentUser`: the signed-in teacher behind a request (cookie or Bearer
+//! token). It is the one way every door finds them: API handlers extract it
+//! (a 401 in JSON when nobody is signed in), forms extract `Option<CurrentUser>`
+//! (and send the browser to sign in), and the page gate and server functions
+//! call [`CurrentUser::find`].
 
-use axum::{extract::FromRequestParts, http::request::Parts};
+use axum::{
+    extract::{FromRequestParts, OptionalFromRequestParts},
+    http::{request::Parts, HeaderMap},
+};
 
 use super::{auth, error::AppError, state::AppState};
 use crate::models::UserInfo;
 
 pub struct CurrentUser(pub UserInfo);
 
+impl CurrentUser {
+    /// The teacher whose live session the request carries, if any.
+    pub async fn find(state: &AppState, headers: &HeaderMap) -> Result<Option<Self>, AppError> {
+        let Some(token) = auth::token_from_headers(headers) else { return Ok(None) };
+        Ok(auth::user_for_token(&state.db, &token).await?.map(CurrentUser))
+    }
+}
+
 impl FromRequestParts<AppState> for CurrentUser {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        auth::user_from_headers(&state.db, &parts.headers).await?.map(CurrentUser).ok_or(AppError::Unauthorized)
+        Self::find(state, &parts.headers).await?.ok_or(AppError::Unauthorized)
+    }
+}
+
+impl OptionalFromRequestParts<AppState> for CurrentUser {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Option<Self>, Self::Rejection> {
+        Self::find(state, &parts.headers).await
     }
 }

@@ -8,6 +8,8 @@ use axum::{
 };
 use serde_json::json;
 
+use crate::refusals::{AccountRefusal, TitleRefusal};
+
 pub type Result<T, E = AppError> = std::result::Result<T, E>;
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +32,12 @@ pub enum AppError {
     TooManyRequests(u64),
     #[error("Something went wrong on the server. Please try again.")]
     Internal(String),
+    /// A sign-up or sign-in the teacher must change.
+    #[error("{}", .0.message())]
+    Account(AccountRefusal),
+    /// A lesson title the teacher must change.
+    #[error("{}", .0.message())]
+    Title(TitleRefusal),
 }
 
 impl AppError {
@@ -44,6 +52,15 @@ impl AppError {
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Account(r) => match r {
+                AccountRefusal::EmailTaken => StatusCode::CONFLICT,
+                AccountRefusal::SignupClosed => StatusCode::FORBIDDEN,
+                AccountRefusal::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
+                AccountRefusal::Server => StatusCode::INTERNAL_SERVER_ERROR,
+                _ => StatusCode::BAD_REQUEST,
+            },
+            Self::Title(TitleRefusal::Server) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Title(_) => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -59,6 +76,13 @@ impl AppError {
             Self::Unavailable(_) => "unavailable",
             Self::TooManyRequests(_) => "rate_limited",
             Self::Internal(_) => "internal",
+            Self::Account(_) | Self::Title(_) => match self.status() {
+                StatusCode::CONFLICT => "conflict",
+                StatusCode::FORBIDDEN => "forbidden",
+                StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+                StatusCode::INTERNAL_SERVER_ERROR => "internal",
+                _ => "bad_request",
+            },
         }
     }
 }

@@ -7,14 +7,14 @@
 
 use axum::{
     extract::State,
-    http::HeaderMap,
     response::{IntoResponse, Redirect, Response},
     routing::get,
     Form, Router,
 };
 use serde::Deserialize;
 
-use super::{auth, error::AppError, lessons, state::AppState};
+use super::{current_user::CurrentUser, error::AppError, lessons, state::AppState};
+use crate::refusals::TitleRefusal;
 
 /// Where the form posts. Not a lesson page, though it looks like one.
 pub const NEW_LESSON_PATH: &str = "/lessons/new";
@@ -29,19 +29,21 @@ struct NewLesson {
     title: String,
 }
 
-/// The code the lessons page turns into a sentence. A refused title is
-/// either blank or too long; which one is read off the title itself.
-fn error_code(e: &AppError, title: &str) -> &'static str {
+/// What the lessons page is told went wrong.
+fn refusal(e: &AppError) -> TitleRefusal {
     match e {
-        AppError::BadRequest(_) if title.trim().is_empty() => "title",
-        AppError::BadRequest(_) => "title-long",
-        _ => "server",
+        AppError::Title(r) => *r,
+        _ => TitleRefusal::Server,
     }
 }
 
-async fn form_create(State(state): State<AppState>, headers: HeaderMap, Form(form): Form<NewLesson>) -> Response {
-    let user = match auth::user_from_headers(&state.db, &headers).await {
-        Ok(Some(user)) => user,
+async fn form_create(
+    State(state): State<AppState>,
+    user: Result<Option<CurrentUser>, AppError>,
+    Form(form): Form<NewLesson>,
+) -> Response {
+    let user = match user {
+        Ok(Some(CurrentUser(user))) => user,
         Ok(None) => return Redirect::to("/signin").into_response(),
         Err(e) => return back(&e, &form.title),
     };
@@ -57,6 +59,6 @@ fn back(e: &AppError, title: &str) -> Response {
     }
     // Keep what was typed, within reason (it travels in the address).
     let kept: String = title.chars().take(400).collect();
-    let qs = serde_urlencoded::to_string([("error", error_code(e, title)), ("title", kept.as_str())]).unwrap_or_default();
+    let qs = serde_urlencoded::to_string([("error", refusal(e).code()), ("title", kept.as_str())]).unwrap_or_default();
     Redirect::to(&format!("/?{qs}")).into_response()
 }

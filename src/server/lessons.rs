@@ -7,21 +7,19 @@ use super::{
     error::{AppError, Result},
     ids,
 };
-use crate::models::{Author, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome};
-
-/// Longest title accepted, in characters.
-pub const MAX_TITLE_CHARS: usize = crate::models::MAX_LESSON_TITLE_CHARS;
+use crate::{
+    models::{Author, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome},
+    refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
+};
 
 /// Checks and tidies a title.
 pub fn clean_title(title: &str) -> Result<String> {
     let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
     if title.is_empty() {
-        return Err(AppError::BadRequest("Give the lesson a title.".into()));
+        return Err(AppError::Title(TitleRefusal::Blank));
     }
-    if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(AppError::BadRequest(format!(
-            "Keep the title under {MAX_TITLE_CHARS} characters."
-        )));
+    if title.chars().count() > MAX_LESSON_TITLE_CHARS {
+        return Err(AppError::Title(TitleRefusal::TooLong));
     }
     Ok(title)
 }
@@ -189,7 +187,7 @@ mod tests {
     fn titles_are_tidied_and_checked() {
         assert_eq!(clean_title("  French   verbs \n").unwrap(), "French verbs");
         assert!(clean_title("   ").is_err());
-        assert!(clean_title(&"x".repeat(MAX_TITLE_CHARS + 1)).is_err());
+        assert!(clean_title(&"x".repeat(MAX_LESSON_TITLE_CHARS + 1)).is_err());
     }
 
     #[test]

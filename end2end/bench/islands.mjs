@@ -1,0 +1,166 @@
+// Where the browser bundle's bytes go, island by island, and a budget for
+// each part: `make bench-ui` fails, naming the part, when one grows past it.
+//
+// The release WASM has no function names, so `make bench-ui` builds a second
+// copy the same way but with names kept (v0 symbol mangling, so a generic
+// framework function compiled for one of our components carries that
+// component's path in its name) and optimises it with the same wasm-opt
+// settings. This script reads that file's code section and name section and
+// gives every function's body size to the first part whose module path
+// appears in the function's name. The numbers are bytes of optimised code
+// before gzip (data such as strings is counted once, in the total); the
+// gzipped size of the real bundle is checked by sidebar.spec.ts.
+//
+// Usage: node islands.mjs <names-kept.wasm> <out.json>
+
+import { readFileSync, writeFileSync } from "node:fs";
+
+// In order: a function naming several parts counts for the first one.
+const PARTS = [
+  { name: "LessonWorkspace › chat sidebar", paths: ["margin::components::chat"], budget: 210_000 },
+  { name: "LessonWorkspace › XML editor", paths: ["margin::components::xml_editor"], budget: 20_000 },
+  { name: "LessonWorkspace › versions", paths: ["margin::components::history_panel"], budget: 30_000 },
+  {
+    name: "LessonWorkspace › workspace and lesson view",
+    paths: [
+      "margin::components::lesson_page",
+      "margin::components::lesson_state",
+      "margin::components::lesson_view",
+      "margin::components::lesson_calls",
+      "margin::components::client_only",
+    ],
+    budget: 60_000,
+  },
+  { name: "NewLesson", paths: ["margin::components::lessons_page"], budget: 12_000 },
+  { name: "shared Margin code (wire types, lesson errors, start-up)", paths: ["margin::"], budget: 60_000 },
+  { name: "framework, serde and std", paths: [""], budget: 330_000 },
+];
+
+function reader(buf) {
+  let pos = 0;
+  const r = {
+    get pos() {
+      return pos;
+    },
+    set pos(p) {
+      pos = p;
+    },
+    byte: () => buf[pos++],
+    uleb() {
+      let result = 0;
+      let shift = 0;
+      for (;;) {
+        const b = buf[pos++];
+        result += (b & 0x7f) * 2 ** shift;
+        if ((b & 0x80) === 0) return result;
+        shift += 7;
+      }
+    },
+    name() {
+      const len = r.uleb();
+      const s = buf.toString("utf8", pos, pos + len);
+      pos += len;
+      return s;
+    },
+  };
+  return r;
+}
+
+function limits(r) {
+  const flags = r.byte();
+  r.uleb();
+  if (flags & 1) r.uleb();
+}
+
+/** Function bodies (size by function index) and names from a WASM file. */
+export function functions(buf) {
+  const r = reader(buf);
+  r.pos = 8;
+  let imported = 0;
+  const sizes = [];
+  const names = new Map();
+  while (r.pos < buf.length) {
+    const id = r.byte();
+    const size = r.uleb();
+    const end = r.pos + size;
+    if (id === 2) {
+      for (let n = r.uleb(); n > 0; n--) {
+        r.name();
+        r.name();
+        const kind = r.byte();
+        if (kind === 0) {
+          r.uleb();
+          imported++;
+        } else if (kind === 1) {
+          r.byte();
+          limits(r);
+        } else if (kind === 2) limits(r);
+        else if (kind === 3) {
+          r.byte();
+          r.byte();
+        } else if (kind === 4) {
+          r.byte();
+          r.uleb();
+        }
+      }
+    } else if (id === 10) {
+      for (let n = r.uleb(); n > 0; n--) {
+        const len = r.uleb();
+        sizes.push(len);
+        r.pos += len;
+      }
+    } else if (id === 0) {
+      const section = r.name();
+      if (section === "name") {
+        while (r.pos < end) {
+          const sub = r.byte();
+          const subSize = r.uleb();
+          const subEnd = r.pos + subSize;
+          if (sub === 1) {
+            for (let n = r.uleb(); n > 0; n--) {
+              const index = r.uleb();
+              names.set(index, r.name());
+            }
+          }
+          r.pos = subEnd;
+        }
+      }
+    }
+    r.pos = end;
+  }
+  return sizes.map((size, i) => ({ size, name: names.get(imported + i) ?? "" }));
+}
+
+function main() {
+  const [file, out] = process.argv.slice(2);
+  const buf = readFileSync(file);
+  const fns = functions(buf);
+  const named = fns.filter((f) => f.name).length;
+  if (named < fns.length * 0.9) {
+    console.error(`${file}: only ${named} of ${fns.length} functions have names; build it with names kept.`);
+    process.exit(2);
+  }
+  const parts = PARTS.map((p) => ({ ...p, bytes: 0, functions: 0 }));
+  for (const f of fns) {
+    const part = parts.find((p) => p.paths.some((path) => f.name.includes(path)));
+    part.bytes += f.size;
+    part.functions += 1;
+  }
+  const code = fns.reduce((a, f) => a + f.size, 0);
+  console.log(`\nBundle by island (optimised code bytes before gzip; ${buf.length} bytes in all, ${code} of them code):`);
+  const over = [];
+  for (const p of parts) {
+    const ok = p.bytes <= p.budget;
+    if (!ok) over.push(p);
+    console.log(
+      `  ${p.name.padEnd(58)} ${String(p.bytes).padStart(8)} B  budget ${String(p.budget).padStart(8)} B  ${ok ? "ok" : "OVER"}`,
+    );
+  }
+  writeFileSync(out, JSON.stringify({ total: buf.length, code, parts: parts.map(({ name, bytes, budget, functions }) => ({ name, bytes, budget, functions })) }, null, 2));
+  if (over.length) {
+    for (const p of over) console.error(`Over budget: ${p.name} is ${p.bytes} B (budget ${p.budget} B).`);
+    process.exit(1);
+  }
+}
+
+main();

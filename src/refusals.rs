@@ -1,0 +1,143 @@
+//! Why the server refuses what a teacher typed into a form, as enums shared by
+//! both sides. The server words its JSON errors from them and sends the plain
+//! HTML forms a short code; the page turns the code back into the same
+//! sentence. A code is never free text, so nobody can make a page say what
+//! they like, and the limits here are the only copies of their numbers.
+
+/// Shortest password accepted at sign-up, in characters.
+pub const MIN_PASSWORD_LEN: usize = 8;
+
+/// Longest lesson title, in characters (the server refuses longer ones; the
+/// page's form says so and limits its input to it).
+pub const MAX_LESSON_TITLE_CHARS: usize = 200;
+
+/// Why a sign-up or sign-in was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountRefusal {
+    InvalidEmail,
+    ShortPassword,
+    LongPassword,
+    WrongCredentials,
+    EmailTaken,
+    SignupClosed,
+    /// Too many sign-in attempts; try again after this many seconds.
+    TooManyAttempts(u64),
+    /// Anything else: the server failed, the teacher did nothing wrong.
+    Server,
+}
+
+impl AccountRefusal {
+    /// The code a form page receives.
+    pub fn code(self) -> String {
+        match self {
+            Self::InvalidEmail => "email".into(),
+            Self::ShortPassword => "password".into(),
+            Self::LongPassword => "password-long".into(),
+            Self::WrongCredentials => "credentials".into(),
+            Self::EmailTaken => "exists".into(),
+            Self::SignupClosed => "closed".into(),
+            Self::TooManyAttempts(secs) => format!("rate-{secs}"),
+            Self::Server => "server".into(),
+        }
+    }
+
+    /// The refusal a code stands for; unknown codes read as a server fault.
+    pub fn from_code(code: &str) -> Self {
+        if let Some(secs) = code.strip_prefix("rate-") {
+            return Self::TooManyAttempts(secs.parse().unwrap_or(60));
+        }
+        match code {
+            "email" => Self::InvalidEmail,
+            "password" => Self::ShortPassword,
+            "password-long" => Self::LongPassword,
+            "credentials" => Self::WrongCredentials,
+            "exists" => Self::EmailTaken,
+            "closed" => Self::SignupClosed,
+            _ => Self::Server,
+        }
+    }
+
+    /// The sentence the teacher reads.
+    pub fn message(self) -> String {
+        match self {
+            Self::InvalidEmail => "Enter a valid email address, like name@school.org.".into(),
+            Self::ShortPassword => format!("Choose a password of at least {MIN_PASSWORD_LEN} characters."),
+            Self::LongPassword => "That password is too long.".into(),
+            Self::WrongCredentials => "That email and password do not match an account.".into(),
+            Self::EmailTaken => "An account with this email already exists. Sign in instead.".into(),
+            Self::SignupClosed => "Sign-up is closed on this server. Ask its administrator for an account.".into(),
+            Self::TooManyAttempts(secs) => format!("Too many sign-in attempts. Wait {secs} seconds and try again."),
+            Self::Server => "Something went wrong on the server. Please try again.".into(),
+        }
+    }
+}
+
+/// Why a lesson title was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TitleRefusal {
+    Blank,
+    TooLong,
+    /// The title was fine; the server failed to store the lesson.
+    Server,
+}
+
+impl TitleRefusal {
+    /// The code the lessons page receives.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Blank => "title",
+            Self::TooLong => "title-long",
+            Self::Server => "server",
+        }
+    }
+
+    /// The refusal a code stands for; unknown codes read as a server fault.
+    pub fn from_code(code: &str) -> Self {
+        match code {
+            "title" => Self::Blank,
+            "title-long" => Self::TooLong,
+            _ => Self::Server,
+        }
+    }
+
+    /// The sentence the teacher reads.
+    pub fn message(self) -> String {
+        match self {
+            Self::Blank => "Give the lesson a title.".into(),
+            Self::TooLong => format!("Keep the title under {MAX_LESSON_TITLE_CHARS} characters."),
+            Self::Server => "Something went wrong on the server. Your lesson was not created; please try again.".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_survives_its_code() {
+        let all = [
+            AccountRefusal::InvalidEmail,
+            AccountRefusal::ShortPassword,
+            AccountRefusal::LongPassword,
+            AccountRefusal::WrongCredentials,
+            AccountRefusal::EmailTaken,
+            AccountRefusal::SignupClosed,
+            AccountRefusal::TooManyAttempts(12),
+            AccountRefusal::Server,
+        ];
+        for r in all {
+            assert_eq!(AccountRefusal::from_code(&r.code()), r);
+        }
+        for r in [TitleRefusal::Blank, TitleRefusal::TooLong, TitleRefusal::Server] {
+            assert_eq!(TitleRefusal::from_code(r.code()), r);
+        }
+    }
+
+    #[test]
+    fn sentences_carry_the_limits() {
+        assert!(AccountRefusal::ShortPassword.message().contains(&MIN_PASSWORD_LEN.to_string()));
+        assert!(TitleRefusal::TooLong.message().contains(&MAX_LESSON_TITLE_CHARS.to_string()));
+        assert!(AccountRefusal::from_code("<script>").message().contains("Something went wrong"));
+    }
+}
