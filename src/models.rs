@@ -13,6 +13,14 @@ pub struct UserInfo {
     pub email: String,
 }
 
+/// The body of every failed API call: a sentence for the teacher and a
+/// stable code for programs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorReply {
+    pub error: String,
+    pub code: String,
+}
+
 /// One row of the lessons list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]

@@ -6,9 +6,10 @@ use axum::{
     response::{IntoResponse, Response},
     Json,
 };
-use serde_json::json;
-
-use crate::refusals::{AccountRefusal, TitleRefusal};
+use crate::{
+    models::ErrorReply,
+    refusals::{AccountRefusal, TitleRefusal},
+};
 
 pub type Result<T, E = AppError> = std::result::Result<T, E>;
 
@@ -100,7 +101,7 @@ impl IntoResponse for AppError {
         }
         let mut res = (
             self.status(),
-            Json(json!({ "error": self.to_string(), "code": self.code() })),
+            Json(ErrorReply { error: self.to_string(), code: self.code().into() }),
         )
             .into_response();
         if let Self::TooManyRequests(secs) = self {

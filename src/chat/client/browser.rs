@@ -38,11 +38,7 @@ async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, Str
         Ok(p) => JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    #[derive(serde::Deserialize)]
-    struct ErrorBody {
-        error: String,
-    }
-    let message = serde_json::from_str::<ErrorBody>(&text).map(|b| b.error).unwrap_or_else(|_| format!("The server answered {status}."));
+    let message = serde_json::from_str::<crate::models::ErrorReply>(&text).map(|b| b.error).unwrap_or_else(|_| format!("The server answered {status}."));
     Err(ClientError::Http { status, message })
 }
 
