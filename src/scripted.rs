@@ -110,6 +110,11 @@ async fn completions(State(state): State<Arc<ScriptState>>, Json(body): Json<Val
             }
             res
         }
+        Step::Silent => {
+            // Accept, then never answer (the client is expected to give up first).
+            tokio::time::sleep(Duration::from_secs(120)).await;
+            StatusCode::GATEWAY_TIMEOUT.into_response()
+        }
         other => sse(wire.frames(other)),
     }
 }
@@ -278,7 +283,34 @@ impl Wire {
                 out.extend(self.text_frames(&text, 6, 0));
                 out.push(Frame::Hold(Duration::from_secs(120)));
             }
-            Step::Fail { .. } => {}
+            Step::EndEarly { text, call } => {
+                out.extend(self.text_frames(&text, 6, 0));
+                if let Some(c) = call {
+                    out.push(data(self.chunk(
+                        json!({ "tool_calls": [{ "index": 0, "id": c.id, "type": "function", "function": { "name": c.name, "arguments": "" } }] }),
+                        None,
+                    )));
+                    let half: String = c.args.chars().take(c.args.chars().count() / 2).collect();
+                    out.extend(pieces(&half, 8).iter().map(|p| data(self.arg_chunk(0, p))));
+                }
+                // Then the body simply ends: no finish reason, no usage, no [DONE].
+            }
+            Step::ErrorMidStream { text, error } => {
+                out.extend(self.text_frames(&text, 6, 0));
+                out.push(data(format!("data: {}\n\n", json!({ "error": error }))));
+            }
+            Step::RepeatedUsage { text } => {
+                let parts = pieces(&text, 4);
+                for (i, p) in parts.iter().enumerate() {
+                    let mut c: Value = serde_json::from_str(self.chunk(json!({ "content": p }), None).trim_start_matches("data: ").trim()).unwrap_or_default();
+                    let done = (i + 1) as u32;
+                    c["usage"] = json!({ "prompt_tokens": self.prompt_tokens, "completion_tokens": done, "total_tokens": self.prompt_tokens + done });
+                    out.push(data(format!("data: {c}\n\n")));
+                }
+                out.push(data(self.chunk(json!({}), Some("stop"))));
+                out.extend(self.tail(parts.len() * 4));
+            }
+            Step::Fail { .. } | Step::Silent => {}
         }
         out
     }

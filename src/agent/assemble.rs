@@ -70,6 +70,11 @@ impl ToolCallAssembler {
         self.calls.iter().filter(|c| !c.id.is_empty() && !c.name.is_empty()).map(|c| (c.id.as_str(), c.name.as_str()))
     }
 
+    /// The size of the longest arguments so far, in bytes.
+    pub fn largest_arguments(&self) -> usize {
+        self.calls.iter().map(|c| c.arguments.len()).max().unwrap_or(0)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
     }

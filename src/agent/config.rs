@@ -1,7 +1,9 @@
 //! Which AI provider to talk to, read from the environment. The API key is
 //! wrapped so that it never shows up in logs, debug output or responses.
 
-use std::{env, fmt, path::PathBuf};
+use std::{env, fmt, path::PathBuf, time::Duration};
+
+pub use super::provider::wire::MaxTokensField;
 
 /// The kinds of provider. All speak OpenAI's chat-completions protocol; they
 /// differ in their default address and model.
@@ -95,6 +97,57 @@ pub struct AiConfig {
     pub history_messages: usize,
     /// Where `chat/base.md` and `chat/skills/*.md` live.
     pub prompts_dir: PathBuf,
+    /// The brakes on every turn.
+    pub limits: Limits,
+}
+
+/// Bounds on every wait and every size in a turn, so that no provider fault
+/// holds a chat or fills the server's memory.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// `AI_CONNECT_TIMEOUT_SECS`: to open a connection to the provider.
+    pub connect_timeout: Duration,
+    /// `AI_FIRST_BYTE_TIMEOUT_SECS`: from sending a request to the first byte of its answer.
+    pub first_byte_timeout: Duration,
+    /// `AI_IDLE_TIMEOUT_SECS`: the longest gap between two bytes of a reply.
+    pub idle_timeout: Duration,
+    /// `AI_TURN_TIMEOUT_SECS`: a whole turn, all its model calls and steps.
+    pub turn_timeout: Duration,
+    /// `AI_MAX_TOKENS`: the most tokens one model call may write.
+    pub max_tokens: Option<u32>,
+    /// Which field carries `max_tokens` (`AI_MAX_TOKENS_FIELD` overrides the guess).
+    pub max_tokens_field: MaxTokensField,
+    /// The longest reply text of a turn, in bytes.
+    pub max_reply_bytes: usize,
+    /// The largest arguments of one tool call, in bytes (above the lesson size cap).
+    pub max_call_bytes: usize,
+}
+
+impl Limits {
+    /// The defaults, for a provider at `base_url`.
+    pub fn defaults(base_url: &str) -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(120),
+            idle_timeout: Duration::from_secs(60),
+            turn_timeout: Duration::from_secs(600),
+            max_tokens: Some(16_000),
+            max_tokens_field: guess_max_tokens_field(base_url),
+            max_reply_bytes: 400 * 1024,
+            max_call_bytes: 2 * crate::lesson::MAX_BYTES + 16 * 1024,
+        }
+    }
+}
+
+/// OpenAI's own API and Azure's take `max_completion_tokens`; the
+/// compatible servers take `max_tokens`.
+fn guess_max_tokens_field(base_url: &str) -> MaxTokensField {
+    let host = base_url.split("://").nth(1).unwrap_or(base_url).split(['/', ':']).next().unwrap_or("");
+    if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
+        MaxTokensField::MaxCompletionTokens
+    } else {
+        MaxTokensField::MaxTokens
+    }
 }
 
 impl AiConfig {
@@ -116,10 +169,27 @@ impl AiConfig {
             None => ProviderKind::Demo,
         };
         let number = |k: &str, default: u64| var(k).and_then(|v| v.parse::<u64>().ok()).filter(|n| *n > 0).unwrap_or(default);
+        let base_url = base_url.unwrap_or_else(|| provider.default_base_url().to_string());
+        let defaults = Limits::defaults(&base_url);
+        let secs = |k: &str, d: Duration| Duration::from_secs(number(k, d.as_secs()));
+        let limits = Limits {
+            connect_timeout: secs("AI_CONNECT_TIMEOUT_SECS", defaults.connect_timeout),
+            first_byte_timeout: secs("AI_FIRST_BYTE_TIMEOUT_SECS", defaults.first_byte_timeout),
+            idle_timeout: secs("AI_IDLE_TIMEOUT_SECS", defaults.idle_timeout),
+            turn_timeout: secs("AI_TURN_TIMEOUT_SECS", defaults.turn_timeout),
+            max_tokens: Some(number("AI_MAX_TOKENS", u64::from(defaults.max_tokens.unwrap_or(16_000))).min(u64::from(u32::MAX)) as u32),
+            max_tokens_field: match var("AI_MAX_TOKENS_FIELD").as_deref() {
+                Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
+                Some("max_tokens") => MaxTokensField::MaxTokens,
+                _ => defaults.max_tokens_field,
+            },
+            ..defaults
+        };
         Self {
             provider,
             api_key,
-            base_url: base_url.unwrap_or_else(|| provider.default_base_url().to_string()),
+            limits,
+            base_url,
             model: var("AI_MODEL").unwrap_or_else(|| provider.default_model().to_string()),
             max_steps: number("AI_MAX_STEPS", 10).min(50) as u32,
             history_messages: number("AI_HISTORY_MESSAGES", 20).min(200) as usize,
@@ -129,10 +199,12 @@ impl AiConfig {
 
     /// A configuration for the scripted model at `base_url` (tests and demo).
     pub fn scripted(base_url: impl Into<String>, prompts_dir: impl Into<PathBuf>) -> Self {
+        let base_url = base_url.into();
         Self {
             provider: ProviderKind::Demo,
             api_key: None,
-            base_url: base_url.into(),
+            limits: Limits::defaults(&base_url),
+            base_url,
             model: ProviderKind::Demo.default_model().into(),
             max_steps: 10,
             history_messages: 20,
@@ -184,6 +256,14 @@ mod tests {
         c.provider = ProviderKind::OpenAiCompatible;
         c.base_url.clear();
         assert!(c.missing().unwrap().contains("AI_BASE_URL"));
+    }
+
+    #[test]
+    fn the_output_cap_field_follows_the_provider() {
+        assert_eq!(guess_max_tokens_field("https://api.openai.com/v1"), MaxTokensField::MaxCompletionTokens);
+        assert_eq!(guess_max_tokens_field("https://school.openai.azure.com/openai"), MaxTokensField::MaxCompletionTokens);
+        assert_eq!(guess_max_tokens_field("http://127.0.0.1:11434/v1"), MaxTokensField::MaxTokens);
+        assert_eq!(guess_max_tokens_field("https://api.deepseek.com"), MaxTokensField::MaxTokens);
     }
 
     #[test]

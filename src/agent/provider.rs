@@ -1,22 +1,33 @@
-//! The connection to the AI provider through async-openai, and what its
-//! failures mean for the teacher.
+//! The connection to the AI provider, and what its failures mean for the
+//! teacher.
 //!
-//! async-openai already retries 429 (unless the quota is used up), 5xx and
-//! connection errors with backoff before a stream starts, honouring
-//! `Retry-After`, three times at most. Once a stream has started nothing is
-//! retried silently.
+//! Margin posts the request and reads the event stream itself
+//! (`provider::sse`), over reqwest, with async-openai's types for what it
+//! sends. Its library reader was not enough: it ends quietly when the
+//! connection drops mid-reply, reads an error object sent mid-stream as a
+//! malformed chunk, drops the model's reasoning, and bounds no wait.
+//!
+//! Before the reply starts, a refused connection, a 429 (unless the quota is
+//! used up) and a 5xx are retried three times with backoff, honouring
+//! `Retry-After`. Once a stream has started nothing is retried silently.
+//! Every wait is bounded: connecting, the first byte, and each gap between
+//! bytes (`Limits`).
 
-use async_openai::{
-    config::OpenAIConfig,
-    error::OpenAIError,
-    types::chat::{
-        ChatCompletionRequestMessage, ChatCompletionResponseStream, ChatCompletionStreamOptions, ChatCompletionTools,
-        CreateChatCompletionRequestArgs,
-    },
-    Client,
+pub mod sse;
+pub mod wire;
+
+use std::time::Duration;
+
+use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionTools};
+use futures::StreamExt;
+use reqwest::{header, StatusCode};
+use tokio::time::Instant;
+
+use self::{
+    sse::{EventReader, ReadError},
+    wire::{ApiError, Chunk, CompletionRequest, ErrorBody},
 };
-
-use super::config::AiConfig;
+use super::config::{AiConfig, ApiKey, Limits};
 
 /// A failure that ends the turn, with a stable code and a sentence for the teacher.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,17 +36,52 @@ pub struct ProviderError {
     pub message: String,
 }
 
+impl ProviderError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+
+    /// The connection broke, or the stream ended before the model finished.
+    pub fn cut_off() -> Self {
+        Self::new("provider_stream", "The reply was cut off: the connection to the AI provider broke before the reply was finished.")
+    }
+
+    fn timeout(what: &str, limit: Duration) -> Self {
+        Self::new(
+            "provider_timeout",
+            format!("The AI provider stopped answering ({what} for {} seconds), so the reply was ended.", limit.as_secs().max(1)),
+        )
+    }
+}
+
+/// Retries before a reply has started.
+const RETRIES: u32 = 3;
+/// Longest wait between two tries, whatever `Retry-After` says.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(20);
+
 pub struct Provider {
-    client: Client<OpenAIConfig>,
+    http: reqwest::Client,
+    url: String,
+    key: Option<ApiKey>,
     model: String,
     base_url: String,
+    limits: Limits,
 }
 
 impl Provider {
     pub fn new(config: &AiConfig) -> Self {
-        let key = config.api_key.as_ref().map(|k| k.expose().to_string()).unwrap_or_else(|| "none".into());
-        let openai = OpenAIConfig::new().with_api_base(config.base_url.trim_end_matches('/')).with_api_key(key);
-        Self { client: Client::with_config(openai), model: config.model.clone(), base_url: config.base_url.clone() }
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.limits.connect_timeout)
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        Self {
+            http,
+            url: format!("{}/chat/completions", config.base_url.trim_end_matches('/')),
+            key: config.api_key.clone(),
+            model: config.model.clone(),
+            base_url: config.base_url.clone(),
+            limits: config.limits.clone(),
+        }
     }
 
     pub fn model(&self) -> &str {
@@ -45,60 +91,149 @@ impl Provider {
     /// Starts one streamed model call.
     pub async fn stream(
         &self,
-        messages: Vec<ChatCompletionRequestMessage>,
-        tools: Vec<ChatCompletionTools>,
-    ) -> Result<ChatCompletionResponseStream, ProviderError> {
-        let request = CreateChatCompletionRequestArgs::default()
-            .model(self.model.clone())
-            .messages(messages)
-            .tools(tools)
-            .stream(true)
-            .stream_options(ChatCompletionStreamOptions { include_usage: Some(true), include_obfuscation: None })
-            .build()
-            .map_err(|e| ProviderError { code: "internal", message: format!("Could not build the request: {e}") })?;
-        self.client.chat().create_stream(request).await.map_err(|e| self.classify(&e, false))
+        messages: &[ChatCompletionRequestMessage],
+        tools: &[ChatCompletionTools],
+    ) -> Result<RoundStream, ProviderError> {
+        let cap = self.limits.max_tokens.map(|n| (n, self.limits.max_tokens_field));
+        let body = serde_json::to_vec(&CompletionRequest::new(&self.model, messages, tools, cap))
+            .map_err(|e| ProviderError::new("internal", format!("Could not write the request: {e}")))?;
+        let body = bytes::Bytes::from(body);
+        let mut attempt = 0;
+        loop {
+            let first_byte_by = Instant::now() + self.limits.first_byte_timeout;
+            let mut request = self.http.post(&self.url).header(header::CONTENT_TYPE, "application/json").body(body.clone());
+            if let Some(key) = &self.key {
+                request = request.bearer_auth(key.expose());
+            }
+            let sent = tokio::time::timeout_at(first_byte_by, request.send()).await;
+            let (err, wait) = match sent {
+                Err(_) => return Err(ProviderError::timeout("no answer", self.limits.first_byte_timeout)),
+                Ok(Err(e)) if e.is_timeout() => {
+                    return Err(ProviderError::timeout("could not connect", self.limits.connect_timeout))
+                }
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "the AI provider could not be reached");
+                    let err = ProviderError::new("provider_unreachable", format!("Could not reach the AI provider at {}.", self.base_url));
+                    (err, e.is_connect().then(|| backoff(attempt)))
+                }
+                Ok(Ok(res)) if res.status().is_success() => {
+                    let body = res.bytes_stream().map(|r| r.map_err(|e| e.to_string()));
+                    return Ok(RoundStream { reader: EventReader::new(body, first_byte_by, self.limits.idle_timeout), limits: self.limits.clone() });
+                }
+                Ok(Ok(res)) => {
+                    let status = res.status();
+                    let retry_after = res
+                        .headers()
+                        .get(header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(Duration::from_secs);
+                    let text = tokio::time::timeout_at(first_byte_by, res.bytes()).await.ok().and_then(Result::ok).unwrap_or_default();
+                    let api = serde_json::from_slice::<ErrorBody>(&text).ok().and_then(|b| b.error).unwrap_or_else(|| ApiError {
+                        message: String::from_utf8_lossy(&text).chars().take(500).collect(),
+                        ..ApiError::default()
+                    });
+                    tracing::warn!(%status, provider_message = %api.message, "the AI provider refused the request");
+                    let err = self.http_error(status, &api);
+                    let retry = (status == StatusCode::TOO_MANY_REQUESTS && err.code != "quota") || status.is_server_error();
+                    (err, retry.then(|| retry_after.unwrap_or_else(|| backoff(attempt))))
+                }
+            };
+            match wait {
+                Some(wait) if attempt < RETRIES => {
+                    tokio::time::sleep(wait.min(MAX_RETRY_WAIT)).await;
+                    attempt += 1;
+                }
+                _ => return Err(err),
+            }
+        }
     }
 
-    /// Turns a provider failure into words; `mid_stream` when the reply had begun.
-    pub fn classify(&self, e: &OpenAIError, mid_stream: bool) -> ProviderError {
-        let err = |code, message: String| ProviderError { code, message };
-        match e {
-            OpenAIError::ApiError(api) => {
-                let status = api.status_code.as_u16();
-                let quota = api.api_error.code.as_deref() == Some("insufficient_quota")
-                    || api.api_error.r#type.as_deref() == Some("insufficient_quota");
-                match status {
-                    401 | 403 => err("auth", format!(
-                        "The AI provider refused the API key ({status}). Check AI_API_KEY in the server's settings."
-                    )),
-                    429 if quota => err("quota", "The AI provider says this account has run out of credit or quota.".into()),
-                    429 => err("rate_limited", "The AI provider is limiting requests right now. Wait a moment and try again.".into()),
-                    404 => err("model_not_found", format!(
-                        "The AI provider does not offer the model \"{}\". Check AI_MODEL.", self.model
-                    )),
-                    400..=499 => err("bad_request", format!("The AI provider rejected the request: {}", api.api_error.message)),
-                    _ => err("provider_unavailable", format!(
-                        "The AI provider is having trouble ({status}). Try again in a minute."
-                    )),
-                }
-            }
-            OpenAIError::Reqwest(r) if r.is_connect() || r.is_timeout() => err(
-                "provider_unreachable",
-                format!("Could not reach the AI provider at {}.", self.base_url),
+    /// An error answer to the request, in words.
+    fn http_error(&self, status: StatusCode, api: &ApiError) -> ProviderError {
+        let words = api.words();
+        let quota = words.contains("insufficient_quota");
+        let code = status.as_u16();
+        match code {
+            401 | 403 => ProviderError::new(
+                "auth",
+                format!("The AI provider refused the API key ({code}). Check AI_API_KEY in the server's settings."),
             ),
-            OpenAIError::Reqwest(_) | OpenAIError::StreamError(_) if mid_stream => err(
-                "provider_stream",
-                "The connection to the AI provider broke off in the middle of the reply.".into(),
+            429 if quota => ProviderError::new("quota", "The AI provider says this account has run out of credit or quota."),
+            429 => ProviderError::new("rate_limited", "The AI provider is limiting requests right now. Wait a moment and try again."),
+            404 => ProviderError::new(
+                "model_not_found",
+                format!("The AI provider does not offer the model \"{}\". Check AI_MODEL.", self.model),
             ),
-            OpenAIError::Reqwest(_) | OpenAIError::StreamError(_) => err(
-                "provider_unreachable",
-                format!("The connection to the AI provider at {} failed.", self.base_url),
-            ),
-            OpenAIError::JSONDeserialize(..) => err(
-                "provider_malformed",
-                "The AI provider sent a reply Margin could not read.".into(),
-            ),
-            other => err("provider_error", format!("The AI provider call failed: {other}")),
+            400..=499 => ProviderError::new("bad_request", format!("The AI provider rejected the request: {}", api.message)),
+            _ => ProviderError::new("provider_unavailable", format!("The AI provider is having trouble ({code}). Try again in a minute.")),
         }
+    }
+}
+
+/// An error object the provider sent in the middle of a stream, in words.
+/// The provider's own message goes to the log, not to the teacher.
+pub fn stream_error(api: &ApiError) -> ProviderError {
+    let words = api.words();
+    let status = api.status().unwrap_or(0);
+    tracing::warn!(provider_message = %api.message, kind = %words.trim(), "the AI provider sent an error mid-stream");
+    if words.contains("insufficient_quota") || words.contains("quota") {
+        ProviderError::new("quota", "The AI provider says this account has run out of credit or quota.")
+    } else if words.contains("rate_limit") || status == 429 {
+        ProviderError::new("rate_limited", "The AI provider is limiting requests right now. Wait a moment and try again.")
+    } else if words.contains("auth") || status == 401 || status == 403 {
+        ProviderError::new("auth", "The AI provider refused the API key. Check AI_API_KEY in the server's settings.")
+    } else if words.contains("invalid_request") || (400..500).contains(&status) {
+        ProviderError::new("bad_request", "The AI provider rejected the request part-way through the reply.")
+    } else if words.contains("server_error") || words.contains("overloaded") || words.contains("unavailable") || status >= 500 {
+        ProviderError::new("provider_unavailable", "The AI provider ran into trouble part-way through the reply. Try again in a minute.")
+    } else {
+        ProviderError::new("provider_error", "The AI provider reported an error part-way through the reply.")
+    }
+}
+
+/// 100 ms, 200 ms, 400 ms… before try `attempt + 1`.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis(100).saturating_mul(2u32.saturating_pow(attempt)).min(Duration::from_secs(8))
+}
+
+/// One model call's stream of chunks.
+pub struct RoundStream {
+    reader: EventReader,
+    limits: Limits,
+}
+
+impl RoundStream {
+    /// The next chunk; `None` when the stream has ended. An error object
+    /// from the provider, a broken connection, silence and unreadable data
+    /// are errors.
+    pub async fn next(&mut self) -> Result<Option<Chunk>, ProviderError> {
+        let data = match self.reader.next().await {
+            Ok(Some(data)) => data,
+            Ok(None) => return Ok(None),
+            Err(ReadError::NoFirstByte) => {
+                return Err(ProviderError::timeout("no answer", self.limits.first_byte_timeout));
+            }
+            Err(ReadError::Idle) => {
+                return Err(ProviderError::timeout("nothing more arrived", self.limits.idle_timeout));
+            }
+            Err(ReadError::Broken(e)) => {
+                tracing::warn!(error = %e, "the AI provider's stream broke");
+                return Err(ProviderError::cut_off());
+            }
+        };
+        let chunk: Chunk = serde_json::from_str(&data).map_err(|e| {
+            tracing::warn!(error = %e, "the AI provider sent an unreadable chunk");
+            ProviderError::new("provider_malformed", "The AI provider sent a reply Margin could not read.")
+        })?;
+        if let Some(api) = &chunk.error {
+            return Err(stream_error(api));
+        }
+        Ok(Some(chunk))
+    }
+
+    /// Whether the stream ended with `[DONE]`.
+    pub fn saw_done(&self) -> bool {
+        self.reader.saw_done()
     }
 }

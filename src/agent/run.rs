@@ -7,22 +7,21 @@
 
 use std::sync::Arc;
 
-use async_openai::types::chat::{ChatCompletionRequestMessage, FinishReason};
-use futures::StreamExt;
+use async_openai::types::chat::ChatCompletionRequestMessage;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::{
     assemble::{AssembledCall, ToolCallAssembler},
-    config::AiConfig,
+    config::{AiConfig, Limits},
     prompt::{self, PastMessage},
     provider::{Provider, ProviderError},
     skills::Skills,
     tools::{ToolContext, ToolRegistry},
 };
 use crate::chat::{
-    events::{ChatEvent, RoundData, ToolArgs, ToolEndData, ToolStartData, ToolStatus},
+    events::{ChatEvent, RoundData, ToolArgs, ToolEndData, ToolStartData, ToolStatus, UsageData},
     turn::TurnRecord,
 };
 
@@ -69,6 +68,7 @@ pub struct Agent {
     skills: Arc<Skills>,
     base_prompt: String,
     max_steps: u32,
+    limits: Limits,
 }
 
 /// A turn under way: where its events go, and its record so far.
@@ -108,7 +108,8 @@ impl Turn<'_> {
 struct Round {
     text: String,
     calls: Vec<AssembledCall>,
-    finish: Option<FinishReason>,
+    /// As the provider named it ("stop", "length", "tool_calls"…).
+    finish: Option<String>,
     /// Calls already shown with an early `tool_start`.
     announced: Vec<String>,
 }
@@ -127,6 +128,7 @@ impl Agent {
             skills,
             base_prompt,
             max_steps: config.max_steps.max(1),
+            limits: config.limits.clone(),
         })
     }
 
@@ -160,37 +162,58 @@ impl Agent {
         // kept between calls.
         let mut messages = prompt::turn_messages(&request.history, &request.user_text);
 
+        let deadline = Instant::now() + self.limits.turn_timeout;
         for round in 1..=self.max_steps {
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
-            let streamed = Box::pin(self.stream_round(&messages, ctx, &mut turn, cancel)).await;
+            let streamed = Box::pin(self.stream_round(&messages, ctx, &mut turn, cancel, deadline)).await;
             let r = match streamed {
                 Ok(r) => r,
                 Err(outcome) => return turn.ended(outcome),
             };
-            turn.emit(ChatEvent::RoundFinished(RoundData { round, finish_reason: finish_name(r.finish).into() }));
+            let finish = r.finish.as_deref().unwrap_or("none");
+            turn.emit(ChatEvent::RoundFinished(RoundData { round, finish_reason: finish.into() }));
             if r.calls.is_empty() {
-                match r.finish {
-                    Some(FinishReason::Length) => turn.note("(The reply was cut off: it reached the provider's length limit.)"),
-                    Some(FinishReason::ContentFilter) => turn.note("(The provider's content filter stopped this reply.)"),
+                match finish {
+                    "length" => turn.note("(The reply was cut off: it reached the provider's length limit.)"),
+                    "content_filter" => turn.note("(The provider's content filter stopped this reply.)"),
                     _ => {}
                 }
                 return turn.ended(TurnOutcome::Complete);
             }
             messages.push(prompt::assistant(r.text, &r.calls));
             for call in &r.calls {
-                let answer = self.run_call(call, r.announced.contains(&call.id), ctx, &mut turn).await;
+                let answer = if finish == "length" {
+                    // Cut off by the output cap: whatever arrived is not
+                    // what the model meant, even when it happens to parse.
+                    self.refuse_call(call, r.announced.contains(&call.id), &mut turn)
+                } else {
+                    self.run_call(call, r.announced.contains(&call.id), ctx, &mut turn).await
+                };
                 messages.push(prompt::tool_result(&call.id, answer));
             }
             // Stop between rounds, never in the middle of a tool.
             if cancel.is_cancelled() {
                 return turn.ended(TurnOutcome::Cancelled);
             }
+            if Instant::now() >= deadline {
+                return turn.ended(TurnOutcome::Failed(self.turn_too_long()));
+            }
         }
 
         turn.note(&format!("I stopped after {} steps without finishing. Tell me to go on if you want me to continue.", self.max_steps));
         turn.result.hit_step_cap = true;
         turn.ended(TurnOutcome::Complete)
+    }
+
+    fn turn_too_long(&self) -> ProviderError {
+        ProviderError::new(
+            "turn_timeout",
+            format!(
+                "This reply took longer than {} minutes, so it was stopped. What it wrote so far is kept.",
+                (self.limits.turn_timeout.as_secs() / 60).max(1)
+            ),
+        )
     }
 
     /// Streams one model call: passes its text on, assembles its tool calls
@@ -201,42 +224,53 @@ impl Agent {
         ctx: &ToolContext,
         turn: &mut Turn<'_>,
         cancel: &CancellationToken,
+        deadline: Instant,
     ) -> Result<Round, TurnOutcome> {
+        let sent = self.with_system(messages, ctx);
         let started = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
-            s = self.provider.stream(self.with_system(messages, ctx), self.definitions.clone()) => s,
+            _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
+            s = self.provider.stream(&sent, &self.definitions) => s,
         };
+        drop(sent);
         let mut stream = started.map_err(TurnOutcome::Failed)?;
         let mut calls = ToolCallAssembler::new();
         let mut round = Round { text: String::new(), calls: Vec::new(), finish: None, announced: Vec::new() };
-        let mut streamed = false;
+        let usage_before = turn.result.record.usage;
         loop {
             let item = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
+                _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
                 item = stream.next() => item,
             };
             let chunk = match item {
-                None => break,
-                Some(Ok(chunk)) => chunk,
-                Some(Err(e)) => return Err(TurnOutcome::Failed(self.provider.classify(&e, streamed))),
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return Err(TurnOutcome::Failed(e)),
             };
             if let Some(u) = chunk.usage {
-                let mut usage = turn.result.record.usage;
-                usage.prompt_tokens += u.prompt_tokens;
-                usage.completion_tokens += u.completion_tokens;
-                usage.total_tokens += u.total_tokens;
-                turn.emit(ChatEvent::Usage(usage));
+                // Some providers repeat the running total in several chunks:
+                // the call's usage is the last one, added once to the turn's.
+                turn.emit(ChatEvent::Usage(UsageData {
+                    prompt_tokens: usage_before.prompt_tokens + u.prompt_tokens,
+                    completion_tokens: usage_before.completion_tokens + u.completion_tokens,
+                    total_tokens: usage_before.total_tokens + u.total_tokens,
+                }));
             }
-            for choice in chunk.choices.iter().filter(|c| c.index == 0) {
+            for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
                 if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
-                    streamed = true;
+                    if turn.result.record.text.len() + text.len() > self.limits.max_reply_bytes {
+                        return Err(TurnOutcome::Failed(ProviderError::new(
+                            "reply_too_long",
+                            format!("The reply grew past {} KB, so it was stopped. What it wrote so far is kept.", self.limits.max_reply_bytes / 1024),
+                        )));
+                    }
                     turn.text(&round.text, text);
                     round.text.push_str(text);
                 }
                 for delta in choice.delta.tool_calls.iter().flatten() {
-                    streamed = true;
                     let function = delta.function.as_ref();
                     calls.push(
                         delta.index,
@@ -245,8 +279,17 @@ impl Agent {
                         function.and_then(|f| f.arguments.as_deref()),
                     );
                 }
-                if choice.finish_reason.is_some() {
-                    round.finish = choice.finish_reason;
+                if calls.largest_arguments() > self.limits.max_call_bytes {
+                    return Err(TurnOutcome::Failed(ProviderError::new(
+                        "tool_call_too_large",
+                        format!(
+                            "The assistant tried to send a change larger than {} KB, so it was stopped before anything was changed.",
+                            self.limits.max_call_bytes / 1024
+                        ),
+                    )));
+                }
+                if let Some(f) = choice.finish_reason.filter(|f| !f.is_empty()) {
+                    round.finish = Some(f);
                 }
             }
             let early: Vec<(String, String, String)> = calls
@@ -259,8 +302,46 @@ impl Agent {
                 round.announced.push(id);
             }
         }
+        // No finish reason and no `[DONE]`: the connection dropped. Calls
+        // still arriving are never run; the text so far is kept.
+        if round.finish.is_none() && !stream.saw_done() {
+            return Err(TurnOutcome::Failed(ProviderError::cut_off()));
+        }
         round.calls = calls.finish();
         Ok(round)
+    }
+
+    /// Reports a call cut off by the output cap as failed, without running
+    /// it; returns what the model is told.
+    fn refuse_call(&self, call: &AssembledCall, announced: bool, turn: &mut Turn<'_>) -> String {
+        let parsed = serde_json::from_str::<Value>(&call.arguments).ok();
+        let parses = parsed.is_some();
+        let error = format!(
+            "Your reply reached the length limit, so the arguments of {} were cut off{} and it was not run. Nothing changed. Send a shorter call: change one part of the lesson at a time.",
+            call.name,
+            if parses { "" } else { " (they are not valid JSON)" }
+        );
+        let start = ToolStartData {
+            id: call.id.clone(),
+            tool: call.name.clone(),
+            args: ToolArgs::from_model(&call.arguments),
+            display_text: self.tools.display_text(&call.name, parsed.as_ref().unwrap_or(&Value::Null)),
+        };
+        if announced {
+            turn.result.record.apply(&ChatEvent::ToolStart(Box::new(start)));
+        } else {
+            turn.emit(ChatEvent::ToolStart(Box::new(start)));
+        }
+        turn.emit(ChatEvent::ToolEnd(Box::new(ToolEndData {
+            id: call.id.clone(),
+            status: ToolStatus::Error,
+            error: Some(error.clone()),
+            summary: None,
+            document_xml: None,
+            document_html: None,
+            revision: None,
+        })));
+        format!("Error: {error}")
     }
 
     /// Runs one call, reporting its start (unless announced early) and its
@@ -309,16 +390,5 @@ impl Agent {
         };
         turn.emit(ChatEvent::ToolEnd(Box::new(end)));
         answer
-    }
-}
-
-fn finish_name(f: Option<FinishReason>) -> &'static str {
-    match f {
-        Some(FinishReason::Stop) => "stop",
-        Some(FinishReason::Length) => "length",
-        Some(FinishReason::ToolCalls) => "tool_calls",
-        Some(FinishReason::ContentFilter) => "content_filter",
-        Some(FinishReason::FunctionCall) => "function_call",
-        None => "none",
     }
 }

@@ -26,6 +26,17 @@ pub enum Step {
     Malformed { text: String },
     /// Some text, then nothing until the client leaves.
     Hold { text: String },
+    /// Some text (and the start of a tool call, if given), then the stream
+    /// ends cleanly, with no finish reason and no `[DONE]`: a dropped
+    /// connection as a proxy closes it.
+    EndEarly { text: String, call: Option<Call> },
+    /// Some text, then an error object in the stream (as OpenRouter and
+    /// others send one when the model fails mid-reply).
+    ErrorMidStream { text: String, error: Value },
+    /// The connection is accepted but no answer ever comes.
+    Silent,
+    /// A reply whose every chunk repeats the running token count.
+    RepeatedUsage { text: String },
 }
 
 pub struct Call {
@@ -169,6 +180,27 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     let (round, last_tool) = progress(body);
     let has = |s: &str| said.contains(s);
 
+    if has("end the stream early") {
+        return Step::EndEarly { text: "Here is the first half of".into(), call: None };
+    }
+    if has("cut the edit short") {
+        let call = Call { id: "call_half".into(), name: "edit_document".into(), args: r#"{"documentXml":"<lesson><h1>Gone</h1></lesson>","summary":"Replaced everything"}"#.into() };
+        return Step::EndEarly { text: "I'll rewrite it.".into(), call: Some(call) };
+    }
+    if has("error mid-stream") {
+        let error = json!({ "message": "Upstream model overloaded (provider detail)", "type": "server_error", "code": 502 });
+        return Step::ErrorMidStream { text: "Let me think about".into(), error };
+    }
+    if has("throttle me mid-stream") {
+        let error = json!({ "message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded" });
+        return Step::ErrorMidStream { text: "Sure, ".into(), error };
+    }
+    if has("stay silent") {
+        return Step::Silent;
+    }
+    if has("count tokens repeatedly") {
+        return Step::RepeatedUsage { text: "One, two, three.".into() };
+    }
     if has("provider error") {
         // Fails (503) until the retries are used up once; a later try succeeds.
         if state.unavailable_left.load(Ordering::SeqCst) > 0 {
