@@ -310,6 +310,14 @@ impl Wire {
                 out.push(data(self.chunk(json!({}), Some("stop"))));
                 out.extend(self.tail(parts.len() * 4));
             }
+            Step::Reasoned { reasoning, then } => {
+                let mut rest = self.frames(*then);
+                let thoughts = pieces(&reasoning, 7).into_iter().map(|p| data(self.chunk(json!({ "reasoning_content": p }), None)));
+                let tail = rest.split_off(1.min(rest.len()));
+                out = rest;
+                out.extend(thoughts);
+                out.extend(tail);
+            }
             Step::Fail { .. } | Step::Silent => {}
         }
         out

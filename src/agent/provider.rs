@@ -18,14 +18,14 @@ pub mod wire;
 
 use std::time::Duration;
 
-use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionTools};
+use async_openai::types::chat::ChatCompletionTools;
 use futures::StreamExt;
 use reqwest::{header, StatusCode};
 use tokio::time::Instant;
 
 use self::{
     sse::{EventReader, ReadError},
-    wire::{ApiError, Chunk, CompletionRequest, ErrorBody},
+    wire::{ApiError, Chunk, CompletionRequest, ErrorBody, SentMessage},
 };
 use super::config::{AiConfig, ApiKey, Limits};
 
@@ -91,7 +91,7 @@ impl Provider {
     /// Starts one streamed model call.
     pub async fn stream(
         &self,
-        messages: &[ChatCompletionRequestMessage],
+        messages: &[SentMessage<'_>],
         tools: &[ChatCompletionTools],
     ) -> Result<RoundStream, ProviderError> {
         let cap = self.limits.max_tokens.map(|n| (n, self.limits.max_tokens_field));

@@ -16,12 +16,12 @@ use super::{
     assemble::{AssembledCall, ToolCallAssembler},
     config::{AiConfig, Limits},
     prompt::{self, PastMessage},
-    provider::{Provider, ProviderError},
+    provider::{wire::SentMessage, Provider, ProviderError},
     skills::Skills,
     tools::{ToolContext, ToolRegistry},
 };
 use crate::chat::{
-    events::{ChatEvent, RoundData, ToolArgs, ToolEndData, ToolStartData, ToolStatus, UsageData},
+    events::{ChatEvent, RoundData, TextData, ToolArgs, ToolEndData, ToolStartData, ToolStatus, UsageData},
     turn::TurnRecord,
 };
 
@@ -112,6 +112,11 @@ struct Round {
     finish: Option<String>,
     /// Calls already shown with an early `tool_start`.
     announced: Vec<String>,
+    /// The model's reasoning in this call.
+    reasoning: String,
+    /// It came as `reasoning_content`, which DeepSeek wants back with the
+    /// tool results of the same turn.
+    reasoning_content: bool,
 }
 
 impl Agent {
@@ -140,13 +145,10 @@ impl Agent {
         &self.skills
     }
 
-    /// What one model call is sent: the system prompt with the lesson as it
-    /// is now, then the conversation.
-    fn with_system(&self, messages: &[ChatCompletionRequestMessage], ctx: &ToolContext) -> Vec<ChatCompletionRequestMessage> {
-        let mut sent = Vec::with_capacity(messages.len() + 1);
-        sent.push(prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current())));
-        sent.extend(messages.iter().cloned());
-        sent
+    /// The system prompt with the lesson as it is now (the first message of
+    /// every model call).
+    fn system(&self, ctx: &ToolContext) -> ChatCompletionRequestMessage {
+        prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current()))
     }
 
     pub async fn run_turn(
@@ -161,12 +163,15 @@ impl Agent {
         // for every model call (it holds the lesson as it is then) and not
         // kept between calls.
         let mut messages = prompt::turn_messages(&request.history, &request.user_text);
+        // This turn's reasoning to send back, by the index of the assistant
+        // message it led to (only where the provider wants it back).
+        let mut thoughts: Vec<(usize, String)> = Vec::new();
 
         let deadline = Instant::now() + self.limits.turn_timeout;
         for round in 1..=self.max_steps {
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
-            let streamed = Box::pin(self.stream_round(&messages, ctx, &mut turn, cancel, deadline)).await;
+            let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, deadline)).await;
             let r = match streamed {
                 Ok(r) => r,
                 Err(outcome) => return turn.ended(outcome),
@@ -180,6 +185,9 @@ impl Agent {
                     _ => {}
                 }
                 return turn.ended(TurnOutcome::Complete);
+            }
+            if r.reasoning_content && !r.reasoning.is_empty() {
+                thoughts.push((messages.len(), r.reasoning));
             }
             messages.push(prompt::assistant(r.text, &r.calls));
             for call in &r.calls {
@@ -221,12 +229,19 @@ impl Agent {
     async fn stream_round(
         &self,
         messages: &[ChatCompletionRequestMessage],
+        thoughts: &[(usize, String)],
         ctx: &ToolContext,
         turn: &mut Turn<'_>,
         cancel: &CancellationToken,
         deadline: Instant,
     ) -> Result<Round, TurnOutcome> {
-        let sent = self.with_system(messages, ctx);
+        let system = self.system(ctx);
+        let mut sent: Vec<SentMessage<'_>> = Vec::with_capacity(messages.len() + 1);
+        sent.push(SentMessage::from(&system));
+        sent.extend(messages.iter().enumerate().map(|(i, message)| SentMessage {
+            message,
+            reasoning_content: thoughts.iter().find(|(at, _)| *at == i).map(|(_, r)| r.as_str()),
+        }));
         let started = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
@@ -234,9 +249,17 @@ impl Agent {
             s = self.provider.stream(&sent, &self.definitions) => s,
         };
         drop(sent);
+        drop(system);
         let mut stream = started.map_err(TurnOutcome::Failed)?;
         let mut calls = ToolCallAssembler::new();
-        let mut round = Round { text: String::new(), calls: Vec::new(), finish: None, announced: Vec::new() };
+        let mut round = Round {
+            text: String::new(),
+            calls: Vec::new(),
+            finish: None,
+            announced: Vec::new(),
+            reasoning: String::new(),
+            reasoning_content: false,
+        };
         let usage_before = turn.result.record.usage;
         loop {
             let item = tokio::select! {
@@ -260,6 +283,17 @@ impl Agent {
                 }));
             }
             for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+                if let Some(thought) = choice.delta.reasoning() {
+                    if turn.result.record.reasoning.len() + thought.len() > self.limits.max_reply_bytes {
+                        return Err(TurnOutcome::Failed(ProviderError::new(
+                            "reply_too_long",
+                            format!("The model's thinking grew past {} KB, so it was stopped.", self.limits.max_reply_bytes / 1024),
+                        )));
+                    }
+                    round.reasoning_content |= choice.delta.reasoning_content.is_some();
+                    round.reasoning.push_str(thought);
+                    turn.emit(ChatEvent::Reasoning(TextData { content: thought.to_string() }));
+                }
                 if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
                     if turn.result.record.text.len() + text.len() > self.limits.max_reply_bytes {
                         return Err(TurnOutcome::Failed(ProviderError::new(

@@ -18,6 +18,9 @@ pub enum ChatEvent {
     // running turn, and an enum is as large as its largest variant.
     /// A piece of the reply's markdown.
     Text(TextData),
+    /// A piece of the model's reasoning (reasoning models only), shown in
+    /// the "Thinking" section above the reply.
+    Reasoning(TextData),
     /// A tool call has started.
     ToolStart(Box<ToolStartData>),
     /// A tool call has finished.
@@ -39,6 +42,7 @@ impl ChatEvent {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Text(_) => "text",
+            Self::Reasoning(_) => "reasoning",
             Self::ToolStart(_) => "tool_start",
             Self::ToolEnd(_) => "tool_end",
             Self::RoundFinished(_) => "round_finished",
@@ -52,7 +56,7 @@ impl ChatEvent {
     /// The SSE `data:` JSON, fields in their declared order.
     pub fn data_json(&self) -> String {
         let json = match self {
-            Self::Text(d) => serde_json::to_string(d),
+            Self::Text(d) | Self::Reasoning(d) => serde_json::to_string(d),
             Self::ToolStart(d) => serde_json::to_string(d),
             Self::ToolEnd(d) => serde_json::to_string(d),
             Self::RoundFinished(d) => serde_json::to_string(d),
@@ -73,6 +77,7 @@ impl ChatEvent {
         }
         Ok(match name {
             "text" => Self::Text(read(name, data)?),
+            "reasoning" => Self::Reasoning(read(name, data)?),
             "tool_start" => Self::ToolStart(read(name, data)?),
             "tool_end" => Self::ToolEnd(read(name, data)?),
             "round_finished" => Self::RoundFinished(read(name, data)?),

@@ -82,6 +82,9 @@ pub struct ChatMessage {
     pub id: String,
     pub role: Role,
     pub content: String,
+    /// What a reasoning model thought (shown as "Thinking").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
     pub tool_calls: Vec<ToolCallRecord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document_xml: Option<String>,
@@ -114,6 +117,7 @@ impl ChatMessage {
     pub fn record(&self) -> TurnRecord {
         TurnRecord {
             text: self.content.clone(),
+            reasoning: self.reasoning.clone(),
             tool_calls: self.tool_calls.clone(),
             document_xml: self.document_xml.clone(),
             status: self.status,

@@ -88,6 +88,8 @@ impl ToolCallRecord {
 pub struct TurnRecord {
     /// The reply's markdown, as streamed.
     pub text: String,
+    /// The model's reasoning, as streamed (reasoning models only).
+    pub reasoning: String,
     pub tool_calls: Vec<ToolCallRecord>,
     /// The lesson after the turn's last successful edit.
     pub document_xml: Option<String>,
@@ -100,6 +102,7 @@ impl Default for TurnRecord {
     fn default() -> Self {
         Self {
             text: String::new(),
+            reasoning: String::new(),
             tool_calls: Vec::new(),
             document_xml: None,
             status: MessageStatus::Running,
@@ -114,6 +117,7 @@ impl TurnRecord {
     pub fn apply(&mut self, event: &ChatEvent) {
         match event {
             ChatEvent::Text(t) => self.text.push_str(&t.content),
+            ChatEvent::Reasoning(t) => self.reasoning.push_str(&t.content),
             ChatEvent::ToolStart(s) => match self.tool_calls.iter_mut().rev().find(|c| c.call.id == s.id) {
                 // A call announced early is announced again with its arguments.
                 Some(c) if c.is_running() => c.call = (**s).clone(),
@@ -151,12 +155,15 @@ impl TurnRecord {
         self.status != MessageStatus::Running
     }
 
-    /// The events this record stands for: each step's start and end, the
-    /// text, then the last event if the turn is over (`message_id` names the
+    /// The events this record stands for: the reasoning, each step's start
+    /// and end, the text, then the last event if the turn is over (`message_id` names the
     /// stored reply in `done` and `cancelled`). Documents are not repeated
     /// here: whoever replays a turn knows whether its edit is still current.
     pub fn events(&self, message_id: &str) -> Vec<ChatEvent> {
-        let mut out = Vec::with_capacity(self.tool_calls.len() * 2 + 2);
+        let mut out = Vec::with_capacity(self.tool_calls.len() * 2 + 3);
+        if !self.reasoning.is_empty() {
+            out.push(ChatEvent::Reasoning(TextData { content: self.reasoning.clone() }));
+        }
         for c in &self.tool_calls {
             out.push(ChatEvent::ToolStart(Box::new(c.call.clone())));
             if let Some(end) = c.end_event() {

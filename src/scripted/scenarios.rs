@@ -37,6 +37,8 @@ pub enum Step {
     Silent,
     /// A reply whose every chunk repeats the running token count.
     RepeatedUsage { text: String },
+    /// Reasoning deltas (`reasoning_content`, as DeepSeek sends them), then `then`.
+    Reasoned { reasoning: String, then: Box<Step> },
 }
 
 pub struct Call {
@@ -197,6 +199,18 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     }
     if has("stay silent") {
         return Step::Silent;
+    }
+    if has("think it through") {
+        return match round {
+            0 => Step::Reasoned {
+                reasoning: "The teacher wants a true-or-false exercise. I should read the rules first.".into(),
+                then: Box::new(load("true-false")),
+            },
+            _ => Step::Reasoned {
+                reasoning: " Rules read; now ask about the topic.".into(),
+                then: Box::new(text("I read the true-or-false rules. Which topic should the statements cover?")),
+            },
+        };
     }
     if has("count tokens repeatedly") {
         return Step::RepeatedUsage { text: "One, two, three.".into() };

@@ -208,11 +208,12 @@ pub async fn save_progress(db: &SqlitePool, message_id: &str, appended: &str, to
 /// Stores a turn's message as it ended.
 pub async fn finish_turn(db: &SqlitePool, message_id: &str, f: &TurnRecord) -> Result<()> {
     sqlx::query(
-        "UPDATE chat_messages SET content = ?, tool_calls = ?, document_xml = ?, status = ?, error_code = ?, error_message = ?,
-                prompt_tokens = ?, completion_tokens = ?, total_tokens = ?
+        "UPDATE chat_messages SET content = ?, reasoning = ?, tool_calls = ?, document_xml = ?, status = ?, error_code = ?,
+                error_message = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?
          WHERE id = ?",
     )
     .bind(&f.text)
+    .bind(&f.reasoning)
     .bind(serde_json::to_string(&f.tool_calls).unwrap_or_else(|_| "[]".into()))
     .bind(f.document_xml.as_deref())
     .bind(f.status.as_str())
@@ -246,6 +247,7 @@ struct MessageRow {
     id: String,
     role: String,
     content: String,
+    reasoning: String,
     tool_calls: String,
     document_xml: Option<String>,
     status: String,
@@ -260,7 +262,7 @@ struct MessageRow {
 }
 
 /// Columns of `chat_messages m`, as `MessageRow` reads them.
-const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
+const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.reasoning, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
      m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at";
 
 fn role(role: &str) -> Role {
@@ -276,6 +278,7 @@ fn message(row: MessageRow) -> ChatMessage {
         id: row.id,
         role: role(&row.role),
         content: row.content,
+        reasoning: row.reasoning,
         tool_calls: steps(&row.tool_calls),
         document_xml: row.document_xml,
         status: MessageStatus::parse(&row.status),

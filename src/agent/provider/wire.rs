@@ -21,11 +21,28 @@ pub enum MaxTokensField {
     MaxTokens,
 }
 
+/// A message as sent: async-openai's message, plus the reasoning that led
+/// to it where the provider wants that back (DeepSeek, when the model called
+/// tools in the same turn).
+#[derive(Serialize)]
+pub struct SentMessage<'a> {
+    #[serde(flatten)]
+    pub message: &'a ChatCompletionRequestMessage,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<&'a str>,
+}
+
+impl<'a> From<&'a ChatCompletionRequestMessage> for SentMessage<'a> {
+    fn from(message: &'a ChatCompletionRequestMessage) -> Self {
+        Self { message, reasoning_content: None }
+    }
+}
+
 /// The body of one streamed model call.
 #[derive(Serialize)]
 pub struct CompletionRequest<'a> {
     pub model: &'a str,
-    pub messages: &'a [ChatCompletionRequestMessage],
+    pub messages: &'a [SentMessage<'a>],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub tools: &'a [ChatCompletionTools],
     pub stream: bool,
@@ -44,7 +61,7 @@ pub struct StreamOptions {
 impl<'a> CompletionRequest<'a> {
     pub fn new(
         model: &'a str,
-        messages: &'a [ChatCompletionRequestMessage],
+        messages: &'a [SentMessage<'a>],
         tools: &'a [ChatCompletionTools],
         cap: Option<(u32, MaxTokensField)>,
     ) -> Self {
@@ -196,6 +213,21 @@ mod tests {
         let e = c.error.unwrap();
         assert_eq!((e.status(), e.message.as_str()), (Some(502), "Overloaded"));
         assert!(e.words().contains("server_error"));
+    }
+
+    #[test]
+    fn reasoning_rides_along_only_where_it_is_given() {
+        use async_openai::types::chat::{ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent};
+        let m = ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
+            content: Some(ChatCompletionRequestAssistantMessageContent::Text("Hi".into())),
+            ..Default::default()
+        });
+        let plain = serde_json::to_value(SentMessage::from(&m)).unwrap();
+        assert_eq!(plain["role"], "assistant");
+        assert_eq!(plain["content"], "Hi");
+        assert!(plain.get("reasoning_content").is_none());
+        let with = serde_json::to_value(SentMessage { message: &m, reasoning_content: Some("Because") }).unwrap();
+        assert_eq!((with["role"].as_str(), with["reasoning_content"].as_str()), (Some("assistant"), Some("Because")));
     }
 
     #[test]

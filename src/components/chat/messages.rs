@@ -55,6 +55,7 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     });
     view! {
         <div class="msg assistant">
+            <ThinkingSection reply/>
             <ToolCallsSection reply/>
             {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
                 <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
@@ -74,6 +75,25 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 _ => EitherOf3::C(()),
             }}
         </div>
+    }
+}
+
+/// What a reasoning model thought, above its reply: open while it thinks,
+/// closed once the reply starts, and opened again with its button. Plain
+/// text, never markup.
+#[component]
+fn ThinkingSection(reply: Reply) -> impl IntoView {
+    move || {
+        reply.reasoning.with(|r| !r.is_empty()).then(|| {
+            view! {
+                <div class="thinking-section">
+                    <button type="button" class="thinking-toggle"
+                        aria-expanded=move || reply.thinking_open.get().to_string()
+                        on:click=move |_| reply.thinking_open.update(|open| *open = !*open)>"Thinking"</button>
+                    {move || reply.thinking_open.get().then(|| view! { <div class="reasoning">{move || reply.reasoning.get()}</div> })}
+                </div>
+            }
+        })
     }
 }
 

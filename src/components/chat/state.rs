@@ -59,6 +59,11 @@ pub struct Reply {
     pub phase: RwSignal<Phase>,
     /// The folded steps are open.
     pub expanded: RwSignal<bool>,
+    /// What a reasoning model thought, as plain text.
+    pub reasoning: RwSignal<String>,
+    /// The "Thinking" section is open: while the model thinks, until its
+    /// reply starts (then the teacher opens it when they want).
+    pub thinking_open: RwSignal<bool>,
     markdown: StoredValue<MarkdownStream>,
     /// What the teacher asked, for Retry.
     pub asked: StoredValue<String>,
@@ -72,6 +77,8 @@ impl Reply {
             steps: RwSignal::new(Vec::new()),
             phase: RwSignal::new(Phase::Thinking),
             expanded: RwSignal::new(false),
+            reasoning: RwSignal::new(String::new()),
+            thinking_open: RwSignal::new(false),
             markdown: StoredValue::new(MarkdownStream::new()),
             asked: StoredValue::new(asked.to_string()),
         }
@@ -90,8 +97,20 @@ impl Reply {
     /// Folds one event in. Returns a sentence for screen readers, when there is one.
     pub fn apply(&self, event: ChatEvent, lesson: Option<LessonState>) -> Option<String> {
         match event {
+            ChatEvent::Reasoning(t) => {
+                self.streaming();
+                let first = self.reasoning.with_untracked(String::is_empty);
+                self.reasoning.update(|r| r.push_str(&t.content));
+                if first && self.blocks.with_untracked(Vec::is_empty) && self.tail.with_untracked(String::is_empty) {
+                    self.thinking_open.set(true);
+                }
+                None
+            }
             ChatEvent::Text(t) => {
                 self.streaming();
+                if self.thinking_open.get_untracked() && self.blocks.with_untracked(Vec::is_empty) && self.tail.with_untracked(String::is_empty) {
+                    self.thinking_open.set(false);
+                }
                 let update = self.markdown.try_update_value(|m| m.push(&t.content))?;
                 if let Some(html) = update.finished {
                     self.blocks.update(|b| b.push(html));
@@ -194,9 +213,16 @@ mod tests {
 
     use super::*;
 
-    /// What a reply shows: its markdown, its steps and where it stands.
-    fn rendering(r: Reply) -> (String, Vec<Step>, Phase) {
-        (r.blocks.get_untracked().concat() + &r.tail.get_untracked(), r.steps.get_untracked(), r.phase.get_untracked())
+    /// What a reply shows: its markdown, its steps, where it stands, and its
+    /// thinking (and whether that is open).
+    fn rendering(r: Reply) -> (String, Vec<Step>, Phase, String, bool) {
+        (
+            r.blocks.get_untracked().concat() + &r.tail.get_untracked(),
+            r.steps.get_untracked(),
+            r.phase.get_untracked(),
+            r.reasoning.get_untracked(),
+            r.thinking_open.get_untracked(),
+        )
     }
 
     #[test]
@@ -228,6 +254,8 @@ mod tests {
             }))
         };
         let events = vec![
+            ChatEvent::Reasoning(crate::chat::events::TextData { content: "The teacher wants ".into() }),
+            ChatEvent::Reasoning(crate::chat::events::TextData { content: "verbs <b>now</b>.".into() }),
             start("a", "load_skill", r#"{"skill":"fill-blanks"}"#, "Checking fill-blanks rules"),
             end("a", ToolStatus::Success, None),
             start("b", "edit_document", "{}", "Editing document"),
@@ -249,6 +277,7 @@ mod tests {
             id: "m1".into(),
             role: Role::Assistant,
             content: record.text.clone(),
+            reasoning: record.reasoning.clone(),
             tool_calls: record.tool_calls.clone(),
             document_xml: None,
             status: record.status,
@@ -260,8 +289,10 @@ mod tests {
         };
         assert_eq!(stored.status, MessageStatus::Complete);
         let reloaded = Reply::stored(&stored, "Add verbs");
-        let (html, steps, phase) = rendering(live);
-        assert_eq!(rendering(reloaded), (html.clone(), steps.clone(), phase.clone()));
+        let (html, steps, phase, thought, open) = rendering(live);
+        assert_eq!(rendering(reloaded), (html.clone(), steps.clone(), phase.clone(), thought.clone(), open));
+        assert_eq!(thought, "The teacher wants verbs <b>now</b>.");
+        assert!(!open, "the thinking folds away once the reply has started");
         assert!(html.contains("<strong>three</strong>") && html.contains("x &lt; y"), "{html}");
         assert_eq!(steps.len(), 3);
         assert_eq!(steps[2].detail, "Added verbs");
