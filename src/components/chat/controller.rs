@@ -53,6 +53,9 @@ pub struct RunningTurn {
     pub busy: RwSignal<bool>,
     /// Its id, once the server has said it.
     pub id: RwSignal<Option<String>>,
+    /// Stop was pressed; if the id was not known yet, the turn is stopped
+    /// as soon as it is.
+    pub stopping: RwSignal<bool>,
 }
 
 #[derive(Clone, Copy)]
@@ -120,7 +123,7 @@ impl Chat {
                 loaded: RwSignal::new(false),
             },
             conversation: Conversation::new(),
-            turn: RunningTurn { busy: RwSignal::new(false), id: RwSignal::new(None) },
+            turn: RunningTurn { busy: RwSignal::new(false), id: RwSignal::new(None), stopping: RwSignal::new(false) },
             status: RwSignal::new(None),
             notice: RwSignal::new(None),
             lesson: StoredValue::new(lesson),
@@ -262,6 +265,7 @@ impl Chat {
             }
             self.list.sessions.update(|l| l.retain(|s| s.id != id));
             let next = self.list.sessions.with_untracked(|l| l.first().map(|s| s.id.clone()));
+            self.turn.stopping.set(false);
             self.turn.busy.set(false);
             match next {
                 Some(n) => self.open(n).await,
@@ -292,6 +296,7 @@ impl Chat {
             };
             let Some(session) = session else {
                 reply.phase.set(Phase::Failed("The chat could not be created.".into()));
+                self.turn.stopping.set(false);
                 self.turn.busy.set(false);
                 return;
             };
@@ -307,7 +312,7 @@ impl Chat {
                 "/api/chat/stream",
                 Some(body),
                 0,
-                |turn| self.turn.id.set(turn),
+                |turn| self.opened(turn),
                 |event| self.on_event(reply, event),
             )
             .await;
@@ -350,12 +355,31 @@ impl Chat {
             }
         }
         self.turn.id.set(None);
+        self.turn.stopping.set(false);
         self.turn.busy.set(false);
         self.conversation.changed();
     }
 
-    /// Asks the server to stop the running turn; its stream then ends with `cancelled`.
+    /// The server has named the turn; a Stop pressed before that is sent now.
+    fn opened(self, turn: Option<String>) {
+        self.turn.id.set(turn);
+        if self.turn.stopping.get_untracked() {
+            self.cancel();
+        }
+    }
+
+    /// Stops the running turn: at once if its id is known, otherwise as soon
+    /// as it is. Its stream then ends with `cancelled`.
     pub fn stop(self) {
+        if !self.turn.busy.get_untracked() {
+            return;
+        }
+        self.turn.stopping.set(true);
+        self.cancel();
+    }
+
+    /// Asks the server to stop the turn, if its id is known.
+    fn cancel(self) {
         let Some(turn) = self.turn.id.get_untracked() else { return };
         spawn_local(async move {
             if let Err(e) = client::json::<serde::de::IgnoredAny>("POST", &format!("/api/chat/turns/{turn}/cancel"), None::<&()>).await {

@@ -35,7 +35,12 @@ pub fn ChatInput() -> impl IntoView {
                 }
             ></textarea>
             {move || if busy.get() {
-                Either::Left(view! { <button type="button" class="stop" on:click=move |_| chat.stop()>"Stop"</button> })
+                let stopping = chat.turn.stopping;
+                Either::Left(view! {
+                    <button type="button" class="stop" on:click=move |_| chat.stop() disabled=move || stopping.get()>
+                        {move || if stopping.get() { "Stopping…" } else { "Stop" }}
+                    </button>
+                })
             } else {
                 Either::Right(view! { <button type="submit" class="primary" disabled=move || draft.with(|d| d.trim().is_empty())>"Send"</button> })
             }}
