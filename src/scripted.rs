@@ -178,6 +178,15 @@ struct Wire {
 
 impl Wire {
     fn chunk(&self, delta: Value, finish: Option<&str>) -> String {
+        format!("data: {}\n\n", self.chunk_json(delta, finish))
+    }
+
+    /// Token counts with `completion` tokens written so far.
+    fn usage(&self, completion: u32) -> Value {
+        json!({ "prompt_tokens": self.prompt_tokens, "completion_tokens": completion, "total_tokens": self.prompt_tokens + completion })
+    }
+
+    fn chunk_json(&self, delta: Value, finish: Option<&str>) -> Value {
         let mut c = json!({
             "id": self.id,
             "object": "chat.completion.chunk",
@@ -189,22 +198,16 @@ impl Wire {
         if self.include_usage {
             c["usage"] = Value::Null;
         }
-        format!("data: {c}\n\n")
+        c
     }
 
     fn tail(&self, completion_chars: usize) -> Vec<Frame> {
         let mut out = Vec::new();
         if self.include_usage {
             let completion = (completion_chars / 4) as u32;
-            let c = json!({
-                "id": self.id,
-                "object": "chat.completion.chunk",
-                "created": 1_767_225_600,
-                "model": self.model,
-                "system_fingerprint": "fp_margin_scripted",
-                "choices": [],
-                "usage": { "prompt_tokens": self.prompt_tokens, "completion_tokens": completion, "total_tokens": self.prompt_tokens + completion },
-            });
+            let mut c = self.chunk_json(json!({}), None);
+            c["choices"] = json!([]);
+            c["usage"] = self.usage(completion);
             out.push(data(format!("data: {c}\n\n")));
         }
         out.push(data("data: [DONE]\n\n".into()));
@@ -302,9 +305,8 @@ impl Wire {
             Step::RepeatedUsage { text } => {
                 let parts = pieces(&text, 4);
                 for (i, p) in parts.iter().enumerate() {
-                    let mut c: Value = serde_json::from_str(self.chunk(json!({ "content": p }), None).trim_start_matches("data: ").trim()).unwrap_or_default();
-                    let done = (i + 1) as u32;
-                    c["usage"] = json!({ "prompt_tokens": self.prompt_tokens, "completion_tokens": done, "total_tokens": self.prompt_tokens + done });
+                    let mut c = self.chunk_json(json!({ "content": p }), None);
+                    c["usage"] = self.usage((i + 1) as u32);
                     out.push(data(format!("data: {c}\n\n")));
                 }
                 out.push(data(self.chunk(json!({}), Some("stop"))));

@@ -2,18 +2,15 @@
 //! scenario, the exact events, the final document and the errors.
 #![cfg(feature = "ssr")]
 
-use std::{
-    path::PathBuf,
-    sync::{Arc, Mutex},
-};
+mod agent_run;
 
-use futures::future::BoxFuture;
+use agent_run::{prompts, run_turn, Memory, Run, START};
 use margin::{
     agent::{
         config::AiConfig,
         prompt::PastMessage,
         run::{Agent, TurnOutcome, TurnRequest, TurnResult},
-        tools::{DocumentStore, SaveRejection, ToolContext},
+        tools::{DocumentStore, ToolContext},
     },
     chat::events::{ChatEvent, ToolStatus},
     scripted::ScriptedLlm,
@@ -21,59 +18,8 @@ use margin::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-const START: &str = "<lesson>\n  <h1 id=\"h-1\">Verbs</h1>\n  <p id=\"p-1\">Intro.</p>\n</lesson>\n";
-
-struct Memory(Mutex<(String, i64, Vec<String>)>);
-
-impl Memory {
-    fn new() -> Arc<Self> {
-        Arc::new(Self(Mutex::new((START.to_string(), 1, Vec::new()))))
-    }
-    fn summaries(&self) -> Vec<String> {
-        self.0.lock().unwrap().2.clone()
-    }
-}
-
-impl DocumentStore for Memory {
-    fn current(&self) -> String {
-        self.0.lock().unwrap().0.clone()
-    }
-    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
-        Box::pin(async move {
-            let mut g = self.0.lock().unwrap();
-            g.0 = xml;
-            g.1 += 1;
-            g.2.push(summary);
-            Ok(g.1)
-        })
-    }
-}
-
-struct Run {
-    events: Vec<ChatEvent>,
-    result: TurnResult,
-    doc: Arc<Memory>,
-    llm: ScriptedLlm,
-}
-
-fn prompts() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts")
-}
-
 async fn run_with(llm: ScriptedLlm, config: AiConfig, history: Vec<PastMessage>, said: &str) -> Run {
-    let agent = Agent::new(&config).expect("agent");
-    let doc = Memory::new();
-    let ctx = ToolContext { document: doc.clone() };
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let result = agent
-        .run_turn(TurnRequest { history, user_text: said.into() }, &ctx, &tx, &CancellationToken::new())
-        .await;
-    drop(tx);
-    let mut events = Vec::new();
-    while let Some(e) = rx.recv().await {
-        events.push(e);
-    }
-    Run { events, result, doc, llm }
+    run_turn(llm, config, Memory::new(), history, said).await
 }
 
 async fn run(said: &str) -> Run {

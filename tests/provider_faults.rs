@@ -3,66 +3,28 @@
 //! what was said before a fault is kept.
 #![cfg(feature = "ssr")]
 
-use std::{
-    path::PathBuf,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+mod agent_run;
 
-use futures::future::BoxFuture;
+use std::time::Duration;
+
+use agent_run::{prompts, run_turn, Memory, Run, START};
 use margin::{
     agent::{
         config::AiConfig,
-        run::{Agent, TurnOutcome, TurnRequest, TurnResult},
-        tools::{DocumentStore, SaveRejection, ToolContext},
+        run::{TurnOutcome, TurnResult},
+        tools::DocumentStore,
     },
     chat::events::{ChatEvent, ToolStatus},
     scripted::ScriptedLlm,
 };
 use serde_json::Value;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
-const START: &str = "<lesson>\n  <h1 id=\"h-1\">Verbs</h1>\n  <p id=\"p-1\">Intro.</p>\n</lesson>\n";
-
-struct Doc(Mutex<String>);
-
-impl DocumentStore for Doc {
-    fn current(&self) -> String {
-        self.0.lock().unwrap().clone()
-    }
-    fn save(&self, xml: String, _summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
-        Box::pin(async move {
-            *self.0.lock().unwrap() = xml;
-            Ok(2)
-        })
-    }
-}
-
-struct Run {
-    events: Vec<ChatEvent>,
-    result: TurnResult,
-    doc: Arc<Doc>,
-    llm: ScriptedLlm,
-}
-
+/// One turn on `doc`, with the configuration changed by `tune`.
 async fn run_in(doc: &str, said: &str, tune: impl FnOnce(&mut AiConfig)) -> Run {
     let llm = ScriptedLlm::start().await.unwrap();
-    let mut config = AiConfig::scripted(llm.base_url.clone(), PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts"));
+    let mut config = AiConfig::scripted(llm.base_url.clone(), prompts());
     tune(&mut config);
-    let agent = Agent::new(&config).expect("agent");
-    let doc = Arc::new(Doc(Mutex::new(doc.to_string())));
-    let ctx = ToolContext { document: doc.clone() };
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let result = agent
-        .run_turn(TurnRequest { history: Vec::new(), user_text: said.into() }, &ctx, &tx, &CancellationToken::new())
-        .await;
-    drop(tx);
-    let mut events = Vec::new();
-    while let Some(e) = rx.recv().await {
-        events.push(e);
-    }
-    Run { events, result, doc, llm }
+    run_turn(llm, config, Memory::with(doc), Vec::new(), said).await
 }
 
 async fn run(said: &str, tune: impl FnOnce(&mut AiConfig)) -> Run {

@@ -101,6 +101,9 @@ pub struct AiConfig {
     pub limits: Limits,
 }
 
+/// Most tokens one model call may write, unless `AI_MAX_TOKENS` says otherwise.
+const DEFAULT_MAX_TOKENS: u32 = 16_000;
+
 /// Bounds on every wait and every size in a turn, so that no provider fault
 /// holds a chat or fills the server's memory.
 #[derive(Clone, Debug)]
@@ -131,7 +134,7 @@ impl Limits {
             first_byte_timeout: Duration::from_secs(120),
             idle_timeout: Duration::from_secs(60),
             turn_timeout: Duration::from_secs(600),
-            max_tokens: Some(16_000),
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
             max_tokens_field: guess_max_tokens_field(base_url),
             max_reply_bytes: 400 * 1024,
             max_call_bytes: 2 * crate::lesson::MAX_BYTES + 16 * 1024,
@@ -177,7 +180,7 @@ impl AiConfig {
             first_byte_timeout: secs("AI_FIRST_BYTE_TIMEOUT_SECS", defaults.first_byte_timeout),
             idle_timeout: secs("AI_IDLE_TIMEOUT_SECS", defaults.idle_timeout),
             turn_timeout: secs("AI_TURN_TIMEOUT_SECS", defaults.turn_timeout),
-            max_tokens: Some(number("AI_MAX_TOKENS", u64::from(defaults.max_tokens.unwrap_or(16_000))).min(u64::from(u32::MAX)) as u32),
+            max_tokens: Some(number("AI_MAX_TOKENS", DEFAULT_MAX_TOKENS.into()).min(u32::MAX.into()) as u32),
             max_tokens_field: match var("AI_MAX_TOKENS_FIELD").as_deref() {
                 Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
                 Some("max_tokens") => MaxTokensField::MaxTokens,

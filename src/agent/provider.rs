@@ -46,6 +46,14 @@ impl ProviderError {
         Self::new("provider_stream", "The reply was cut off: the connection to the AI provider broke before the reply was finished.")
     }
 
+    fn quota() -> Self {
+        Self::new("quota", "The AI provider says this account has run out of credit or quota.")
+    }
+
+    fn rate_limited() -> Self {
+        Self::new("rate_limited", "The AI provider is limiting requests right now. Wait a moment and try again.")
+    }
+
     fn timeout(what: &str, limit: Duration) -> Self {
         Self::new(
             "provider_timeout",
@@ -118,7 +126,11 @@ impl Provider {
                 }
                 Ok(Ok(res)) if res.status().is_success() => {
                     let body = res.bytes_stream().map(|r| r.map_err(|e| e.to_string()));
-                    return Ok(RoundStream { reader: EventReader::new(body, first_byte_by, self.limits.idle_timeout), limits: self.limits.clone() });
+                    return Ok(RoundStream {
+                        reader: EventReader::new(body, first_byte_by, self.limits.idle_timeout),
+                        first_byte_timeout: self.limits.first_byte_timeout,
+                        idle_timeout: self.limits.idle_timeout,
+                    });
                 }
                 Ok(Ok(res)) => {
                     let status = res.status();
@@ -159,8 +171,8 @@ impl Provider {
                 "auth",
                 format!("The AI provider refused the API key ({code}). Check AI_API_KEY in the server's settings."),
             ),
-            429 if quota => ProviderError::new("quota", "The AI provider says this account has run out of credit or quota."),
-            429 => ProviderError::new("rate_limited", "The AI provider is limiting requests right now. Wait a moment and try again."),
+            429 if quota => ProviderError::quota(),
+            429 => ProviderError::rate_limited(),
             404 => ProviderError::new(
                 "model_not_found",
                 format!("The AI provider does not offer the model \"{}\". Check AI_MODEL.", self.model),
@@ -178,9 +190,9 @@ pub fn stream_error(api: &ApiError) -> ProviderError {
     let status = api.status().unwrap_or(0);
     tracing::warn!(provider_message = %api.message, kind = %words.trim(), "the AI provider sent an error mid-stream");
     if words.contains("insufficient_quota") || words.contains("quota") {
-        ProviderError::new("quota", "The AI provider says this account has run out of credit or quota.")
+        ProviderError::quota()
     } else if words.contains("rate_limit") || status == 429 {
-        ProviderError::new("rate_limited", "The AI provider is limiting requests right now. Wait a moment and try again.")
+        ProviderError::rate_limited()
     } else if words.contains("auth") || status == 401 || status == 403 {
         ProviderError::new("auth", "The AI provider refused the API key. Check AI_API_KEY in the server's settings.")
     } else if words.contains("invalid_request") || (400..500).contains(&status) {
@@ -200,7 +212,9 @@ fn backoff(attempt: u32) -> Duration {
 /// One model call's stream of chunks.
 pub struct RoundStream {
     reader: EventReader,
-    limits: Limits,
+    /// The limits the reader keeps, for the message when one runs out.
+    first_byte_timeout: Duration,
+    idle_timeout: Duration,
 }
 
 impl RoundStream {
@@ -212,10 +226,10 @@ impl RoundStream {
             Ok(Some(data)) => data,
             Ok(None) => return Ok(None),
             Err(ReadError::NoFirstByte) => {
-                return Err(ProviderError::timeout("no answer", self.limits.first_byte_timeout));
+                return Err(ProviderError::timeout("no answer", self.first_byte_timeout));
             }
             Err(ReadError::Idle) => {
-                return Err(ProviderError::timeout("nothing more arrived", self.limits.idle_timeout));
+                return Err(ProviderError::timeout("nothing more arrived", self.idle_timeout));
             }
             Err(ReadError::Broken(e)) => {
                 tracing::warn!(error = %e, "the AI provider's stream broke");

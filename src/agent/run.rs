@@ -191,13 +191,10 @@ impl Agent {
             }
             messages.push(prompt::assistant(r.text, &r.calls));
             for call in &r.calls {
-                let answer = if finish == "length" {
-                    // Cut off by the output cap: whatever arrived is not
-                    // what the model meant, even when it happens to parse.
-                    self.refuse_call(call, r.announced.contains(&call.id), &mut turn)
-                } else {
-                    self.run_call(call, r.announced.contains(&call.id), ctx, &mut turn).await
-                };
+                // Cut off by the output cap, a call is not what the model
+                // meant, even when it happens to parse: it is not run.
+                let cut_off = finish == "length";
+                let answer = self.run_call(call, r.announced.contains(&call.id), cut_off, ctx, &mut turn).await;
                 messages.push(prompt::tool_result(&call.id, answer));
             }
             // Stop between rounds, never in the middle of a tool.
@@ -285,10 +282,7 @@ impl Agent {
             for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
                 if let Some(thought) = choice.delta.reasoning() {
                     if turn.result.record.reasoning.len() + thought.len() > self.limits.max_reply_bytes {
-                        return Err(TurnOutcome::Failed(ProviderError::new(
-                            "reply_too_long",
-                            format!("The model's thinking grew past {} KB, so it was stopped.", self.limits.max_reply_bytes / 1024),
-                        )));
+                        return Err(too_long("The model's thinking", self.limits.max_reply_bytes));
                     }
                     round.reasoning_content |= choice.delta.reasoning_content.is_some();
                     round.reasoning.push_str(thought);
@@ -296,15 +290,13 @@ impl Agent {
                 }
                 if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
                     if turn.result.record.text.len() + text.len() > self.limits.max_reply_bytes {
-                        return Err(TurnOutcome::Failed(ProviderError::new(
-                            "reply_too_long",
-                            format!("The reply grew past {} KB, so it was stopped. What it wrote so far is kept.", self.limits.max_reply_bytes / 1024),
-                        )));
+                        return Err(too_long("The reply", self.limits.max_reply_bytes));
                     }
                     turn.text(&round.text, text);
                     round.text.push_str(text);
                 }
-                for delta in choice.delta.tool_calls.iter().flatten() {
+                let deltas = choice.delta.tool_calls.unwrap_or_default();
+                for delta in &deltas {
                     let function = delta.function.as_ref();
                     calls.push(
                         delta.index,
@@ -313,7 +305,7 @@ impl Agent {
                         function.and_then(|f| f.arguments.as_deref()),
                     );
                 }
-                if calls.largest_arguments() > self.limits.max_call_bytes {
+                if !deltas.is_empty() && calls.largest_arguments() > self.limits.max_call_bytes {
                     return Err(TurnOutcome::Failed(ProviderError::new(
                         "tool_call_too_large",
                         format!(
@@ -345,42 +337,10 @@ impl Agent {
         Ok(round)
     }
 
-    /// Reports a call cut off by the output cap as failed, without running
-    /// it; returns what the model is told.
-    fn refuse_call(&self, call: &AssembledCall, announced: bool, turn: &mut Turn<'_>) -> String {
-        let parsed = serde_json::from_str::<Value>(&call.arguments).ok();
-        let parses = parsed.is_some();
-        let error = format!(
-            "Your reply reached the length limit, so the arguments of {} were cut off{} and it was not run. Nothing changed. Send a shorter call: change one part of the lesson at a time.",
-            call.name,
-            if parses { "" } else { " (they are not valid JSON)" }
-        );
-        let start = ToolStartData {
-            id: call.id.clone(),
-            tool: call.name.clone(),
-            args: ToolArgs::from_model(&call.arguments),
-            display_text: self.tools.display_text(&call.name, parsed.as_ref().unwrap_or(&Value::Null)),
-        };
-        if announced {
-            turn.result.record.apply(&ChatEvent::ToolStart(Box::new(start)));
-        } else {
-            turn.emit(ChatEvent::ToolStart(Box::new(start)));
-        }
-        turn.emit(ChatEvent::ToolEnd(Box::new(ToolEndData {
-            id: call.id.clone(),
-            status: ToolStatus::Error,
-            error: Some(error.clone()),
-            summary: None,
-            document_xml: None,
-            document_html: None,
-            revision: None,
-        })));
-        format!("Error: {error}")
-    }
-
-    /// Runs one call, reporting its start (unless announced early) and its
-    /// end; returns what the model is told.
-    async fn run_call(&self, call: &AssembledCall, announced: bool, ctx: &ToolContext, turn: &mut Turn<'_>) -> String {
+    /// Runs one call (or, `cut_off`, reports it failed without running it),
+    /// reporting its start (unless announced early) and its end; returns
+    /// what the model is told.
+    async fn run_call(&self, call: &AssembledCall, announced: bool, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>) -> String {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
         let start = ToolStartData {
             id: call.id.clone(),
@@ -394,7 +354,11 @@ impl Agent {
         } else {
             turn.emit(ChatEvent::ToolStart(Box::new(start)));
         }
-        let outcome = Box::pin(self.tools.call(&call.name, &call.arguments, ctx)).await;
+        let outcome = if cut_off {
+            Err(cut_off_error(call, args.is_string()))
+        } else {
+            Box::pin(self.tools.call(&call.name, &call.arguments, ctx)).await
+        };
         let (end, answer) = match outcome {
             Ok(out) => (
                 ToolEndData {
@@ -425,4 +389,21 @@ impl Agent {
         turn.emit(ChatEvent::ToolEnd(Box::new(end)));
         answer
     }
+}
+
+/// What a call cut off by the output cap is answered with.
+fn cut_off_error(call: &AssembledCall, broken_json: bool) -> String {
+    format!(
+        "Your reply reached the length limit, so the arguments of {} were cut off{} and it was not run. Nothing changed. Send a shorter call: change one part of the lesson at a time.",
+        call.name,
+        if broken_json { " (they are not valid JSON)" } else { "" }
+    )
+}
+
+/// A reply, or its thinking, that grew past the cap.
+fn too_long(what: &str, cap: usize) -> TurnOutcome {
+    TurnOutcome::Failed(ProviderError::new(
+        "reply_too_long",
+        format!("{what} grew past {} KB, so it was stopped. What it wrote so far is kept.", cap / 1024),
+    ))
 }

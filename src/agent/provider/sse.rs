@@ -106,31 +106,29 @@ impl EventReader {
         }
     }
 
-    /// Reads whole lines from the buffer until an event is complete.
+    /// Reads whole lines from the buffer until an event is complete. Lines
+    /// are read in place; only a `data:` value is copied (once, into the
+    /// event).
     fn take_event(&mut self) -> Option<String> {
         while let Some(n) = self.buf[self.start..].iter().position(|&b| b == b'\n') {
-            let line_end = self.start + n;
-            let mut line = &self.buf[self.start..line_end];
-            if line.last() == Some(&b'\r') {
-                line = &line[..line.len() - 1];
+            let mut line = &self.buf[self.start..self.start + n];
+            self.start += n + 1;
+            if let [rest @ .., b'\r'] = line {
+                line = rest;
             }
-            let line = String::from_utf8_lossy(line).into_owned();
-            self.start = line_end + 1;
             if line.is_empty() {
                 if !self.data.is_empty() {
                     return Some(std::mem::take(&mut self.data));
                 }
                 continue;
             }
-            if line.starts_with(':') {
-                continue;
-            }
-            let (field, value) = line.split_once(':').unwrap_or((line.as_str(), ""));
-            if field == "data" {
+            // Comments (`: keep-alive`) and fields other than `data` are skipped.
+            let value = if line == b"data" { Some(&line[4..]) } else { line.strip_prefix(b"data:") };
+            if let Some(value) = value {
                 if !self.data.is_empty() {
                     self.data.push('\n');
                 }
-                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
+                self.data.push_str(&String::from_utf8_lossy(value.strip_prefix(b" ").unwrap_or(value)));
             }
         }
         // Keep the buffer from growing with what has been read.

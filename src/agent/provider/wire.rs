@@ -85,36 +85,29 @@ impl<'a> CompletionRequest<'a> {
 /// One `data:` line of the stream: a chunk, or an error the provider sent
 /// instead of (or after) one.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct Chunk {
-    #[serde(default)]
     pub choices: Vec<Choice>,
-    #[serde(default)]
     pub usage: Option<Usage>,
-    #[serde(default)]
     pub error: Option<ApiError>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct Choice {
-    #[serde(default)]
     pub index: u32,
-    #[serde(default)]
     pub delta: Delta,
-    #[serde(default)]
     pub finish_reason: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct Delta {
-    #[serde(default)]
     pub content: Option<String>,
     /// DeepSeek and vLLM.
-    #[serde(default)]
     pub reasoning_content: Option<String>,
     /// OpenRouter and Ollama.
-    #[serde(default)]
     pub reasoning: Option<String>,
-    #[serde(default)]
     pub tool_calls: Option<Vec<ToolCallDelta>>,
 }
 
@@ -126,44 +119,38 @@ impl Delta {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ToolCallDelta {
-    #[serde(default)]
     pub index: u32,
-    #[serde(default)]
     pub id: Option<String>,
-    #[serde(default)]
     pub function: Option<FunctionDelta>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct FunctionDelta {
-    #[serde(default)]
     pub name: Option<String>,
-    #[serde(default)]
     pub arguments: Option<String>,
 }
 
 /// Token counts. Some providers send them in several chunks, each time the
 /// running total: the last one seen in a call is the call's.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(default)]
 pub struct Usage {
-    #[serde(default)]
     pub prompt_tokens: u32,
-    #[serde(default)]
     pub completion_tokens: u32,
-    #[serde(default)]
     pub total_tokens: u32,
 }
 
 /// An error object, as sent in an error response's body or mid-stream.
 #[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ApiError {
-    #[serde(default)]
     pub message: String,
-    #[serde(default, rename = "type")]
+    #[serde(rename = "type")]
     pub kind: Option<String>,
     /// A string for OpenAI ("insufficient_quota"), a number for some others (502).
-    #[serde(default)]
     pub code: Option<Value>,
 }
 
@@ -190,8 +177,8 @@ impl ApiError {
 
 /// The body of an error response.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ErrorBody {
-    #[serde(default)]
     pub error: Option<ApiError>,
 }
 

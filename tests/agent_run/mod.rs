@@ -1,0 +1,82 @@
+//! One agent turn against the scripted model over real HTTP, for the agent
+//! tests: a lesson kept in memory, the turn's events and its result.
+#![allow(dead_code)]
+
+use std::{
+    path::PathBuf,
+    sync::{Arc, Mutex},
+};
+
+use futures::future::BoxFuture;
+use margin::{
+    agent::{
+        config::AiConfig,
+        prompt::PastMessage,
+        run::{Agent, TurnRequest, TurnResult},
+        tools::{DocumentStore, SaveRejection, ToolContext},
+    },
+    chat::events::ChatEvent,
+    scripted::ScriptedLlm,
+};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The lesson every turn starts from unless a test gives another.
+pub const START: &str = "<lesson>\n  <h1 id=\"h-1\">Verbs</h1>\n  <p id=\"p-1\">Intro.</p>\n</lesson>\n";
+
+/// The lesson, its revision and the summaries of the edits saved to it.
+pub struct Memory(Mutex<(String, i64, Vec<String>)>);
+
+impl Memory {
+    pub fn new() -> Arc<Self> {
+        Self::with(START)
+    }
+    pub fn with(doc: &str) -> Arc<Self> {
+        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new()))))
+    }
+    pub fn summaries(&self) -> Vec<String> {
+        self.0.lock().unwrap().2.clone()
+    }
+}
+
+impl DocumentStore for Memory {
+    fn current(&self) -> String {
+        self.0.lock().unwrap().0.clone()
+    }
+    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
+        Box::pin(async move {
+            let mut g = self.0.lock().unwrap();
+            g.0 = xml;
+            g.1 += 1;
+            g.2.push(summary);
+            Ok(g.1)
+        })
+    }
+}
+
+pub struct Run {
+    pub events: Vec<ChatEvent>,
+    pub result: TurnResult,
+    pub doc: Arc<Memory>,
+    pub llm: ScriptedLlm,
+}
+
+pub fn prompts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts")
+}
+
+/// Runs one turn on `doc` and collects everything it sent.
+pub async fn run_turn(llm: ScriptedLlm, config: AiConfig, doc: Arc<Memory>, history: Vec<PastMessage>, said: &str) -> Run {
+    let agent = Agent::new(&config).expect("agent");
+    let ctx = ToolContext { document: doc.clone() };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let result = agent
+        .run_turn(TurnRequest { history, user_text: said.into() }, &ctx, &tx, &CancellationToken::new())
+        .await;
+    drop(tx);
+    let mut events = Vec::new();
+    while let Some(e) = rx.recv().await {
+        events.push(e);
+    }
+    Run { events, result, doc, llm }
+}
