@@ -4,6 +4,7 @@
 
 pub mod events;
 pub mod message;
+pub mod proposal;
 pub mod sse;
 pub mod tool_args;
 pub mod turn;

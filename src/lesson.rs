@@ -12,17 +12,27 @@
 //! `validate` (known elements and attributes, exercise rules) → `assign_ids`
 //! (every block gets a stable id; existing ids are kept) → `to_xml`.
 
+mod change;
+#[cfg(feature = "ssr")]
+mod changes;
 mod error;
 mod html;
 mod ids;
+#[cfg(feature = "ssr")]
+mod merge;
 mod parse;
 mod schema;
 mod tree;
 mod validate;
 
+pub use change::{Change, ChangeKind};
+#[cfg(feature = "ssr")]
+pub use changes::changes;
 pub use error::LessonError;
 pub use html::{render_both, to_html, Audience, LessonHtml};
-pub use ids::assign_ids;
+pub use ids::{assign_ids, assign_ids_after};
+#[cfg(feature = "ssr")]
+pub use merge::merge;
 pub use parse::{parse, MAX_BYTES, MAX_DEPTH};
 pub use schema::{ExerciseKind, BLOCK_ELEMENTS, ID_ELEMENTS};
 pub use tree::{escape_attr, escape_text, Element, Node};
@@ -38,6 +48,22 @@ pub fn normalize(xml: &str) -> Result<Element, Vec<LessonError>> {
         return Err(errors);
     }
     assign_ids(&mut root);
+    Ok(root)
+}
+
+/// `normalize` for a new version of a lesson: ids are given out only where
+/// `previous` (the version it replaces) did not use them. A previous version
+/// that does not parse reserves nothing.
+pub fn normalize_after(xml: &str, previous: &str) -> Result<Element, Vec<LessonError>> {
+    let mut root = parse(xml).map_err(|e| vec![e])?;
+    let errors = validate(&root);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    match parse(previous) {
+        Ok(prev) => assign_ids_after(&mut root, &prev),
+        Err(_) => assign_ids(&mut root),
+    }
     Ok(root)
 }
 

@@ -14,11 +14,14 @@ pub struct UserInfo {
 }
 
 /// The body of every failed API call: a sentence for the teacher and a
-/// stable code for programs.
+/// stable code for programs; for an edit that collides with later changes
+/// (`conflict`), the changes of that edit that collide.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorReply {
     pub error: String,
     pub code: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<crate::lesson::Change>,
 }
 
 /// One row of the lessons list.
@@ -40,6 +43,9 @@ pub struct Lesson {
     /// Number of the latest revision; saving on top of an older one is a conflict.
     pub revision: i64,
     pub updated_at: String,
+    /// "Review edits before applying": the agent's edits wait for the teacher.
+    #[serde(default)]
+    pub review_edits: bool,
 }
 
 /// Who wrote a revision.
@@ -70,6 +76,9 @@ pub struct RevisionSummary {
     pub author: Author,
     pub summary: String,
     pub created_at: String,
+    /// An edit of the agent's that the teacher reviewed and applied.
+    #[serde(default)]
+    pub reviewed: bool,
 }
 
 /// One saved version of a lesson, with its document.
@@ -135,4 +144,52 @@ pub enum SaveOutcome {
     Invalid { errors: Vec<crate::lesson::LessonError> },
     /// Nothing was stored: someone saved revision `current` since the base was loaded.
     Conflict { current: i64 },
+}
+
+/// The answer to an edit made on the teacher's word (applying a proposal,
+/// undoing an edit): the new revision, its document and HTML, and what it
+/// changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditReply {
+    pub revision: i64,
+    pub document_xml: String,
+    pub html: LessonHtml,
+    pub changes: Vec<crate::lesson::Change>,
+}
+
+/// The body of `PUT /api/lessons/{id}/review` and its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewSetting {
+    pub review_edits: bool,
+}
+
+/// A proposed edit, as `GET /api/proposals/{id}` answers it: what it would
+/// change and the lesson it would make, rendered for a preview.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalReply {
+    pub id: String,
+    pub lesson_id: String,
+    pub status: crate::chat::proposal::ProposalStatus,
+    pub summary: String,
+    pub base_revision: i64,
+    pub changes: Vec<crate::lesson::Change>,
+    pub html: LessonHtml,
+}
+
+/// The body of `POST /api/proposals/{id}/discard`: why, if the teacher says.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscardRequest {
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// The answer of `GET /api/lessons/{id}/changes`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangesReply {
+    pub from: i64,
+    pub to: i64,
+    pub changes: Vec<crate::lesson::Change>,
 }

@@ -15,6 +15,8 @@ pub mod ids;
 pub mod lesson_api;
 pub mod lesson_forms;
 pub mod lessons;
+pub mod proposal_api;
+pub mod proposals;
 pub mod router;
 pub mod startup;
 pub mod state;

@@ -389,7 +389,7 @@ async fn turns_left_running_by_a_dead_process_become_interrupted() {
     let t = teacher(&app, "ana@x.org").await;
     let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1" };
     chats::start_turn(&app.state.db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
-    chats::save_progress(&app.state.db, "msg-1", "The first half of", &[]).await.unwrap();
+    chats::save_progress(&app.state.db, "msg-1", "The first half of", "", &[]).await.unwrap();
     assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
     let stored = messages(&app, &t).await;
     assert_eq!(stored[1]["status"], "interrupted");
@@ -402,6 +402,39 @@ async fn turns_left_running_by_a_dead_process_become_interrupted() {
         ).await.unwrap(),
     ).await;
     assert_eq!(replay.iter().map(|e| e.event.as_str()).collect::<Vec<_>>(), vec!["text", "error"]);
+}
+
+#[tokio::test]
+async fn a_running_turn_checkpoints_its_reasoning_so_a_dead_process_keeps_it() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Think and hold, please").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let mut parser = SseParser::new();
+    let mut seen = Vec::new();
+    while !text_of(&seen).ends_with("Still working on it") {
+        seen.extend(read_events(&mut body, &mut parser, 1).await);
+    }
+    // The model now says nothing more; the checkpoint stores what it thought.
+    let thought = "The teacher asked me to wait; let me weigh the options first.";
+    loop {
+        let stored = messages(&app, &t).await;
+        if stored[1]["reasoning"] == thought && stored[1]["content"] == "Still working on it" {
+            assert_eq!(stored[1]["status"], "running");
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The process dies here: at the next start the turn becomes interrupted
+    // with its thoughts and text as they were checkpointed.
+    assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
+    let stored = messages(&app, &t).await;
+    assert_eq!(stored[1]["status"], "interrupted");
+    assert_eq!(stored[1]["reasoning"], thought);
+    assert_eq!(stored[1]["content"], "Still working on it");
+    app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    finished(&app, &turn).await;
 }
 
 #[tokio::test]

@@ -1,15 +1,22 @@
 // Where the browser bundle's bytes go, island by island, and a budget for
 // each part: `make bench-ui` fails, naming the part, when one grows past it.
 //
-// The release WASM has no function names, so `make bench-ui` builds a second
-// copy the same way but with names kept (v0 symbol mangling, so a generic
-// framework function compiled for one of our components carries that
+// The release WASM has no function names, so `make bench-islands` builds a
+// second copy the same way but with names kept (v0 symbol mangling, so a
+// generic framework function compiled for one of our components carries that
 // component's path in its name) and optimises it with the same wasm-opt
 // settings. This script reads that file's code section and name section and
 // gives every function's body size to the first part whose module path
 // appears in the function's name. The numbers are bytes of optimised code
 // before gzip (data such as strings is counted once, in the total); the
 // gzipped size of the real bundle is checked by sidebar.spec.ts.
+//
+// The names stay mangled all the way (neither LLD, wasm-bindgen nor wasm-opt
+// demangles them), so a path is looked for as v0 mangling writes it: each
+// segment as its length and its text, `margin::components::chat` as
+// `6margin10components4chat`. Our crate's own name also ends every generic
+// function it instantiates (`…Cs<hash>_6margin`); that suffix alone does not
+// make a function ours, so a path only counts when a segment follows it.
 //
 // Usage: node islands.mjs <names-kept.wasm> <out.json>
 
@@ -35,6 +42,17 @@ const PARTS = [
   { name: "shared Margin code (wire types, lesson errors, start-up)", paths: ["margin::"], budget: 60_000 },
   { name: "framework, serde and std", paths: [""], budget: 330_000 },
 ];
+
+/** `margin::components::chat` as v0 mangling writes it; a trailing `::`
+ * (as in `margin::`) means "followed by some segment". */
+function mangled(path) {
+  if (path === "") return () => true;
+  const open = path.endsWith("::");
+  const segments = path.split("::").filter(Boolean);
+  const text = segments.map((s) => `${s.length}${/^[0-9_]/.test(s) ? "_" : ""}${s}`).join("");
+  const re = new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + (open ? "[0-9]" : ""));
+  return (name) => re.test(name);
+}
 
 function reader(buf) {
   let pos = 0;
@@ -140,9 +158,9 @@ function main() {
     console.error(`${file}: only ${named} of ${fns.length} functions have names; build it with names kept.`);
     process.exit(2);
   }
-  const parts = PARTS.map((p) => ({ ...p, bytes: 0, functions: 0 }));
+  const parts = PARTS.map((p) => ({ ...p, tests: p.paths.map(mangled), bytes: 0, functions: 0 }));
   for (const f of fns) {
-    const part = parts.find((p) => p.paths.some((path) => f.name.includes(path)));
+    const part = parts.find((p) => p.tests.some((test) => test(f.name)));
     part.bytes += f.size;
     part.functions += 1;
   }

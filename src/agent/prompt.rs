@@ -17,6 +17,7 @@ use async_openai::types::chat::{
 use super::{assemble::AssembledCall, skills::Skills};
 use crate::chat::{
     message::{MessageStatus, StoredMessage},
+    proposal::ProposalStatus,
     turn::ToolCallRecord,
 };
 
@@ -59,8 +60,24 @@ pub fn past_messages(stored: Vec<StoredMessage>) -> Vec<PastMessage> {
 }
 
 /// One step in a few words, e.g. `load_skill fill-blanks ✓` or
-/// `edit_document ✓ Added a verb exercise`.
+/// `edit_document ✓ Added a verb exercise`; a proposed edit says what the
+/// teacher decided, e.g. `edit_document proposed: Added a verb exercise —
+/// the teacher discarded it ("too long")`.
 fn brief(call: &ToolCallRecord) -> String {
+    if let Some(p) = &call.proposal {
+        let what = call.summary.as_deref().unwrap_or("an edit");
+        let decision = match (p.status, &p.reason) {
+            (ProposalStatus::Pending, _) => "not yet reviewed by the teacher; the lesson is unchanged".to_string(),
+            (ProposalStatus::Applied, _) => match p.revision {
+                Some(n) => format!("the teacher applied it as version {n}"),
+                None => "the teacher applied it".to_string(),
+            },
+            (ProposalStatus::Discarded, Some(reason)) => format!("the teacher discarded it, saying: \"{reason}\""),
+            (ProposalStatus::Discarded, None) => "the teacher discarded it".to_string(),
+            (ProposalStatus::Replaced, _) => "replaced by a later proposal".to_string(),
+        };
+        return format!("{} proposed: {what} — {decision}", call.tool);
+    }
     let succeeded = call.succeeded();
     let mark = if succeeded { "✓" } else { "✗" };
     let subject = match call.tool.as_str() {
@@ -185,6 +202,8 @@ mod tests {
             document_xml: None,
             document_html: None,
             revision: None,
+            changes: Vec::new(),
+            proposal_id: None,
         })));
     }
 
@@ -207,6 +226,23 @@ mod tests {
         step(&mut r, "b", "edit_document", "{}", "Editing document", Some("Added a verb exercise"));
         assert_eq!(steps_line(&r.tool_calls).unwrap(), "steps: load_skill fill-blanks ✓; edit_document ✓ Added a verb exercise");
         assert_eq!(steps_line(&[]), None);
+    }
+
+    #[test]
+    fn proposed_edits_read_with_the_teachers_decision() {
+        use crate::chat::proposal::{ProposalMark, ProposalStatus};
+        let mut r = TurnRecord::default();
+        step(&mut r, "b", "edit_document", "{}", "Editing document", Some("Added a verb exercise"));
+        let mark = |status, revision, reason: Option<&str>| ProposalMark { id: "p1".into(), status, revision, reason: reason.map(str::to_string) };
+        r.tool_calls[0].proposal = Some(mark(ProposalStatus::Discarded, None, Some("Too hard for year 7")));
+        assert_eq!(
+            steps_line(&r.tool_calls).unwrap(),
+            "steps: edit_document proposed: Added a verb exercise — the teacher discarded it, saying: \"Too hard for year 7\""
+        );
+        r.tool_calls[0].proposal = Some(mark(ProposalStatus::Applied, Some(4), None));
+        assert_eq!(steps_line(&r.tool_calls).unwrap(), "steps: edit_document proposed: Added a verb exercise — the teacher applied it as version 4");
+        r.tool_calls[0].proposal = Some(mark(ProposalStatus::Pending, None, None));
+        assert!(steps_line(&r.tool_calls).unwrap().ends_with("not yet reviewed by the teacher; the lesson is unchanged"));
     }
 
     #[test]

@@ -363,12 +363,14 @@ impl Agent {
             Ok(out) => (
                 ToolEndData {
                     id: call.id.clone(),
-                    status: ToolStatus::Success,
+                    status: if out.proposal_id.is_some() { ToolStatus::Proposed } else { ToolStatus::Success },
                     error: None,
                     summary: out.summary,
                     document_html: out.document_xml.as_deref().map(crate::lesson::render_both),
                     document_xml: out.document_xml,
                     revision: out.revision,
+                    changes: out.changes,
+                    proposal_id: out.proposal_id,
                 },
                 out.content,
             ),
@@ -382,6 +384,8 @@ impl Agent {
                     document_xml: None,
                     document_html: None,
                     revision: None,
+                    changes: Vec::new(),
+                    proposal_id: None,
                 };
                 (end, answer)
             }

@@ -24,6 +24,13 @@ pub trait DocumentStore: Send + Sync {
     fn current(&self) -> String;
     /// Stores a new, already validated document; returns its revision number.
     fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>>;
+    /// Whether the teacher reviews every edit before it lands (the lesson's
+    /// "Review edits before applying").
+    fn reviews_edits(&self) -> bool;
+    /// Keeps a new, already validated document as a proposal for the teacher
+    /// to apply or discard, on top of the revision the turn works on; nothing
+    /// is saved to the lesson. Returns the proposal's id.
+    fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>>;
 }
 
 /// Why a store did not take a document. The store only says what happened;
@@ -50,6 +57,10 @@ pub struct ToolOutput {
     /// The lesson after an edit, and its revision.
     pub document_xml: Option<String>,
     pub revision: Option<i64>,
+    /// What an edit changed (or would change), in the teacher's words.
+    pub changes: Vec<crate::lesson::Change>,
+    /// An edit held for the teacher's review: nothing was saved.
+    pub proposal_id: Option<String>,
 }
 
 pub struct ToolContext {
@@ -160,6 +171,12 @@ mod tests {
                 g.1 += 1;
                 Ok(g.1)
             })
+        }
+        fn reviews_edits(&self) -> bool {
+            false
+        }
+        fn propose(&self, _xml: String, _summary: String, _changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+            Box::pin(async { Ok("proposal-1".to_string()) })
         }
     }
 

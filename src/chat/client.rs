@@ -14,8 +14,9 @@ pub use transport::{ask, confirm, json, stream};
 /// Why a call failed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientError {
-    /// The server answered with an error (its JSON `error` message).
-    Http { status: u16, message: String },
+    /// The server answered with an error (its JSON `error` message, and for
+    /// an edit that collides with later changes, those of its changes).
+    Http { status: u16, message: String, conflicts: Vec<crate::lesson::Change> },
     /// The network or the browser failed.
     Network(String),
 }
@@ -25,6 +26,14 @@ impl ClientError {
         match self {
             Self::Http { message, .. } => message.clone(),
             Self::Network(m) => format!("The connection failed ({m}). Check your network and try again."),
+        }
+    }
+
+    /// The changes that collided with later ones, when that was the error.
+    pub fn conflicts(&self) -> &[crate::lesson::Change] {
+        match self {
+            Self::Http { conflicts, .. } => conflicts,
+            Self::Network(_) => &[],
         }
     }
 }

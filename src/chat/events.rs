@@ -123,6 +123,8 @@ pub struct ToolStartData {
 pub enum ToolStatus {
     Success,
     Error,
+    /// An edit held for the teacher's review: nothing was saved yet.
+    Proposed,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -145,6 +147,12 @@ pub struct ToolEndData {
     /// The revision that edit was stored as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<i64>,
+    /// What an edit changed (or, proposed, would change), in the teacher's words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<crate::lesson::Change>,
+    /// The proposal a held edit became (`status: "proposed"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal_id: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,6 +209,8 @@ mod tests {
             document_xml: None,
             document_html: None,
             revision: None,
+            changes: Vec::new(),
+            proposal_id: None,
         }));
         assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);
         assert_eq!(ChatEvent::Done(DoneData { message_id: "m1".into() }).data_json(), r#"{"messageId":"m1"}"#);

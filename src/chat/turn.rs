@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::{
     events::{ChatEvent, DoneData, ErrorData, TextData, ToolEndData, ToolStartData, ToolStatus, UsageData},
     message::MessageStatus,
+    proposal::ProposalMark,
 };
+use crate::lesson::Change;
 
 /// What an unfinished step says once its turn is over.
 pub const DID_NOT_FINISH: &str = "did not finish";
@@ -21,7 +23,8 @@ pub const DID_NOT_FINISH: &str = "did not finish";
 /// it has ended, how (`tool_end`).
 ///
 /// Stored as one flat JSON object (`id`, `tool`, `args`, `displayText`,
-/// `status`, `error`, `summary`). A step stored before it ended reads as
+/// `status`, `error`, `summary`, and for edits `revision`, `changes`,
+/// `proposal`). A step stored before it ended reads as
 /// failed ("did not finish"): that is what it is if its turn stops there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "stored::Step", into = "stored::Step")]
@@ -33,6 +36,12 @@ pub struct ToolCallRecord {
     pub error: Option<String>,
     /// A one-line account of what the tool did (an edit's summary).
     pub summary: Option<String>,
+    /// The revision an edit was stored as.
+    pub revision: Option<i64>,
+    /// What an edit changed or would change, in the teacher's words.
+    pub changes: Vec<Change>,
+    /// An edit held for review, and what the teacher decided.
+    pub proposal: Option<ProposalMark>,
     /// The step is under way in this process (never stored).
     running: bool,
 }
@@ -47,13 +56,25 @@ impl std::ops::Deref for ToolCallRecord {
 
 impl ToolCallRecord {
     pub fn started(call: ToolStartData) -> Self {
-        Self { call, status: ToolStatus::Error, error: Some(DID_NOT_FINISH.into()), summary: None, running: true }
+        Self {
+            call,
+            status: ToolStatus::Error,
+            error: Some(DID_NOT_FINISH.into()),
+            summary: None,
+            revision: None,
+            changes: Vec::new(),
+            proposal: None,
+            running: true,
+        }
     }
 
     fn end(&mut self, end: &ToolEndData) {
         self.status = end.status;
         self.error = end.error.clone();
         self.summary = end.summary.clone();
+        self.revision = end.revision;
+        self.changes = end.changes.clone();
+        self.proposal = end.proposal_id.as_ref().map(ProposalMark::pending);
         self.running = false;
     }
 
@@ -66,7 +87,8 @@ impl ToolCallRecord {
     }
 
     /// The `tool_end` this step stands for, without a document (the caller
-    /// adds one where it belongs); `None` while it runs.
+    /// adds one where it belongs); `None` while it runs. What the teacher
+    /// decided about a proposal is not an event: it is read off `proposal`.
     pub fn end_event(&self) -> Option<ToolEndData> {
         if self.running {
             return None;
@@ -78,7 +100,9 @@ impl ToolCallRecord {
             summary: self.summary.clone(),
             document_xml: None,
             document_html: None,
-            revision: None,
+            revision: self.revision,
+            changes: self.changes.clone(),
+            proposal_id: self.proposal.as_ref().map(|p| p.id.clone()),
         })
     }
 }
@@ -201,7 +225,13 @@ pub fn terminal_event(status: MessageStatus, error: Option<ErrorData>, message_i
 mod stored {
     use serde::{Deserialize, Serialize};
 
-    use crate::chat::events::{ToolArgs, ToolStartData, ToolStatus};
+    use crate::{
+        chat::{
+            events::{ToolArgs, ToolStartData, ToolStatus},
+            proposal::ProposalMark,
+        },
+        lesson::Change,
+    };
 
     #[derive(Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -215,19 +245,45 @@ mod stored {
         error: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        revision: Option<i64>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        changes: Vec<Change>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        proposal: Option<ProposalMark>,
     }
 
     impl From<Step> for super::ToolCallRecord {
         fn from(s: Step) -> Self {
             let call = ToolStartData { id: s.id, tool: s.tool, args: s.args, display_text: s.display_text };
-            Self { call, status: s.status, error: s.error, summary: s.summary, running: false }
+            Self {
+                call,
+                status: s.status,
+                error: s.error,
+                summary: s.summary,
+                revision: s.revision,
+                changes: s.changes,
+                proposal: s.proposal,
+                running: false,
+            }
         }
     }
 
     impl From<super::ToolCallRecord> for Step {
         fn from(r: super::ToolCallRecord) -> Self {
             let ToolStartData { id, tool, args, display_text } = r.call;
-            Self { id, tool, args, display_text, status: r.status, error: r.error, summary: r.summary }
+            Self {
+                id,
+                tool,
+                args,
+                display_text,
+                status: r.status,
+                error: r.error,
+                summary: r.summary,
+                revision: r.revision,
+                changes: r.changes,
+                proposal: r.proposal,
+            }
         }
     }
 }
@@ -255,6 +311,8 @@ mod tests {
             document_xml: document.map(str::to_string),
             document_html: None,
             revision: document.map(|_| 2),
+            changes: Vec::new(),
+            proposal_id: None,
         }))
     }
 

@@ -3,5 +3,6 @@
 pub mod controller;
 pub mod input;
 pub mod messages;
+pub mod review;
 pub mod sidebar;
 pub mod state;

@@ -1,5 +1,7 @@
 //! Every saved version of the lesson: who saved it, why, when. Choosing one
-//! shows it; Restore makes it the current document again, as a new version.
+//! shows it with what it changed from the version before (or from any other
+//! version, with "Compare with"); Restore makes it the current document
+//! again, as a new version.
 //!
 //! Loading is plain signals filled by browser calls (`lesson_calls`) rather
 //! than resources: the panel is only ever shown after the page is
@@ -13,11 +15,12 @@ use leptos::{
 };
 
 use super::{
+    chat::review::ChangeList,
     lesson_calls,
     lesson_state::{short_time, LessonState},
     lesson_view::{Audience, LessonView},
 };
-use crate::models::{Author, RevisionReply, RevisionSummary, SaveOutcome, SaveReply};
+use crate::models::{Author, ChangesReply, RevisionReply, RevisionSummary, SaveOutcome, SaveReply};
 
 #[component]
 pub fn HistoryPanel() -> impl IntoView {
@@ -28,6 +31,19 @@ pub fn HistoryPanel() -> impl IntoView {
     let chosen = RwSignal::new(None::<Result<RevisionReply, String>>);
     let message = RwSignal::new(None::<(bool, String)>);
     let restoring = RwSignal::new(false);
+    // The version the chosen one is compared with, and what changed between.
+    let compare_from = RwSignal::new(None::<i64>);
+    let compared = RwSignal::new(None::<Result<ChangesReply, String>>);
+    let compare = move |from: i64, to: i64| {
+        compare_from.set(Some(from));
+        compared.set(None);
+        spawn_local(async move {
+            let changes = lesson_calls::changes(&state.id.get_value(), from, to).await;
+            if compare_from.try_get_untracked() == Some(Some(from)) && selected.try_get_untracked() == Some(Some(to)) {
+                compared.set(Some(changes));
+            }
+        });
+    };
 
     // (Re)load the list whenever a new version exists. Answers that arrive
     // after a newer request was made are dropped.
@@ -43,6 +59,11 @@ pub fn HistoryPanel() -> impl IntoView {
     let choose = move |n: i64| {
         selected.set(Some(n));
         chosen.set(None);
+        compare_from.set(None);
+        compared.set(None);
+        if n > 1 {
+            compare(n - 1, n);
+        }
         spawn_local(async move {
             let rev = lesson_calls::revision(&state.id.get_value(), n).await;
             // (`try_`: the panel may have been closed meanwhile.)
@@ -87,7 +108,11 @@ pub fn HistoryPanel() -> impl IntoView {
                     <ol class="revision-list" aria-label="Versions">
                         {list.into_iter().map(|r| {
                             let n = r.number;
-                            let who = match r.author { Author::Teacher => "You", Author::Agent => "Assistant" };
+                            let who = match (r.author, r.reviewed) {
+                                (Author::Teacher, _) => "You",
+                                (Author::Agent, false) => "Assistant",
+                                (Author::Agent, true) => "Assistant, applied by you",
+                            };
                             view! {
                                 <li class:current=move || state.revision.get() == n class:selected=move || selected.get() == Some(n)>
                                     <button type="button" class="revision" on:click=move |_| choose(n)
@@ -121,6 +146,7 @@ pub fn HistoryPanel() -> impl IntoView {
                                     })
                                 }}
                             </div>
+                            <VersionChanges number=n revisions compare_from compared compare/>
                             <LessonView html=Signal::stored(html) audience=Signal::stored(Audience::Teacher)/>
                         </section>
                     }))
@@ -128,6 +154,50 @@ pub fn HistoryPanel() -> impl IntoView {
                 Some(Err(e)) => Some(Either::Right(view! { <p class="form-error" role="alert">{e}</p> })),
                 None => None,
             }}
+        </div>
+    }
+}
+
+/// What version `number` changed: from the version before it, or from the one
+/// chosen under "Compare with".
+#[component]
+fn VersionChanges(
+    number: i64,
+    revisions: RwSignal<Option<Result<Vec<RevisionSummary>, String>>>,
+    compare_from: RwSignal<Option<i64>>,
+    compared: RwSignal<Option<Result<ChangesReply, String>>>,
+    compare: impl Fn(i64, i64) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let others = move || {
+        revisions.with(|r| match r {
+            Some(Ok(list)) => list.iter().map(|r| r.number).filter(|&m| m != number).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+    };
+    view! {
+        <div class="version-changes">
+            <label class="toggle">"Compare with "
+                <select on:change=move |ev| {
+                    if let Ok(from) = event_target_value(&ev).parse::<i64>() {
+                        compare(from, number);
+                    }
+                }>
+                    <option value="" selected=move || compare_from.get().is_none()>"—"</option>
+                    {move || others().into_iter().map(|m| view! {
+                        <option value=m.to_string() selected=move || compare_from.get() == Some(m)>"Version " {m}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || compared.get().map(|c| match c {
+                Ok(ChangesReply { from, changes, .. }) if changes.is_empty() => {
+                    EitherOf3::A(view! { <p class="muted">"No changes from version " {from} "."</p> })
+                }
+                Ok(ChangesReply { from, changes, .. }) => EitherOf3::B(view! {
+                    <p class="muted">"Changes from version " {from} ":"</p>
+                    <ChangeList changes label="Changes between versions"/>
+                }),
+                Err(e) => EitherOf3::C(view! { <p class="form-error" role="alert">{e}</p> }),
+            })}
         </div>
     }
 }

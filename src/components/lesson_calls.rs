@@ -5,7 +5,10 @@
 
 use serde::Serialize;
 
-use crate::models::{RestoreRequest, RevisionReply, RevisionSummary, SaveReply, SaveRequest};
+use crate::{
+    chat::client::ClientError,
+    models::{ChangesReply, DiscardRequest, EditReply, ProposalReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
+};
 
 async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, String> {
     crate::chat::client::json(method, url, body).await.map_err(|e| e.message())
@@ -32,4 +35,36 @@ pub async fn revision(id: &str, number: i64) -> Result<RevisionReply, String> {
 /// Makes version `number` the current document again, as a new version.
 pub async fn restore(id: &str, number: i64, base_revision: i64) -> Result<SaveReply, String> {
     call("POST", &format!("/api/lessons/{id}/revisions/{number}/restore"), Some(&RestoreRequest { base_revision })).await
+}
+
+/// What changed from version `from` to version `to`.
+pub async fn changes(id: &str, from: i64, to: i64) -> Result<ChangesReply, String> {
+    call("GET", &format!("/api/lessons/{id}/changes?from={from}&to={to}"), NO_BODY).await
+}
+
+/// Takes back what version `number` changed. A refusal keeps the changes
+/// that collide with later edits.
+pub async fn undo(id: &str, number: i64) -> Result<EditReply, ClientError> {
+    crate::chat::client::json("POST", &format!("/api/lessons/{id}/revisions/{number}/undo"), NO_BODY).await
+}
+
+/// Turns "Review edits before applying" on or off.
+pub async fn set_review(id: &str, review_edits: bool) -> Result<ReviewSetting, String> {
+    call("PUT", &format!("/api/lessons/{id}/review"), Some(&ReviewSetting { review_edits })).await
+}
+
+/// A proposed edit, with the lesson it would make.
+pub async fn proposal(id: &str) -> Result<ProposalReply, String> {
+    call("GET", &format!("/api/proposals/{id}"), NO_BODY).await
+}
+
+/// Applies a proposed edit. A refusal keeps the changes that collide.
+pub async fn apply_proposal(id: &str) -> Result<EditReply, ClientError> {
+    crate::chat::client::json("POST", &format!("/api/proposals/{id}/apply"), NO_BODY).await
+}
+
+/// Discards a proposed edit, with the teacher's reason if they gave one.
+pub async fn discard_proposal(id: &str, reason: Option<String>) -> Result<(), String> {
+    let _: serde::de::IgnoredAny = call("POST", &format!("/api/proposals/{id}/discard"), Some(&DiscardRequest { reason })).await?;
+    Ok(())
 }

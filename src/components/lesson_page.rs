@@ -17,8 +17,9 @@ use super::{
     client_only::client_only,
     hydrated::mark_hydrated,
     history_panel::HistoryPanel,
+    lesson_calls,
     lesson_state::LessonState,
-    lesson_view::{Audience, LessonView},
+    lesson_view::{Audience, Highlight, LessonView},
     not_found::{NotFound, MISSING_LESSON},
     top_bar::TopBar,
     xml_editor::XmlEditor,
@@ -68,6 +69,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
     let tab = RwSignal::new(Tab::Lesson);
     let student = RwSignal::new(false);
     let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
+    let highlight = Highlight { blocks: state.changed_blocks.into(), on: state.show_changes.into() };
     let tab_button = move |which: Tab, label: &'static str| {
         view! {
             <button type="button" role="tab" class="tab"
@@ -91,9 +93,23 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                             <input type="checkbox" prop:checked=student on:change=move |ev| student.set(event_target_checked(&ev))/>
                             " Student preview"
                         </label>
+                        {move || state.changed_blocks.with(|b| !b.is_empty()).then(|| view! {
+                            <button type="button" class="toggle-button" aria-pressed=move || state.show_changes.get().to_string()
+                                on:click=move |_| state.show_changes.update(|on| *on = !*on)>"Show changes"</button>
+                        })}
                     })}
+                    <ReviewToggle/>
                 </div>
-                {move || (tab.get() == Tab::Lesson).then(|| view! { <LessonView html=state.html audience=audience/> })}
+                {move || (tab.get() == Tab::Lesson).then(|| match state.preview.get() {
+                    Some(preview) => Either::Left(view! {
+                        <div class="preview-banner" role="status">
+                            <span>"Preview of the suggested change. It is not applied."</span>
+                            <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
+                        </div>
+                        <LessonView html=Signal::stored(preview) audience=audience/>
+                    }),
+                    None => Either::Right(view! { <LessonView html=state.html audience=audience highlight/> }),
+                })}
                 // The page always opens on the lesson: the other tabs are built in the browser.
                 {client_only("tab-panel", move || match tab.get() {
                     Tab::Lesson => EitherOf3::A(()),
@@ -103,5 +119,33 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
             </section>
             <ChatSidebar/>
         </main>
+    }
+}
+
+/// "Review edits before applying": when on, the assistant's edits wait for
+/// the teacher's Apply. Saved with the lesson at once.
+#[component]
+fn ReviewToggle() -> impl IntoView {
+    let state = expect_context::<LessonState>();
+    let error = RwSignal::new(None::<String>);
+    let change = move |ev| {
+        let on = event_target_checked(&ev);
+        state.review_edits.set(on);
+        leptos::task::spawn_local(async move {
+            match lesson_calls::set_review(&state.id.get_value(), on).await {
+                Ok(_) => error.set(None),
+                Err(e) => {
+                    state.review_edits.set(!on);
+                    error.set(Some(e));
+                }
+            }
+        });
+    };
+    view! {
+        <label class="toggle">
+            <input type="checkbox" prop:checked=state.review_edits on:change=change/>
+            " Review edits before applying"
+        </label>
+        {move || error.get().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
     }
 }

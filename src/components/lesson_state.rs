@@ -4,7 +4,10 @@
 
 use leptos::prelude::*;
 
-use crate::{lesson::LessonHtml, models::Lesson};
+use crate::{
+    lesson::{Change, LessonHtml},
+    models::Lesson,
+};
 
 #[derive(Clone, Copy)]
 pub struct LessonState {
@@ -24,6 +27,14 @@ pub struct LessonState {
     pub draft_base: RwSignal<i64>,
     /// Bumped whenever a new revision exists, so the history reloads.
     pub history_version: RwSignal<u32>,
+    /// "Review edits before applying".
+    pub review_edits: RwSignal<bool>,
+    /// The blocks the assistant's last edit changed, highlighted in the
+    /// lesson view while `show_changes` is on.
+    pub changed_blocks: RwSignal<Vec<String>>,
+    pub show_changes: RwSignal<bool>,
+    /// A proposed edit shown in the lesson view instead of the lesson.
+    pub preview: RwSignal<Option<LessonHtml>>,
 }
 
 impl LessonState {
@@ -37,7 +48,25 @@ impl LessonState {
             draft: RwSignal::new(None),
             draft_base: RwSignal::new(lesson.revision),
             history_version: RwSignal::new(0),
+            review_edits: RwSignal::new(lesson.review_edits),
+            changed_blocks: RwSignal::new(Vec::new()),
+            show_changes: RwSignal::new(false),
+            preview: RwSignal::new(None),
         }
+    }
+
+    /// An edit of the assistant's landed (live, applied or undone): the
+    /// lesson shows it, with what it changed highlighted.
+    pub fn apply_edit(&self, revision: i64, xml: String, html: LessonHtml, changes: &[Change]) {
+        if revision < self.revision.get_untracked() {
+            return;
+        }
+        self.apply_revision(revision, xml, html);
+        let mut blocks: Vec<String> = changes.iter().filter_map(|c| c.block.clone()).collect();
+        blocks.dedup();
+        self.show_changes.set(!blocks.is_empty());
+        self.changed_blocks.set(blocks);
+        self.preview.set(None);
     }
 
     /// Records what the teacher typed, remembering where the draft started.

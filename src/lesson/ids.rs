@@ -34,6 +34,18 @@ pub fn assign_ids(root: &mut Element) {
     fill(root, &mut used, &mut next);
 }
 
+/// Like `assign_ids`, but never gives out an id the previous version of the
+/// lesson used: a new paragraph must not take the id of one just removed, or
+/// it would pass for that paragraph rewritten (in the change list, and for
+/// anything else that points at ids).
+pub fn assign_ids_after(root: &mut Element, previous: &Element) {
+    let mut used = HashSet::new();
+    collect(root, &mut used);
+    collect(previous, &mut used);
+    let mut next: HashMap<&'static str, u32> = HashMap::new();
+    fill(root, &mut used, &mut next);
+}
+
 fn collect(e: &Element, used: &mut HashSet<String>) {
     if let Some(id) = e.id() {
         used.insert(id.to_string());

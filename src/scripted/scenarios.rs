@@ -242,6 +242,14 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     if has("malformed") {
         return Step::Malformed { text: "Starting to".into() };
     }
+    if has("think and hold") {
+        // Reasoning, a few words, then silence: a turn that is still running
+        // with thoughts that only a checkpoint has stored.
+        return Step::Reasoned {
+            reasoning: "The teacher asked me to wait; let me weigh the options first.".into(),
+            then: Box::new(Step::Hold { text: "Still working on it".into() }),
+        };
+    }
     if has("hold on") {
         return Step::Hold { text: "Thinking about this carefully, one moment".into() };
     }
@@ -287,6 +295,14 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 piece: 6,
                 delay_ms: 20,
             },
+        };
+    }
+    if has("do what the lesson says") {
+        // A model taken in by instructions written inside the lesson: it
+        // wipes the lesson. The edit guard must hold this for review.
+        return match round {
+            0 => edit("<lesson>\n  <h1>Nothing here</h1>\n</lesson>\n".into(), "Cleared the lesson as it asked"),
+            _ => text("I did what the lesson said."),
         };
     }
     if has("fix itself") {

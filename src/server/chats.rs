@@ -1,15 +1,18 @@
 //! Chat sessions and messages in the database, always scoped to their owner:
 //! someone else's session is `NotFound`, exactly like one that does not exist.
 
+use std::collections::HashMap;
+
 use sqlx::SqlitePool;
 
 use super::{
     error::{AppError, Result},
-    ids, lessons,
+    ids, lessons, proposals,
 };
 use crate::{
     chat::{
         events::{ErrorData, UsageData},
+        proposal::ProposalMark,
         message::{title_from, ChatMessage, ChatSession, MessageStatus, Role, StoredMessage, ToolCallRecord, DEFAULT_CHAT_TITLE, MAX_CHAT_TITLE_CHARS},
         turn::TurnRecord,
     },
@@ -66,6 +69,8 @@ pub struct ChatStart {
     pub session: ChatSession,
     pub document_xml: String,
     pub revision: i64,
+    /// The lesson's "Review edits before applying".
+    pub review_edits: bool,
     pub history: Vec<StoredMessage>,
 }
 
@@ -82,8 +87,11 @@ struct UserAndChat {
     updated_at: Option<String>,
     document_xml: Option<String>,
     revision: Option<i64>,
+    review_edits: Option<bool>,
     /// `[[seq, role, content, tool_calls, status], …]`, newest first.
     history: String,
+    /// `[[id, status, applied revision, reason], …]`: the chat's proposals.
+    proposals: String,
 }
 
 /// The teacher a session token belongs to and, if it is theirs, the chat
@@ -93,9 +101,12 @@ struct UserAndChat {
 pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
     let row: Option<UserAndChat> = sqlx::query_as(
         "SELECT u.id AS user_id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
+           l.review_edits,
            (SELECT json_group_array(json_array(m.seq, m.role, m.content, m.tool_calls, m.status))
               FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
-                    WHERE session_id = c.id ORDER BY seq DESC LIMIT ?3) m) AS history
+                    WHERE session_id = c.id ORDER BY seq DESC LIMIT ?3) m) AS history,
+           (SELECT json_group_array(json_array(p.id, p.status, p.applied_revision, p.reason))
+              FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals
          FROM sessions s JOIN users u ON u.id = s.user_id
          LEFT JOIN chat_sessions c ON c.id = ?2 AND c.owner_id = u.id
          LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id
@@ -106,7 +117,20 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
     .bind(history_limit as i64)
     .fetch_optional(db)
     .await?;
-    let Some(UserAndChat { user_id, email, id, lesson_id, title, created_at, updated_at, document_xml, revision, history }) = row
+    let Some(UserAndChat {
+        user_id,
+        email,
+        id,
+        lesson_id,
+        title,
+        created_at,
+        updated_at,
+        document_xml,
+        revision,
+        review_edits,
+        history,
+        proposals,
+    }) = row
     else {
         return Ok(None);
     };
@@ -121,9 +145,20 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
         Vec::new()
     });
     rows.sort_by_key(|r| r.0);
-    let history = rows.into_iter().map(|(_, role, content, tool_calls, status)| stored(&role, content, &tool_calls, &status)).collect();
+    let marks = proposals::marks(serde_json::from_str(&proposals).unwrap_or_default());
+    let history = rows
+        .into_iter()
+        .map(|(_, role, content, tool_calls, status)| {
+            let mut m = stored(&role, content, &tool_calls, &status);
+            if let StoredMessage::Assistant(record) = &mut m {
+                with_marks(&mut record.tool_calls, &marks);
+            }
+            m
+        })
+        .collect();
     let session = ChatSession { id, lesson_id, title, created_at, updated_at };
-    Ok(Some((user, Some(ChatStart { session, document_xml, revision, history }))))
+    let review_edits = review_edits.unwrap_or(false);
+    Ok(Some((user, Some(ChatStart { session, document_xml, revision, review_edits, history }))))
 }
 
 pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<ChatSession> {
@@ -188,18 +223,19 @@ pub struct TurnIds<'a> {
 }
 
 /// Saves what a running turn has added since its last checkpoint (so a crash
-/// loses little): the text is appended, never rewritten, and the steps are
+/// loses little): the text and the reasoning are appended, never rewritten, and the steps are
 /// written only when they changed. A turn's steps only ever grow, so an empty
 /// list means "unchanged" (the message starts with none).
-pub async fn save_progress(db: &SqlitePool, message_id: &str, appended: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
+pub async fn save_progress(db: &SqlitePool, message_id: &str, text: &str, reasoning: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
     let tool_calls = (!tool_calls.is_empty()).then_some(tool_calls);
     sqlx::query(
-        "UPDATE chat_messages SET content = content || ?1, tool_calls = COALESCE(?2, tool_calls)
+        "UPDATE chat_messages SET content = content || ?1, reasoning = reasoning || ?4, tool_calls = COALESCE(?2, tool_calls)
          WHERE id = ?3 AND status = 'running'",
     )
-    .bind(appended)
+    .bind(text)
     .bind(tool_calls.map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into())))
     .bind(message_id)
+    .bind(reasoning)
     .execute(db)
     .await?;
     Ok(())
@@ -307,6 +343,16 @@ fn stored(role_name: &str, content: String, tool_calls: &str, status: &str) -> S
     }
 }
 
+/// Where the proposals among these steps stand now (the steps recorded them
+/// as pending; the decision is the proposal's).
+fn with_marks(calls: &mut [ToolCallRecord], marks: &HashMap<String, ProposalMark>) {
+    for c in calls {
+        if let Some(mark) = c.proposal.as_ref().and_then(|p| marks.get(&p.id)) {
+            c.proposal = Some(mark.clone());
+        }
+    }
+}
+
 /// All messages of one of the teacher's sessions, oldest first.
 pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Result<Vec<ChatMessage>> {
     get_session(db, owner, session_id).await?;
@@ -315,7 +361,14 @@ pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Re
             .bind(session_id)
             .fetch_all(db)
             .await?;
-    Ok(rows.into_iter().map(message).collect())
+    let mut messages: Vec<ChatMessage> = rows.into_iter().map(message).collect();
+    if messages.iter().any(|m| m.tool_calls.iter().any(|c| c.proposal.is_some())) {
+        let marks = proposals::marks_for_chat(db, session_id).await?;
+        for m in &mut messages {
+            with_marks(&mut m.tool_calls, &marks);
+        }
+    }
+    Ok(messages)
 }
 
 /// The assistant message written by a turn, with the owner and session of that turn.
@@ -328,7 +381,13 @@ pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result
     .bind(owner)
     .fetch_optional(db)
     .await?;
-    row.map(message).ok_or(AppError::NotFound)
+    let mut m = row.map(message).ok_or(AppError::NotFound)?;
+    if m.tool_calls.iter().any(|c| c.proposal.is_some()) {
+        let rows: Vec<(String, String, Option<i64>, Option<String>)> =
+            sqlx::query_as("SELECT id, status, applied_revision, reason FROM proposals WHERE message_id = ?").bind(&m.id).fetch_all(db).await?;
+        with_marks(&mut m.tool_calls, &proposals::marks(rows));
+    }
+    Ok(m)
 }
 
 /// The current document and revision of the lesson a turn's chat is about.

@@ -39,6 +39,9 @@ pub enum AppError {
     /// A lesson title the teacher must change.
     #[error("{}", .0.message())]
     Title(TitleRefusal),
+    /// An edit that collides with changes made since: these of its changes.
+    #[error("The lesson was changed in the same places since, so nothing was changed. Look at the changes below and make them by hand if you still want them.")]
+    Overlap(Vec<crate::lesson::Change>),
 }
 
 impl AppError {
@@ -48,7 +51,7 @@ impl AppError {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Conflict(_) | Self::Overlap(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -72,7 +75,7 @@ impl AppError {
             Self::NotFound => "not_found",
             Self::BadRequest(_) => "bad_request",
             Self::Forbidden(_) => "forbidden",
-            Self::Conflict(_) => "conflict",
+            Self::Conflict(_) | Self::Overlap(_) => "conflict",
             Self::PayloadTooLarge(_) => "too_large",
             Self::Unavailable(_) => "unavailable",
             Self::TooManyRequests(_) => "rate_limited",
@@ -99,11 +102,11 @@ impl IntoResponse for AppError {
         if let Self::Internal(cause) = &self {
             tracing::error!(%cause, "internal error");
         }
-        let mut res = (
-            self.status(),
-            Json(ErrorReply { error: self.to_string(), code: self.code().into() }),
-        )
-            .into_response();
+        let conflicts = match &self {
+            Self::Overlap(changes) => changes.clone(),
+            _ => Vec::new(),
+        };
+        let mut res = (self.status(), Json(ErrorReply { error: self.to_string(), code: self.code().into(), conflicts })).into_response();
         if let Self::TooManyRequests(secs) = self {
             if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);

@@ -1,5 +1,7 @@
 //! The lesson API the workspace calls from the browser (and any API client):
-//! save the document, list and open its versions, restore one. JSON in and
+//! save the document, list and open its versions, restore one, undo one of
+//! them, say what changed between two, and turn review of the agent's edits
+//! on or off. JSON in and
 //! out; errors are JSON `{ "error": … }` with their status, as in the chat
 //! API. Every call checks that the lesson belongs to the signed-in teacher.
 //! Documents come with their HTML (`LessonHtml`): the browser does not parse
@@ -10,15 +12,21 @@
 //! machinery into the WASM bundle.
 
 use axum::{
-    extract::{Path, State},
+    extract::{Path, Query, State},
     routing::{get, post, put},
     Json, Router,
 };
+use serde::Deserialize;
 
-use super::{current_user::CurrentUser, error::Result, lessons, state::AppState};
+use super::{
+    current_user::CurrentUser,
+    error::{AppError, Result},
+    lessons,
+    state::AppState,
+};
 use crate::{
     lesson,
-    models::{Author, RestoreRequest, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
+    models::{Author, ChangesReply, EditReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 pub fn router() -> Router<AppState> {
@@ -27,6 +35,9 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/revisions", get(list))
         .route("/api/lessons/{id}/revisions/{number}", get(open))
         .route("/api/lessons/{id}/revisions/{number}/restore", post(restore))
+        .route("/api/lessons/{id}/revisions/{number}/undo", post(undo))
+        .route("/api/lessons/{id}/changes", get(changes))
+        .route("/api/lessons/{id}/review", put(set_review))
 }
 
 /// Saves the teacher's XML on top of `baseRevision`.
@@ -64,4 +75,45 @@ async fn restore(
     lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision)
         .await
         .map(|outcome| Json(SaveReply::new(outcome)))
+}
+
+/// Takes back what one version changed (see `lessons::undo_revision`).
+async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path((id, number)): Path<(String, i64)>) -> Result<Json<EditReply>> {
+    lessons::undo_revision(&state.db, &user.id, &id, number).await.map(Json)
+}
+
+/// `?from=N&to=M`; `to` is the current version when left out, `from` the
+/// one before `to`.
+#[derive(Deserialize)]
+struct Between {
+    from: Option<i64>,
+    to: Option<i64>,
+}
+
+async fn changes(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(id): Path<String>,
+    Query(between): Query<Between>,
+) -> Result<Json<ChangesReply>> {
+    let to = match between.to {
+        Some(to) => to,
+        None => lessons::get_owned(&state.db, &user.id, &id).await?.revision,
+    };
+    let from = between.from.unwrap_or(to - 1);
+    if from < 1 || to < 1 {
+        return Err(AppError::BadRequest("Versions are numbered from 1.".into()));
+    }
+    let changes = lessons::changes_between(&state.db, &user.id, &id, from, to).await?;
+    Ok(Json(ChangesReply { from, to, changes }))
+}
+
+async fn set_review(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(id): Path<String>,
+    Json(body): Json<ReviewSetting>,
+) -> Result<Json<ReviewSetting>> {
+    lessons::set_review_edits(&state.db, &user.id, &id, body.review_edits).await?;
+    Ok(Json(body))
 }

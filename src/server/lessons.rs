@@ -8,7 +8,8 @@ use super::{
     ids,
 };
 use crate::{
-    models::{Author, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome},
+    lesson::{self, Change, Element},
+    models::{Author, EditReply, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome},
     refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
@@ -70,7 +71,7 @@ pub async fn create(db: &SqlitePool, owner_id: &str, title: &str) -> Result<Less
 /// One of the teacher's lessons.
 pub async fn get_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Lesson> {
     sqlx::query_as::<_, Lesson>(
-        "SELECT id, title, document_xml, revision, updated_at FROM lessons WHERE id = ? AND owner_id = ?",
+        "SELECT id, title, document_xml, revision, updated_at, review_edits FROM lessons WHERE id = ? AND owner_id = ?",
     )
     .bind(id)
     .bind(owner_id)
@@ -105,8 +106,26 @@ pub async fn save_document(
     author: Author,
     summary: &str,
 ) -> Result<SaveOutcome> {
+    save_revision(db, owner_id, id, xml, base_revision, (author, false), summary).await
+}
+
+/// `save_document` for an edit of the agent's that the teacher reviewed and
+/// applied: the revision is the agent's, marked as applied by the teacher.
+pub async fn save_reviewed(db: &SqlitePool, owner_id: &str, id: &str, xml: &str, base_revision: i64, summary: &str) -> Result<SaveOutcome> {
+    save_revision(db, owner_id, id, xml, base_revision, (Author::Agent, true), summary).await
+}
+
+async fn save_revision(
+    db: &SqlitePool,
+    owner_id: &str,
+    id: &str,
+    xml: &str,
+    base_revision: i64,
+    (author, reviewed): (Author, bool),
+    summary: &str,
+) -> Result<SaveOutcome> {
     let current = get_owned(db, owner_id, id).await?;
-    let root = match crate::lesson::normalize(xml) {
+    let root = match crate::lesson::normalize_after(xml, &current.document_xml) {
         Ok(root) => root,
         Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
     };
@@ -131,12 +150,13 @@ pub async fn save_document(
         return Ok(SaveOutcome::Conflict { current: latest });
     }
     let revision = base_revision + 1;
-    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES (?, ?, ?, ?, ?)")
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, reviewed) VALUES (?, ?, ?, ?, ?, ?)")
         .bind(id)
         .bind(revision)
         .bind(&doc)
         .bind(author.as_str())
         .bind(&summary)
+        .bind(reviewed)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
@@ -146,15 +166,21 @@ pub async fn save_document(
 /// The lesson's revisions, newest first.
 pub async fn list_revisions(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Vec<RevisionSummary>> {
     get_owned(db, owner_id, id).await?;
-    let rows: Vec<(i64, String, String, String)> = sqlx::query_as(
-        "SELECT number, author, summary, created_at FROM lesson_revisions WHERE lesson_id = ? ORDER BY number DESC",
+    let rows: Vec<(i64, String, String, String, bool)> = sqlx::query_as(
+        "SELECT number, author, summary, created_at, reviewed FROM lesson_revisions WHERE lesson_id = ? ORDER BY number DESC",
     )
     .bind(id)
     .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(number, author, summary, created_at)| RevisionSummary { number, author: Author::from_str(&author), summary, created_at })
+        .map(|(number, author, summary, created_at, reviewed)| RevisionSummary {
+            number,
+            author: Author::from_str(&author),
+            summary,
+            created_at,
+            reviewed,
+        })
         .collect())
 }
 
@@ -170,6 +196,71 @@ pub async fn get_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64
     .await?;
     let (number, author, summary, created_at, document_xml) = row.ok_or(AppError::NotFound)?;
     Ok(Revision { number, author: Author::from_str(&author), summary, created_at, document_xml })
+}
+
+/// Turns "Review edits before applying" on or off for one of the teacher's lessons.
+pub async fn set_review_edits(db: &SqlitePool, owner_id: &str, id: &str, on: bool) -> Result<()> {
+    let done = sqlx::query("UPDATE lessons SET review_edits = ? WHERE id = ? AND owner_id = ?")
+        .bind(on)
+        .bind(id)
+        .bind(owner_id)
+        .execute(db)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}
+
+/// What changed from revision `from` to revision `to` of one of the
+/// teacher's lessons.
+pub async fn changes_between(db: &SqlitePool, owner_id: &str, id: &str, from: i64, to: i64) -> Result<Vec<Change>> {
+    let (a, b) = (get_revision(db, owner_id, id, from).await?, get_revision(db, owner_id, id, to).await?);
+    let (a, b) = (parsed(&a.document_xml)?, parsed(&b.document_xml)?);
+    Ok(lesson::changes(&a, &b))
+}
+
+/// A stored document as a tree. Stored documents were checked when they were
+/// saved, so one that does not parse is a server fault.
+pub fn parsed(xml: &str) -> Result<Element> {
+    lesson::parse(xml).map_err(|e| AppError::Internal(format!("a stored lesson does not parse: {e}")))
+}
+
+/// Takes back what revision `number` changed, as a new revision by the
+/// teacher: the lesson as it was before it when nothing came after, else
+/// that edit's changes alone, when later edits touched other blocks.
+pub async fn undo_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64) -> Result<EditReply> {
+    let current = get_owned(db, owner_id, id).await?;
+    if number <= 1 {
+        return Err(AppError::BadRequest("The first version of a lesson has nothing before it to go back to.".into()));
+    }
+    let undone = get_revision(db, owner_id, id, number).await?;
+    let before = get_revision(db, owner_id, id, number - 1).await?;
+    let xml = if current.revision == number {
+        before.document_xml
+    } else {
+        let merged = lesson::merge(&parsed(&undone.document_xml)?, &parsed(&before.document_xml)?, &parsed(&current.document_xml)?);
+        merged.map_err(AppError::Overlap)?.to_xml()
+    };
+    let summary = format!("Undid version {number} ({})", undone.summary);
+    let outcome = save_document(db, owner_id, id, &xml, current.revision, Author::Teacher, &summary).await?;
+    edit_reply(outcome, &current.document_xml)
+}
+
+/// The answer to an edit made on the teacher's word, from how its save went
+/// and the document it replaced.
+pub fn edit_reply(outcome: SaveOutcome, previous_xml: &str) -> Result<EditReply> {
+    match outcome {
+        SaveOutcome::Saved { revision, document_xml } => {
+            let changes = lesson::changes(&parsed(previous_xml)?, &parsed(&document_xml)?);
+            Ok(EditReply { revision, html: lesson::render_both(&document_xml), document_xml, changes })
+        }
+        SaveOutcome::Conflict { .. } => Err(AppError::Conflict("The lesson changed just now. Try again.".into())),
+        SaveOutcome::Invalid { errors } => Err(AppError::Conflict(format!(
+            "Made on top of the later changes, the lesson would not be valid, so nothing was changed: {}",
+            lesson::describe_errors(&errors)
+        ))),
+    }
 }
 
 /// Makes an earlier revision the current document, as a new revision.

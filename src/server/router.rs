@@ -11,7 +11,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 
 pub use crate::net::no_delay;
 
-use super::{auth_routes, chat_routes, error::Result, guard, lesson_api, lesson_forms, state::AppState};
+use super::{auth_routes, chat_routes, error::Result, guard, lesson_api, lesson_forms, proposal_api, state::AppState};
 use crate::app::{shell, App};
 
 /// Largest request body accepted anywhere (a lesson is capped well below this).
@@ -25,6 +25,7 @@ pub fn build(state: AppState) -> Router {
         .merge(auth_routes::router())
         .merge(chat_routes::router())
         .merge(lesson_api::router())
+        .merge(proposal_api::router())
         .merge(lesson_forms::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

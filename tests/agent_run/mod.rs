@@ -24,18 +24,26 @@ use tokio_util::sync::CancellationToken;
 /// The lesson every turn starts from unless a test gives another.
 pub const START: &str = "<lesson>\n  <h1 id=\"h-1\">Verbs</h1>\n  <p id=\"p-1\">Intro.</p>\n</lesson>\n";
 
-/// The lesson, its revision and the summaries of the edits saved to it.
-pub struct Memory(Mutex<(String, i64, Vec<String>)>);
+/// The lesson, its revision and the summaries of the edits saved to it;
+/// whether edits are reviewed, and the proposals made (document, summary).
+pub struct Memory(Mutex<(String, i64, Vec<String>)>, bool, Mutex<Vec<(String, String)>>);
 
 impl Memory {
     pub fn new() -> Arc<Self> {
         Self::with(START)
     }
     pub fn with(doc: &str) -> Arc<Self> {
-        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new()))))
+        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new())), false, Mutex::new(Vec::new())))
+    }
+    /// A lesson whose teacher reviews every edit.
+    pub fn reviewed(doc: &str) -> Arc<Self> {
+        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new())), true, Mutex::new(Vec::new())))
     }
     pub fn summaries(&self) -> Vec<String> {
         self.0.lock().unwrap().2.clone()
+    }
+    pub fn proposals(&self) -> Vec<(String, String)> {
+        self.2.lock().unwrap().clone()
     }
 }
 
@@ -50,6 +58,16 @@ impl DocumentStore for Memory {
             g.1 += 1;
             g.2.push(summary);
             Ok(g.1)
+        })
+    }
+    fn reviews_edits(&self) -> bool {
+        self.1
+    }
+    fn propose(&self, xml: String, summary: String, _changes: Vec<margin::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+        Box::pin(async move {
+            let mut g = self.2.lock().unwrap();
+            g.push((xml, summary));
+            Ok(format!("proposal-{}", g.len()))
         })
     }
 }

@@ -1,6 +1,13 @@
 //! `edit_document(documentXml, summary)`: replaces the lesson with a new
 //! version. The document is validated first; an invalid one is not stored and
 //! the validator's errors go back to the model so it can correct itself.
+//!
+//! A valid edit lands at once, unless the teacher reviews edits for this
+//! lesson or the edit is destructive (it removes an exercise, or more than a
+//! third of the lesson's words): then it becomes a proposal the teacher
+//! applies or discards, and the model is told so. The guard holds whatever
+//! the setting, so a lesson wiped by an injected instruction or a mistake
+//! never lands without a click.
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -51,7 +58,7 @@ impl Tool for EditDocument {
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
             let args: Args = parse_args(self.name(), args)?;
-            let root = lesson::normalize(&args.document_xml).map_err(|errors| {
+            let root = lesson::normalize_after(&args.document_xml, &ctx.document.current()).map_err(|errors| {
                 format!(
                     "The document was not saved: it has {} problem{}.\n{}\nFix {} and call edit_document again with the whole corrected document.",
                     errors.len(),
@@ -65,6 +72,29 @@ impl Tool for EditDocument {
                 "" => "Edited the lesson".to_string(),
                 s => s.to_string(),
             };
+            let before = lesson::parse(&ctx.document.current()).ok();
+            let changes = before.as_ref().map(|b| lesson::changes(b, &root)).unwrap_or_default();
+            let destructive = before.as_ref().and_then(|b| destructive(b, &root));
+            if destructive.is_some() || ctx.document.reviews_edits() {
+                let id = ctx.document.propose(xml, summary.clone(), changes.clone()).await.map_err(|e| {
+                    format!("The document was valid but could not be kept for review: {}", rejection_for_the_model(e))
+                })?;
+                let why = match destructive {
+                    Some(reason) => format!("This edit {reason}, so it was not applied"),
+                    None => "The teacher reviews every edit to this lesson, so it was not applied yet".to_string(),
+                };
+                return Ok(ToolOutput {
+                    content: format!(
+                        "{why}: it waits for the teacher to apply or discard it (proposal {id}). The lesson is unchanged until then. \
+                         The proposed changes:\n{}\nTell the teacher in a sentence or two what you propose. Do not send the same edit again.",
+                        change_lines(&changes)
+                    ),
+                    summary: Some(summary),
+                    changes,
+                    proposal_id: Some(id),
+                    ..ToolOutput::default()
+                });
+            }
             let revision = ctx.document.save(xml.clone(), summary.clone()).await.map_err(|e| {
                 format!("The document was valid but could not be saved: {}", rejection_for_the_model(e))
             })?;
@@ -73,9 +103,34 @@ impl Tool for EditDocument {
                 summary: Some(summary),
                 document_xml: Some(xml),
                 revision: Some(revision),
+                changes,
+                proposal_id: None,
             })
         })
     }
+}
+
+/// Why an edit must be reviewed whatever the lesson's setting, worded to
+/// follow "This edit …": it removes an exercise, or more than a third of the
+/// lesson's words.
+fn destructive(before: &lesson::Element, after: &lesson::Element) -> Option<String> {
+    let exercises = |e: &lesson::Element| e.elements().filter(|b| b.name == "exercise").filter_map(|b| b.id().map(str::to_string)).collect::<Vec<_>>();
+    let kept = exercises(after);
+    let removed = exercises(before).into_iter().filter(|id| !kept.contains(id)).count();
+    if removed > 0 {
+        return Some(format!("removes {} exercise{}", removed, if removed == 1 { "" } else { "s" }));
+    }
+    let words = |e: &lesson::Element| e.text().split_whitespace().count();
+    let (was, now) = (words(before), words(after));
+    (was > 0 && (was - now.min(was)) * 3 > was).then(|| format!("removes {} of the lesson's {was} words", was - now))
+}
+
+/// The change list as the model reads it.
+fn change_lines(changes: &[lesson::Change]) -> String {
+    if changes.is_empty() {
+        return "- (no visible change)".into();
+    }
+    changes.iter().map(|c| format!("- {}", c.text)).collect::<Vec<_>>().join("\n")
 }
 
 /// Why a valid edit was not stored, in words the model can act on.

@@ -38,8 +38,11 @@ async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, Str
         Ok(p) => JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    let message = serde_json::from_str::<crate::models::ErrorReply>(&text).map(|b| b.error).unwrap_or_else(|_| format!("The server answered {status}."));
-    Err(ClientError::Http { status, message })
+    let (message, conflicts) = match serde_json::from_str::<crate::models::ErrorReply>(&text) {
+        Ok(b) => (b.error, b.conflicts),
+        Err(_) => (format!("The server answered {status}."), Vec::new()),
+    };
+    Err(ClientError::Http { status, message, conflicts })
 }
 
 /// A JSON call; `T = ()` for empty answers.

@@ -9,6 +9,7 @@ use leptos::{
 
 use super::{
     controller::Chat,
+    review::{ChangeList, ProposalCard, StepOutcome, UndoButton},
     state::{Phase, Reply, Step, StepStatus, UiMessage},
 };
 use crate::chat::message::Role;
@@ -107,7 +108,7 @@ pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
     let list = move || {
         view! {
             <ul class="steps">
-                {reply.steps.get().into_iter().map(|step| view! { <ToolCallItem step/> }).collect_view()}
+                {reply.steps.get().into_iter().map(|step| view! { <ToolCallItem reply step/> }).collect_view()}
             </ul>
         }
     };
@@ -132,18 +133,26 @@ pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
 }
 
 #[component]
-pub fn ToolCallItem(step: Step) -> impl IntoView {
+pub fn ToolCallItem(reply: Reply, step: Step) -> impl IntoView {
     let (icon, class, label) = match &step.status {
         StepStatus::Running => ("", "running", "in progress"),
         StepStatus::Success => ("✓", "ok", "done"),
         StepStatus::Failed(_) => ("✗", "failed", "failed"),
+        StepStatus::Proposed => ("?", "proposed", "waiting for your review"),
     };
     let error = match &step.status {
         StepStatus::Failed(e) => Some(e.clone()),
         _ => None,
     };
-    let has_detail = !step.detail.is_empty() || error.is_some();
+    // A proposal's changes are always in view (it waits for a decision); an
+    // edit that landed lists them inside its step.
+    let card = step.proposal.clone().map(|mark| view! { <ProposalCard reply step=step.clone() mark/> });
+    let landed = (card.is_none() && step.status == StepStatus::Success).then_some(()).and(step.revision);
+    let changes = (card.is_none() && !step.changes.is_empty()).then(|| step.changes.clone());
+    let has_detail = !step.detail.is_empty() || error.is_some() || changes.is_some();
     let detail = step.detail.clone();
+    let outcome = view! { <StepOutcome step=step.clone()/> };
+    let undo = landed.map(|n| view! { <UndoButton reply step_id=step.id.clone() revision=n/> });
     view! {
         <li class=format!("step {class}")>
             <details>
@@ -159,10 +168,14 @@ pub fn ToolCallItem(step: Step) -> impl IntoView {
                 {has_detail.then(|| view! {
                     <div class="step-detail">
                         {(!detail.is_empty()).then(|| view! { <p>{detail.clone()}</p> })}
+                        {changes.clone().map(|changes| view! { <ChangeList changes/> })}
                         {error.clone().map(|e| view! { <pre class="step-error">{e}</pre> })}
                     </div>
                 })}
             </details>
+            {undo}
+            {card}
+            {outcome}
         </li>
     }
 }

@@ -11,8 +11,10 @@ use crate::{
         events::{ChatEvent, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
         message::{ChatMessage, Role},
+        proposal::ProposalMark,
     },
     components::lesson_state::LessonState,
+    lesson::Change,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +39,8 @@ pub enum StepStatus {
     Running,
     Success,
     Failed(String),
+    /// An edit waiting for the teacher's review.
+    Proposed,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +50,33 @@ pub struct Step {
     pub status: StepStatus,
     /// The arguments in a line (the skill's name, the edit's summary).
     pub detail: String,
+    /// What an edit changed or would change.
+    pub changes: Vec<Change>,
+    /// The revision an edit was saved as (what Undo takes back).
+    pub revision: Option<i64>,
+    /// An edit held for review, and what the teacher decided.
+    pub proposal: Option<ProposalMark>,
+    /// What came of the teacher's last action on this step (applied,
+    /// undone, refused), and whether it went well.
+    pub outcome: Option<(bool, String)>,
+    /// The changes a refused action collided with.
+    pub conflicts: Vec<Change>,
+}
+
+impl Step {
+    fn started(id: String, label: String, detail: String) -> Self {
+        Self {
+            id,
+            label,
+            status: StepStatus::Running,
+            detail,
+            changes: Vec::new(),
+            revision: None,
+            proposal: None,
+            outcome: None,
+            conflicts: Vec::new(),
+        }
+    }
 }
 
 /// One reply of the assistant.
@@ -91,7 +122,24 @@ impl Reply {
         for event in m.record().events(&m.id) {
             r.apply(event, None);
         }
+        // What the teacher decided about a proposal is not an event.
+        r.steps.update(|steps| {
+            for c in m.tool_calls.iter().filter(|c| c.proposal.is_some()) {
+                if let Some(step) = steps.iter_mut().find(|s| s.id == c.id) {
+                    step.proposal.clone_from(&c.proposal);
+                }
+            }
+        });
         r
+    }
+
+    /// Changes one step in place (after the teacher acted on it).
+    pub fn update_step(&self, id: &str, f: impl FnOnce(&mut Step)) {
+        self.steps.update(|steps| {
+            if let Some(step) = steps.iter_mut().find(|s| s.id == id) {
+                f(step);
+            }
+        });
     }
 
     /// Folds one event in. Returns a sentence for screen readers, when there is one.
@@ -121,7 +169,7 @@ impl Reply {
             ChatEvent::ToolStart(s) => {
                 self.streaming();
                 let detail = detail_of(&s.tool, &s.args);
-                self.steps.update(|steps| steps.push(Step { id: s.id, label: s.display_text, status: StepStatus::Running, detail }));
+                self.steps.update(|steps| steps.push(Step::started(s.id, s.display_text, detail)));
                 None
             }
             ChatEvent::ToolEnd(end) => {
@@ -131,14 +179,22 @@ impl Reply {
                         step.status = match end.status {
                             ToolStatus::Success => StepStatus::Success,
                             ToolStatus::Error => StepStatus::Failed(end.error.clone().unwrap_or_default()),
+                            ToolStatus::Proposed => StepStatus::Proposed,
                         };
                         if let Some(summary) = &end.summary {
                             step.detail = summary.clone();
                         }
+                        step.changes.clone_from(&end.changes);
+                        step.revision = end.revision;
+                        step.proposal = end.proposal_id.clone().map(ProposalMark::pending);
                         said = Some(format!(
                             "{}: {}",
                             step.label,
-                            if end.status == ToolStatus::Success { "done" } else { "failed" }
+                            match end.status {
+                                ToolStatus::Success => "done",
+                                ToolStatus::Error => "failed",
+                                ToolStatus::Proposed => "waiting for your review",
+                            }
                         ));
                     }
                 });
@@ -146,7 +202,7 @@ impl Reply {
                 // replayed edit whose document is no longer the lesson's
                 // comes without either).
                 if let (Some(xml), Some(revision), Some(lesson)) = (end.document_xml, end.revision, lesson) {
-                    lesson.apply_revision(revision, xml, end.document_html.unwrap_or_default());
+                    lesson.apply_edit(revision, xml, end.document_html.unwrap_or_default(), &end.changes);
                 }
                 said
             }
@@ -251,6 +307,8 @@ mod tests {
                 document_xml: None,
                 document_html: None,
                 revision: None,
+                changes: Vec::new(),
+                proposal_id: None,
             }))
         };
         let events = vec![

@@ -1,6 +1,7 @@
 //! The lesson as the agent edits it: every successful edit becomes a revision
-//! by the agent at once, on top of the revision the turn last saw. Rejections
-//! are said as `SaveRejection`s; the agent's tool words them for the model.
+//! by the agent at once, on top of the revision the turn last saw, or a
+//! proposal made on that revision when it must be reviewed. Rejections are
+//! said as `SaveRejection`s; the agent's tool words them for the model.
 
 use std::sync::Mutex;
 
@@ -10,22 +11,41 @@ use sqlx::SqlitePool;
 use super::gate::Stored;
 use crate::{
     agent::tools::{DocumentStore, SaveRejection},
+    lesson::Change,
     models::{Author, SaveOutcome},
-    server::lessons,
+    server::{
+        lessons,
+        proposals::{self, NewProposal},
+    },
 };
 
 pub struct DbDocument {
     db: SqlitePool,
     owner_id: String,
     lesson_id: String,
+    /// The reply the turn writes: its steps name the proposals they make.
+    message_id: String,
     /// The document the turn works on, and its revision.
     state: Mutex<(String, i64)>,
+    /// The lesson's "Review edits before applying", as the turn began.
+    review_edits: bool,
     stored: Stored,
 }
 
+/// Where a turn's edits go: the lesson, and how the teacher wants them.
+pub struct DocumentTarget {
+    pub owner_id: String,
+    pub lesson_id: String,
+    pub message_id: String,
+    /// The lesson as the turn starts, and its revision.
+    pub document: (String, i64),
+    pub review_edits: bool,
+}
+
 impl DbDocument {
-    pub fn new(db: SqlitePool, owner_id: String, lesson_id: String, document: (String, i64), stored: Stored) -> Self {
-        Self { db, owner_id, lesson_id, state: Mutex::new(document), stored }
+    pub fn new(db: SqlitePool, target: DocumentTarget, stored: Stored) -> Self {
+        let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits } = target;
+        Self { db, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, stored }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -64,6 +84,32 @@ impl DocumentStore for DbDocument {
                     Err(SaveRejection::Unavailable)
                 }
             }
+        })
+    }
+
+    fn reviews_edits(&self) -> bool {
+        self.review_edits
+    }
+
+    fn propose(&self, xml: String, summary: String, changes: Vec<Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+        Box::pin(async move {
+            if !self.stored.wait().await {
+                return Err(SaveRejection::Unavailable);
+            }
+            let base_revision = self.state.lock().unwrap_or_else(|p| p.into_inner()).1;
+            let proposal = NewProposal {
+                lesson_id: &self.lesson_id,
+                owner_id: &self.owner_id,
+                message_id: &self.message_id,
+                base_revision,
+                document_xml: &xml,
+                summary: &summary,
+                changes: &changes,
+            };
+            proposals::create(&self.db, proposal).await.map_err(|e| {
+                tracing::error!(error = ?e, "could not store the agent's proposal");
+                SaveRejection::Unavailable
+            })
         })
     }
 }

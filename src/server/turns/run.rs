@@ -1,9 +1,9 @@
 //! Running a turn to its end: the agent's events go to the turn's log at once
 //! and into the stored message at checkpoints; the end is stored, then said.
 //!
-//! Checkpoints are by time, not by size, and append: a reply's text is added
-//! to the stored message at most once per `CHECKPOINT_EVERY` (and its steps
-//! whenever they change), so a long reply costs a bounded number of small
+//! Checkpoints are by time, not by size, and append: a reply's text and its
+//! reasoning are added to the stored message at most once per
+//! `CHECKPOINT_EVERY` (and its steps whenever they change), so a long reply costs a bounded number of small
 //! writes instead of ever-growing rewrites. Writing never holds up the
 //! readers: events reach the log while a checkpoint is being written.
 
@@ -16,7 +16,11 @@ use futures::future::BoxFuture;
 use sqlx::SqlitePool;
 use tokio::{sync::mpsc, time::Instant};
 
-use super::{document::DbDocument, gate::Stored, hub::{TurnHub, TurnLog}};
+use super::{
+    document::{DbDocument, DocumentTarget},
+    gate::Stored,
+    hub::{TurnHub, TurnLog},
+};
 use crate::{
     agent::{
         prompt,
@@ -43,6 +47,8 @@ pub struct TurnJob {
     pub lesson_id: String,
     /// The lesson as the turn starts, and its revision.
     pub document: (String, i64),
+    /// The lesson's "Review edits before applying".
+    pub review_edits: bool,
     pub history: Vec<StoredMessage>,
     pub user_text: String,
     pub stored: Stored,
@@ -52,8 +58,9 @@ pub struct TurnJob {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, log, lesson_id, document, history, user_text, stored } = job;
-    let document = Arc::new(DbDocument::new(db.clone(), log.owner_id.clone(), lesson_id, document, stored.clone()));
+    let TurnJob { db, agent, hub, log, lesson_id, document, review_edits, history, user_text, stored } = job;
+    let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits };
+    let document = Arc::new(DbDocument::new(db.clone(), target, stored.clone()));
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone()));
 
@@ -88,15 +95,33 @@ pub async fn run(job: TurnJob) {
     hub.ended(&log);
 }
 
+/// How much of a record's text and reasoning is stored: what a checkpoint
+/// still has to append is everything past these offsets.
+#[derive(Clone, Copy, Default)]
+struct Saved {
+    text: usize,
+    reasoning: usize,
+}
+
+impl Saved {
+    fn of(record: &TurnRecord) -> Self {
+        Self { text: record.text.len(), reasoning: record.reasoning.len() }
+    }
+
+    fn behind(self, record: &TurnRecord) -> bool {
+        record.text.len() > self.text || record.reasoning.len() > self.reasoning
+    }
+}
+
 /// A checkpoint being written. It answers what to take back if it failed:
-/// where its text began, and whether it carried the steps.
-type Writing = BoxFuture<'static, Option<(usize, bool)>>;
+/// where its text and reasoning began, and whether it carried the steps.
+type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
 
 /// Passes the agent's events on to the turn's log and checkpoints them. The
-/// text still to store is the record's text from `saved` on.
+/// text and reasoning still to store are the record's past `saved`.
 async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: SqlitePool, stored: Stored) {
     let mut record = TurnRecord::default();
-    let mut saved = 0usize;
+    let mut saved = Saved::default();
     let mut steps_changed = false;
     let mut writing: Option<Writing> = None;
     // When the next checkpoint is due. One timer, moved as needed: a new one
@@ -116,7 +141,7 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                 if now_please {
                     timer.as_mut().reset(Instant::now());
                     due = true;
-                } else if !due && record.text.len() > saved {
+                } else if !due && saved.behind(&record) {
                     timer.as_mut().reset(Instant::now() + CHECKPOINT_EVERY);
                     due = true;
                 }
@@ -136,9 +161,13 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
             _ = &mut timer, if due && writing.is_none() => {
                 due = false;
                 let steps = std::mem::take(&mut steps_changed).then(|| record.tool_calls.clone());
-                let text = record.text[saved..].to_string();
-                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), saved, text, steps));
-                saved = record.text.len();
+                let added = Progress {
+                    text: record.text[saved.text..].to_string(),
+                    reasoning: record.reasoning[saved.reasoning..].to_string(),
+                    steps,
+                };
+                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), saved, added));
+                saved = Saved::of(&record);
             }
         }
     }
@@ -149,17 +178,26 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
     }
 }
 
-fn checkpoint(db: SqlitePool, message_id: String, stored: Stored, from: usize, text: String, steps: Option<Vec<ToolCallRecord>>) -> Writing {
+/// What one checkpoint appends: new text, new reasoning, and the steps when
+/// they changed.
+struct Progress {
+    text: String,
+    reasoning: String,
+    steps: Option<Vec<ToolCallRecord>>,
+}
+
+fn checkpoint(db: SqlitePool, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {
     Box::pin(async move {
         if !stored.wait().await {
             return None; // abandoned: there is nothing to write to
         }
-        let saved = chats::save_progress(&db, &message_id, &text, steps.as_deref().unwrap_or_default()).await;
+        let steps = added.steps.as_deref().unwrap_or_default();
+        let saved = chats::save_progress(&db, &message_id, &added.text, &added.reasoning, steps).await;
         match saved {
             Ok(()) => None,
             Err(e) => {
                 tracing::warn!(error = %e, "could not save a turn's progress");
-                Some((from, steps.is_some()))
+                Some((from, added.steps.is_some()))
             }
         }
     })

@@ -35,7 +35,7 @@ pub struct NewTurn {
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, history }, content } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content } = turn;
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
     let model = agent.model().to_string();
@@ -46,6 +46,7 @@ pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn:
         log: log.clone(),
         lesson_id: session.lesson_id.clone(),
         document: (document_xml, revision),
+        review_edits,
         history,
         user_text: content.clone(),
         stored,

@@ -1,0 +1,58 @@
+//! Where an edit held for review stands, as its step in the chat shows it
+//! (both targets). The proposal itself (the lesson it would make, the
+//! revision it was made on) lives on the server; see `server::proposals`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProposalStatus {
+    /// Waiting for the teacher.
+    Pending,
+    /// The teacher applied it.
+    Applied,
+    /// The teacher discarded it.
+    Discarded,
+    /// A newer proposal for the same lesson took its place.
+    Replaced,
+}
+
+impl ProposalStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Applied => "applied",
+            Self::Discarded => "discarded",
+            Self::Replaced => "replaced",
+        }
+    }
+
+    pub fn from_str(s: &str) -> Self {
+        match s {
+            "applied" => Self::Applied,
+            "discarded" => Self::Discarded,
+            "replaced" => Self::Replaced,
+            _ => Self::Pending,
+        }
+    }
+}
+
+/// A proposal as a step records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalMark {
+    pub id: String,
+    pub status: ProposalStatus,
+    /// The revision it was applied as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
+    /// Why the teacher discarded it, when they said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ProposalMark {
+    pub fn pending(id: impl Into<String>) -> Self {
+        Self { id: id.into(), status: ProposalStatus::Pending, revision: None, reason: None }
+    }
+}

@@ -1,0 +1,49 @@
+//! Proposed edits: open one (with the lesson it would make, for a preview),
+//! apply it, or discard it. JSON in and out, errors in the API's one shape; a
+//! proposal of another teacher's is not found, one already decided is a
+//! conflict, and one whose changes collide with later edits is a conflict
+//! that names the colliding changes.
+
+use axum::{
+    extract::{Path, State},
+    routing::{get, post},
+    Json, Router,
+};
+
+use super::{current_user::CurrentUser, error::Result, proposals, state::AppState};
+use crate::{
+    chat::proposal::ProposalStatus,
+    models::{DiscardRequest, EditReply, ProposalReply},
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/proposals/{id}", get(open))
+        .route("/api/proposals/{id}/apply", post(apply))
+        .route("/api/proposals/{id}/discard", post(discard))
+}
+
+async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<ProposalReply>> {
+    proposals::open(&state.db, &user.id, &id).await.map(Json)
+}
+
+async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<EditReply>> {
+    proposals::apply(&state.db, &user.id, &id).await.map(Json)
+}
+
+/// The answer to a discard: where the proposal stands now.
+#[derive(serde::Serialize)]
+struct Discarded {
+    status: ProposalStatus,
+}
+
+async fn discard(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    Path(id): Path<String>,
+    body: Option<Json<DiscardRequest>>,
+) -> Result<Json<Discarded>> {
+    let reason = body.and_then(|Json(b)| b.reason);
+    proposals::discard(&state.db, &user.id, &id, reason.as_deref()).await?;
+    Ok(Json(Discarded { status: ProposalStatus::Discarded }))
+}

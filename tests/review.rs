@@ -1,0 +1,298 @@
+//! Seeing and controlling what the agent changes, over HTTP with a real
+//! SQLite file and the scripted model: change lists, proposals with Apply and
+//! Discard (made on top of later edits, or refused with the colliding
+//! changes), the guard on destructive edits, Undo, and owners.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Method, Request, StatusCode},
+};
+use common::{app, Auth, TestApp};
+use http_body_util::BodyExt;
+use margin::{
+    chat::sse::{SseMessage, SseParser},
+    server::lessons,
+};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+struct Teacher {
+    token: String,
+    lesson_id: String,
+    session_id: String,
+}
+
+async fn teacher(app: &TestApp, email: &str) -> Teacher {
+    let token = app.sign_up(email).await;
+    let owner = app.user_id(&token).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Verbs").await.unwrap();
+    let r = app.post_json(&format!("/api/lessons/{}/chats", lesson.id), Auth::Bearer(&token), json!({})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
+}
+
+/// Runs one turn to its end and gives back its events.
+async fn turn(app: &TestApp, t: &Teacher, content: &str) -> Vec<SseMessage> {
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream")
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"sessionId": t.session_id, "content": content}).to_string()))
+        .unwrap();
+    let res = app.router.clone().oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    let mut parser = SseParser::new();
+    let events = parser.push(&bytes);
+    assert_eq!(events.last().unwrap().event, "done", "{events:?}");
+    events
+}
+
+/// The `tool_end` of the turn's edit.
+fn edit_end(events: &[SseMessage]) -> Value {
+    events
+        .iter()
+        .filter(|e| e.event == "tool_end")
+        .map(|e| serde_json::from_str::<Value>(&e.data).unwrap())
+        .find(|d| d["id"] == "call_edit")
+        .expect("an edit")
+}
+
+async fn review(app: &TestApp, t: &Teacher, on: bool) {
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"reviewEdits": on})).await;
+    assert_eq!((r.status, r.json()["reviewEdits"].as_bool()), (StatusCode::OK, Some(on)), "{}", r.body);
+}
+
+async fn lesson(app: &TestApp, t: &Teacher) -> (String, i64) {
+    let owner = app.user_id(&t.token).await;
+    let l = lessons::get_owned(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    (l.document_xml, l.revision)
+}
+
+async fn save(app: &TestApp, t: &Teacher, xml: &str, base: i64) -> i64 {
+    let r = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), Auth::Bearer(&t.token), json!({"xml": xml, "baseRevision": base})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    r.json()["outcome"]["Saved"]["revision"].as_i64().expect("saved")
+}
+
+const ASK: &str = "Add a fill-in-the-blank exercise about French verbs";
+
+#[tokio::test]
+async fn a_landed_edit_lists_its_changes_and_the_api_answers_them() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let end = edit_end(&turn(&app, &t, ASK).await);
+    assert_eq!(end["status"], "success");
+    assert_eq!(end["changes"], json!([{"kind": "added", "block": "ex-1", "text": "Added exercise 1 (Fill in the blanks, 3 blanks)"}]));
+    let r = app.get(&format!("/api/lessons/{}/changes?from=1&to=2", t.lesson_id), Auth::Bearer(&t.token)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["changes"], end["changes"]);
+    // Without numbers: the current version against the one before.
+    let r = app.get(&format!("/api/lessons/{}/changes", t.lesson_id), Auth::Bearer(&t.token)).await;
+    assert_eq!((r.json()["from"].as_i64(), r.json()["to"].as_i64()), (Some(1), Some(2)));
+    // The stored step keeps the list and the revision.
+    let messages = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
+    let step = &messages["messages"][1]["toolCalls"][1];
+    assert_eq!((step["revision"].as_i64(), &step["changes"]), (Some(2), &end["changes"]));
+    // Other teachers and missing versions.
+    let ben = app.sign_up("ben@x.org").await;
+    let r = app.get(&format!("/api/lessons/{}/changes?from=1&to=2", t.lesson_id), Auth::Bearer(&ben)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = app.get(&format!("/api/lessons/{}/changes?from=1&to=9", t.lesson_id), Auth::Bearer(&t.token)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = app.get(&format!("/api/lessons/{}/changes?from=0&to=1", t.lesson_id), Auth::Bearer(&t.token)).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed_revision() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review(&app, &t, true).await;
+    let (before, rev) = lesson(&app, &t).await;
+    let end = edit_end(&turn(&app, &t, ASK).await);
+    assert_eq!(end["status"], "proposed");
+    assert!(end.get("documentXml").is_none() && end.get("revision").is_none(), "{end}");
+    let id = end["proposalId"].as_str().unwrap().to_string();
+    assert_eq!(lesson(&app, &t).await, (before.clone(), rev), "nothing saved yet");
+
+    // The preview: the lesson it would make, rendered.
+    let p = app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&t.token)).await;
+    assert_eq!(p.status, StatusCode::OK);
+    assert_eq!(p.json()["status"], "pending");
+    assert!(p.json()["html"]["teacher"].as_str().unwrap().contains("être"));
+
+    // Another teacher can neither see nor apply it.
+    let ben = app.sign_up("ben@x.org").await;
+    for r in [
+        app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&ben)).await,
+        app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&ben), json!({})).await,
+        app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&ben), json!({})).await,
+    ] {
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    }
+
+    let applied = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(applied.status, StatusCode::OK, "{}", applied.body);
+    let a = applied.json();
+    assert_eq!(a["revision"], 2);
+    assert_eq!(a["changes"][0]["text"], "Added exercise 1 (Fill in the blanks, 3 blanks)");
+    let (now, rev) = lesson(&app, &t).await;
+    assert_eq!(rev, 2);
+    assert!(now.contains(r#"type="fill-blanks""#));
+    let history = app.get(&format!("/api/lessons/{}/revisions", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!((&history[0]["author"], &history[0]["reviewed"]), (&json!("agent"), &json!(true)));
+
+    // Applied twice, or discarded after: a clear conflict, nothing changes.
+    let again = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!((again.status, again.json()["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")));
+    assert!(again.json()["error"].as_str().unwrap().contains("already applied"), "{}", again.body);
+    let late = app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(late.status, StatusCode::CONFLICT);
+    assert_eq!(lesson(&app, &t).await.1, 2);
+
+    // Reloaded, the step says it was applied.
+    let messages = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
+    let step = &messages["messages"][1]["toolCalls"][1];
+    assert_eq!(step["status"], "proposed");
+    assert_eq!(step["proposal"], json!({"id": id, "status": "applied", "revision": 2}));
+}
+
+#[tokio::test]
+async fn a_discard_is_remembered_and_the_next_turn_tells_the_model_why() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review(&app, &t, true).await;
+    let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
+    let r = app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&t.token), json!({"reason": "  Too hard   for year 7 "})).await;
+    assert_eq!((r.status, r.json()["status"].as_str()), (StatusCode::OK, Some("discarded")), "{}", r.body);
+    assert_eq!(lesson(&app, &t).await.1, 1, "the lesson is unchanged");
+    let again = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert!(again.json()["error"].as_str().unwrap().contains("discarded"));
+
+    turn(&app, &t, "test").await;
+    let requests = app.state.ai.scripted().unwrap().requests();
+    let history = requests.last().unwrap()["messages"].as_array().unwrap().clone();
+    let earlier = history.iter().find(|m| m["role"] == "assistant").unwrap()["content"].as_str().unwrap().to_string();
+    assert!(
+        earlier.contains("edit_document proposed: Added a fill-in-the-blank exercise on être and avoir — the teacher discarded it, saying: \"Too hard for year 7\""),
+        "{earlier}"
+    );
+    let messages = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(messages["messages"][1]["toolCalls"][1]["proposal"]["reason"], "Too hard for year 7");
+}
+
+#[tokio::test]
+async fn applying_after_the_teacher_edited_elsewhere_keeps_both() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review(&app, &t, true).await;
+    let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
+    // Meanwhile the teacher rewrites the heading.
+    let (xml, rev) = lesson(&app, &t).await;
+    save(&app, &t, &xml.replace(">Verbs<", ">French verbs<"), rev).await;
+    let r = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let (now, rev) = lesson(&app, &t).await;
+    assert_eq!(rev, 3);
+    assert!(now.contains(">French verbs<") && now.contains(r#"type="fill-blanks""#), "{now}");
+}
+
+#[tokio::test]
+async fn applying_over_a_change_to_the_same_block_is_refused_with_the_colliding_changes() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    // The lesson has a paragraph the wipe removes; the teacher edits it meanwhile.
+    let end = edit_end(&turn(&app, &t, "Please do what the lesson says").await);
+    assert_eq!(end["status"], "proposed", "a wipe is held even with review off");
+    let id = end["proposalId"].as_str().unwrap().to_string();
+    let (xml, rev) = lesson(&app, &t).await;
+    save(&app, &t, &xml.replace("Start writing", "Begin writing"), rev).await;
+    let before = lesson(&app, &t).await;
+    let r = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")), "{}", r.body);
+    let conflicts = r.json()["conflicts"].as_array().unwrap().clone();
+    assert!(conflicts.iter().any(|c| c["text"].as_str().unwrap().starts_with("Removed the paragraph “Start writing")), "{conflicts:?}");
+    assert_eq!(lesson(&app, &t).await, before, "nothing saved");
+    // It still waits, and can be discarded.
+    let p = app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&t.token)).await;
+    assert_eq!(p.json()["status"], "pending");
+}
+
+#[tokio::test]
+async fn a_newer_proposal_replaces_a_pending_one() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review(&app, &t, true).await;
+    let first = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
+    let second = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
+    assert_ne!(first, second);
+    let r = app.post_json(&format!("/api/proposals/{first}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert!(r.json()["error"].as_str().unwrap().contains("newer suggestion"), "{}", r.body);
+    let r = app.post_json(&format!("/api/proposals/{second}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
+
+#[tokio::test]
+async fn undo_takes_back_one_edit_even_after_later_ones() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    // Version 2: the agent adds an exercise. Version 3: the teacher edits the heading.
+    turn(&app, &t, ASK).await;
+    let (xml, rev) = lesson(&app, &t).await;
+    assert_eq!(rev, 2);
+    save(&app, &t, &xml.replace(">Verbs<", ">French verbs<"), rev).await;
+    let r = app.post_json(&format!("/api/lessons/{}/revisions/2/undo", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["revision"], 4);
+    assert_eq!(r.json()["changes"][0]["text"], "Removed exercise 1 (Fill in the blanks, 3 blanks)");
+    let (now, _) = lesson(&app, &t).await;
+    assert!(now.contains(">French verbs<") && !now.contains("exercise"), "{now}");
+    let history = app.get(&format!("/api/lessons/{}/revisions", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(history[0]["summary"], "Undid version 2 (Added a fill-in-the-blank exercise on être and avoir)");
+
+    // Version 3 changed the heading and version 4 only the exercise, so
+    // version 3 can be undone on its own too.
+    let r = app.post_json(&format!("/api/lessons/{}/revisions/3/undo", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(lesson(&app, &t).await.0.contains(">Verbs<"));
+
+    // Undoing a change whose block was changed again since is refused.
+    let (xml, rev) = lesson(&app, &t).await;
+    let a = save(&app, &t, &xml.replace(">Verbs<", ">Verbes<"), rev).await;
+    let (xml, rev) = lesson(&app, &t).await;
+    save(&app, &t, &xml.replace(">Verbes<", ">Les verbes<"), rev).await;
+    let before = lesson(&app, &t).await;
+    let r = app.post_json(&format!("/api/lessons/{}/revisions/{a}/undo", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert_eq!(r.json()["conflicts"][0]["text"], "The heading “Verbes”: “Verbes” → “Verbs”");
+    assert_eq!(lesson(&app, &t).await, before);
+
+    // The first version has nothing to go back to; others' lessons are not found.
+    let r = app.post_json(&format!("/api/lessons/{}/revisions/1/undo", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let ben = app.sign_up("ben@x.org").await;
+    let r = app.post_json(&format!("/api/lessons/{}/revisions/2/undo", t.lesson_id), Auth::Bearer(&ben), json!({})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn review_is_a_setting_of_the_teachers_own_lesson() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let ben = app.sign_up("ben@x.org").await;
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&ben), json!({"reviewEdits": true})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    review(&app, &t, true).await;
+    let owner = app.user_id(&t.token).await;
+    assert!(lessons::get_owned(&app.state.db, &owner, &t.lesson_id).await.unwrap().review_edits);
+    review(&app, &t, false).await;
+    let end = edit_end(&turn(&app, &t, ASK).await);
+    assert_eq!(end["status"], "success", "review off: edits land");
+}
