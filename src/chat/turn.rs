@@ -86,9 +86,10 @@ impl ToolCallRecord {
         !self.running && self.status == ToolStatus::Success
     }
 
-    /// The `tool_end` this step stands for, without a document (the caller
-    /// adds one where it belongs); `None` while it runs. What the teacher
-    /// decided about a proposal is not an event: it is read off `proposal`.
+    /// The `tool_end` this step stands for, without a document or its
+    /// revision (the caller adds them where the document is still the
+    /// lesson's); `None` while it runs. What the teacher decided about a
+    /// proposal, and the revision an edit made, are read off the record.
     pub fn end_event(&self) -> Option<ToolEndData> {
         if self.running {
             return None;
@@ -100,7 +101,7 @@ impl ToolCallRecord {
             summary: self.summary.clone(),
             document_xml: None,
             document_html: None,
-            revision: self.revision,
+            revision: None,
             changes: self.changes.clone(),
             proposal_id: self.proposal.as_ref().map(|p| p.id.clone()),
         })
@@ -349,7 +350,11 @@ mod tests {
         for e in &r.events("m1") {
             again.apply(e);
         }
-        assert_eq!(again, TurnRecord { document_xml: None, ..r.clone() });
+        // Documents and the revisions they were saved as are the replayer's
+        // to add (only while the document is still the lesson's).
+        let mut expected = TurnRecord { document_xml: None, ..r.clone() };
+        expected.tool_calls.iter_mut().for_each(|c| c.revision = None);
+        assert_eq!(again, expected);
         assert_eq!(r.events("m1").last(), Some(&ChatEvent::Done(DoneData { message_id: "m1".into() })));
     }
 

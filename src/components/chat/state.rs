@@ -122,11 +122,13 @@ impl Reply {
         for event in m.record().events(&m.id) {
             r.apply(event, None);
         }
-        // What the teacher decided about a proposal is not an event.
+        // What the teacher decided about a proposal, and the revision an
+        // edit made (for Undo), are not events: they come from the record.
         r.steps.update(|steps| {
-            for c in m.tool_calls.iter().filter(|c| c.proposal.is_some()) {
+            for c in m.tool_calls.iter().filter(|c| c.proposal.is_some() || c.revision.is_some()) {
                 if let Some(step) = steps.iter_mut().find(|s| s.id == c.id) {
                     step.proposal.clone_from(&c.proposal);
+                    step.revision = c.revision;
                 }
             }
         });
