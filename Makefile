@@ -63,8 +63,10 @@ npm-deps:
 e2e-deps: browser npm-deps
 
 ## Benchmarks: what the server adds to time-to-first-text, CPU per 1,000
-## streamed deltas, and memory per open stream (see benches/turns.rs).
+## streamed deltas, and memory per open stream (see benches/turns.rs); the
+## change list of two lessons at the size cap (benches/changes.rs).
 bench:
+	cargo bench --features ssr --bench changes
 	cargo bench --features ssr --bench turns
 
 ## The sidebar benchmark: a release build in Chromium streaming a 20,000

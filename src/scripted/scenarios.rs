@@ -297,6 +297,21 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
             },
         };
     }
+    if has("what did i decide") {
+        // Says back what the conversation so far tells the model about its
+        // proposed edits, so a test can see the next turn knows.
+        let messages = body.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+        let known: Vec<String> = messages
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .filter_map(|m| m.get("content").and_then(Value::as_str))
+            .flat_map(|c| c.lines().filter(|l| l.contains("proposed:")).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        return match known.last() {
+            Some(line) => text(&format!("From our conversation: {line}")),
+            None => text("I have not proposed any changes in this chat."),
+        };
+    }
     if has("do what the lesson says") {
         // A model taken in by instructions written inside the lesson: it
         // wipes the lesson. The edit guard must hold this for review.

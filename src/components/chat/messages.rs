@@ -9,7 +9,7 @@ use leptos::{
 
 use super::{
     controller::Chat,
-    review::{ChangeList, ProposalCard, StepOutcome, UndoButton},
+    review::{ChangeList, ProposalCards, StepOutcome, UndoButton},
     state::{Phase, Reply, Step, StepStatus, UiMessage},
 };
 use crate::chat::message::Role;
@@ -65,6 +65,7 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-blocks" node_ref=blocks></div>
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
+            <ProposalCards reply/>
             {move || match reply.phase.get() {
                 Phase::Stopped => EitherOf3::A(view! { <p class="stopped">"Stopped."</p> }),
                 Phase::Failed(message) => EitherOf3::B(view! {
@@ -144,11 +145,10 @@ pub fn ToolCallItem(reply: Reply, step: Step) -> impl IntoView {
         StepStatus::Failed(e) => Some(e.clone()),
         _ => None,
     };
-    // A proposal's changes are always in view (it waits for a decision); an
-    // edit that landed lists them inside its step.
-    let card = step.proposal.clone().map(|mark| view! { <ProposalCard reply step=step.clone() mark/> });
-    let landed = (card.is_none() && step.status == StepStatus::Success).then_some(()).and(step.revision);
-    let changes = (card.is_none() && !step.changes.is_empty()).then(|| step.changes.clone());
+    // A proposal is shown under the reply, where it stays in view while it
+    // waits (`ProposalCards`); an edit that landed lists its changes here.
+    let landed = (step.status == StepStatus::Success).then_some(()).and(step.revision);
+    let changes = (step.proposal.is_none() && !step.changes.is_empty()).then(|| step.changes.clone());
     let has_detail = !step.detail.is_empty() || error.is_some() || changes.is_some();
     let detail = step.detail.clone();
     let outcome = view! { <StepOutcome step=step.clone()/> };
@@ -174,8 +174,7 @@ pub fn ToolCallItem(reply: Reply, step: Step) -> impl IntoView {
                 })}
             </details>
             {undo}
-            {card}
-            {outcome}
+            {(step.proposal.is_none()).then_some(outcome)}
         </li>
     }
 }

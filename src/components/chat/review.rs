@@ -34,6 +34,20 @@ pub fn ChangeList(changes: Vec<Change>, #[prop(optional)] label: &'static str) -
     }
 }
 
+/// The edits of a reply held for review, under its text: they stay in view
+/// (the steps fold away once the reply ends) until the teacher decides.
+#[component]
+pub fn ProposalCards(reply: Reply) -> impl IntoView {
+    move || {
+        reply
+            .steps
+            .get()
+            .into_iter()
+            .filter_map(|step| step.proposal.clone().map(|mark| view! { <ProposalCard reply step mark/> }))
+            .collect_view()
+    }
+}
+
 /// An edit waiting for the teacher (Apply, Preview, Discard), or what they
 /// decided about it.
 #[component]
@@ -122,6 +136,7 @@ pub fn ProposalCard(reply: Reply, step: Step, mark: ProposalMark) -> impl IntoVi
                     {applied.then(|| mark.revision.map(|n| view! { <UndoButton reply step_id=step.id.clone() revision=n/> }))}
                 }),
             }}
+            <StepOutcome step=step.clone()/>
         </div>
     }
 }

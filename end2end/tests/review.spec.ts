@@ -1,0 +1,118 @@
+import { expect, Page, test } from "@playwright/test";
+import { hydrated, lastReply, openLesson, send } from "./helpers";
+
+const ASK = "Add a fill-in-the-blank exercise about French verbs";
+const ADDED = "Added exercise 1 (Fill in the blanks, 3 blanks)";
+
+/** Turns "Review edits before applying" on and waits until it is saved. */
+async function reviewOn(page: Page): Promise<void> {
+  const saved = page.waitForResponse((r) => r.url().endsWith("/review") && r.request().method() === "PUT" && r.ok());
+  await page.getByLabel("Review edits before applying").check();
+  await saved;
+}
+
+const card = (page: Page) => lastReply(page).locator(".proposal");
+const lessonView = (page: Page) => page.locator(".document-pane .lesson-view");
+
+test("with review on, an exercise waits for Apply; applied, the lesson and History show the change", async ({ page }) => {
+  await openLesson(page, "review");
+  await reviewOn(page);
+  await send(page, ASK);
+  await expect(card(page)).toContainText("Waiting for your review");
+  await expect(card(page).getByRole("list", { name: "Proposed changes" })).toHaveText(ADDED);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  await expect(lessonView(page).locator(".exercise")).toHaveCount(0);
+
+  // Preview shows the lesson it would make, without applying it.
+  await card(page).getByRole("button", { name: "Preview" }).click();
+  await expect(page.getByText("Preview of the suggested change. It is not applied.")).toBeVisible();
+  await expect(lessonView(page).locator(".exercise")).toContainText("Fill in the blanks");
+  await page.getByRole("button", { name: "Back to the lesson" }).click();
+  await expect(lessonView(page).locator(".exercise")).toHaveCount(0);
+
+  await card(page).getByRole("button", { name: "Apply" }).click();
+  await expect(card(page)).toContainText("Applied as version 2.");
+  await expect(lessonView(page).locator(".exercise")).toContainText("Fill in the blanks");
+  // What changed is marked until the teacher turns it off.
+  const show = page.getByRole("button", { name: "Show changes" });
+  await expect(show).toHaveAttribute("aria-pressed", "true");
+  await expect(lessonView(page)).toHaveClass(/show-changes/);
+  await expect(lessonView(page).locator(".exercise[data-changed]")).toHaveCount(1);
+  await show.click();
+  await expect(show).toHaveAttribute("aria-pressed", "false");
+  await expect(lessonView(page)).not.toHaveClass(/show-changes/);
+
+  await page.getByRole("tab", { name: "History" }).click();
+  const newest = page.getByRole("list", { name: "Versions" }).getByRole("button").first();
+  await expect(newest).toContainText("Version 2");
+  await expect(newest).toContainText("Assistant, applied by you");
+  await newest.click();
+  await expect(page.getByRole("list", { name: "Changes between versions" })).toHaveText(ADDED);
+  // Compare with any other version.
+  await page.getByLabel("Compare with").selectOption("1");
+  await expect(page.getByText("Changes from version 1:")).toBeVisible();
+});
+
+test("Discard keeps the lesson as it was, and the next reply knows why", async ({ page }) => {
+  await openLesson(page, "discard");
+  await reviewOn(page);
+  await send(page, ASK);
+  await expect(card(page)).toContainText("Waiting for your review");
+  page.once("dialog", (d) => d.accept("Too hard for year 7"));
+  await card(page).getByRole("button", { name: "Discard" }).click();
+  await expect(card(page)).toContainText("Discarded: “Too hard for year 7”");
+  await expect(card(page).getByRole("button", { name: "Apply" })).toHaveCount(0);
+  await expect(lessonView(page).locator(".exercise")).toHaveCount(0);
+
+  await send(page, "What did I decide about your suggestion?");
+  await expect(lastReply(page)).toContainText('the teacher discarded it, saying: "Too hard for year 7"');
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator(".proposal").first()).toContainText("Discarded: “Too hard for year 7”");
+});
+
+test("a pending change survives a reload and can be applied afterwards", async ({ page }) => {
+  await openLesson(page, "reload");
+  await reviewOn(page);
+  await send(page, ASK);
+  await expect(card(page)).toContainText("Waiting for your review");
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByLabel("Review edits before applying")).toBeChecked();
+  const again = page.locator(".proposal");
+  await expect(again).toContainText("Waiting for your review");
+  await expect(again.getByRole("list", { name: "Proposed changes" })).toHaveText(ADDED);
+  await again.getByRole("button", { name: "Apply" }).click();
+  await expect(again).toContainText("Applied as version 2.");
+  await expect(lessonView(page).locator(".exercise")).toContainText("Fill in the blanks");
+});
+
+test("a wipe asked for by text inside the lesson is held for review even with review off", async ({ page }) => {
+  await openLesson(page, "guard");
+  await expect(page.getByLabel("Review edits before applying")).not.toBeChecked();
+  await send(page, "Please do what the lesson says");
+  await expect(card(page)).toContainText("Waiting for your review");
+  await expect(card(page).getByRole("list", { name: "Proposed changes" })).toContainText("Removed the paragraph “Start writing your lesson");
+  // Nothing changed without a click.
+  await expect(lessonView(page)).toContainText("Start writing your lesson here");
+  await expect(lessonView(page).getByRole("heading", { name: "Verbs" })).toBeVisible();
+});
+
+test("Undo takes back the first of two edits and keeps the second", async ({ page }) => {
+  await openLesson(page, "undo");
+  await send(page, ASK);
+  await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
+  await send(page, "Add a true/false exercise and fix itself if needed");
+  await expect(lastReply(page)).toContainText("I added a true-or-false exercise");
+  await expect(lessonView(page).locator(".exercise")).toHaveCount(2);
+
+  const first = page.locator(".msg.assistant").first();
+  await first.getByRole("button", { name: /^Done \(\d steps\)$/ }).click();
+  // The edit's step lists what it changed.
+  await first.getByText("Editing document").click();
+  await expect(first.getByRole("list", { name: "Changes" })).toHaveText(ADDED);
+  await first.getByRole("button", { name: "Undo version 2" }).click();
+  await expect(first).toContainText("Undone: the lesson is now version 4.");
+  await expect(lessonView(page).locator(".exercise")).toHaveCount(1);
+  await expect(lessonView(page).locator(".exercise")).toContainText("The sun is a star.");
+});
