@@ -91,13 +91,17 @@ pub struct Revision {
     pub document_xml: String,
 }
 
-/// The lesson API's answer to a save or a restore: the outcome, and the new
-/// document rendered when one was stored.
+/// The lesson API's answer to every write of a lesson (a save, a restore,
+/// an applied proposal, an undo): the outcome, the new document rendered
+/// when one was stored, and for an applied proposal or an undo what it
+/// changed (the page marks those blocks).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaveReply {
     pub outcome: SaveOutcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<LessonHtml>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<crate::lesson::Change>,
 }
 
 impl SaveReply {
@@ -106,7 +110,7 @@ impl SaveReply {
             SaveOutcome::Saved { document_xml, .. } => Some(crate::lesson::render_both(document_xml)),
             _ => None,
         };
-        Self { outcome, html }
+        Self { outcome, html, changes: Vec::new() }
     }
 }
 
@@ -146,18 +150,6 @@ pub enum SaveOutcome {
     Conflict { current: i64 },
 }
 
-/// The answer to an edit made on the teacher's word (applying a proposal,
-/// undoing an edit): the new revision, its document and HTML, and what it
-/// changed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EditReply {
-    pub revision: i64,
-    pub document_xml: String,
-    pub html: LessonHtml,
-    pub changes: Vec<crate::lesson::Change>,
-}
-
 /// The body of `PUT /api/lessons/{id}/review` and its answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -176,6 +168,14 @@ pub struct ProposalReply {
     pub summary: String,
     pub base_revision: i64,
     pub changes: Vec<crate::lesson::Change>,
+    pub html: LessonHtml,
+}
+
+/// What the browser reads of an answer that carries a rendered lesson when
+/// it needs nothing else (a proposal's preview): `html` alone. Reading the
+/// whole `ProposalReply` would compile a second deserialiser into the bundle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HtmlOnly {
     pub html: LessonHtml,
 }
 

@@ -139,7 +139,8 @@ async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed
     let applied = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(applied.status, StatusCode::OK, "{}", applied.body);
     let a = applied.json();
-    assert_eq!(a["revision"], 2);
+    assert_eq!(a["outcome"]["Saved"]["revision"], 2);
+    assert!(a["html"]["teacher"].as_str().unwrap().contains("être"));
     assert_eq!(a["changes"][0]["text"], "Added exercise 1 (Fill in the blanks, 3 blanks)");
     let (now, rev) = lesson(&app, &t).await;
     assert_eq!(rev, 2);
@@ -250,7 +251,7 @@ async fn undo_takes_back_one_edit_even_after_later_ones() {
     save(&app, &t, &xml.replace(">Verbs<", ">French verbs<"), rev).await;
     let r = app.post_json(&format!("/api/lessons/{}/revisions/2/undo", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert_eq!(r.json()["revision"], 4);
+    assert_eq!(r.json()["outcome"]["Saved"]["revision"], 4);
     assert_eq!(r.json()["changes"][0]["text"], "Removed exercise 1 (Fill in the blanks, 3 blanks)");
     let (now, _) = lesson(&app, &t).await;
     assert!(now.contains(">French verbs<") && !now.contains("exercise"), "{now}");

@@ -6,3 +6,4 @@ pub mod messages;
 pub mod review;
 pub mod sidebar;
 pub mod state;
+pub mod steps;

@@ -6,21 +6,23 @@
 //! Loading is plain signals filled by browser calls (`lesson_calls`) rather
 //! than resources: the panel is only ever shown after the page is
 //! interactive, so there is nothing to render on the server or to hand over
-//! at hydration.
+//! at hydration. The panel is drawn as HTML strings (every piece of text
+//! escaped; lessons arrive rendered and escaped by the server) with one
+//! click and one change handler that read `data-` attributes: typed views
+//! for each row, button and message cost the browser bundle several times
+//! as much.
 
-use leptos::{
-    either::{Either, EitherOf3},
-    prelude::*,
-    task::spawn_local,
-};
+use leptos::{prelude::*, task::spawn_local, web_sys};
 
 use super::{
-    chat::review::ChangeList,
+    chat::review::change_list,
     lesson_calls,
     lesson_state::{short_time, LessonState},
-    lesson_view::{Audience, LessonView},
 };
-use crate::models::{Author, ChangesReply, RevisionReply, RevisionSummary, SaveOutcome, SaveReply};
+use crate::{
+    lesson::escape_text,
+    models::{Author, ChangesReply, RevisionReply, RevisionSummary, SaveOutcome, SaveReply},
+};
 
 #[component]
 pub fn HistoryPanel() -> impl IntoView {
@@ -31,19 +33,8 @@ pub fn HistoryPanel() -> impl IntoView {
     let chosen = RwSignal::new(None::<Result<RevisionReply, String>>);
     let message = RwSignal::new(None::<(bool, String)>);
     let restoring = RwSignal::new(false);
-    // The version the chosen one is compared with, and what changed between.
-    let compare_from = RwSignal::new(None::<i64>);
     let compared = RwSignal::new(None::<Result<ChangesReply, String>>);
-    let compare = move |from: i64, to: i64| {
-        compare_from.set(Some(from));
-        compared.set(None);
-        spawn_local(async move {
-            let changes = lesson_calls::changes(&state.id.get_value(), from, to).await;
-            if compare_from.try_get_untracked() == Some(Some(from)) && selected.try_get_untracked() == Some(Some(to)) {
-                compared.set(Some(changes));
-            }
-        });
-    };
+    let compare_from = RwSignal::new(None::<i64>);
 
     // (Re)load the list whenever a new version exists. Answers that arrive
     // after a newer request was made are dropped.
@@ -56,17 +47,26 @@ pub fn HistoryPanel() -> impl IntoView {
             }
         });
     });
+    let compare = move |from: i64, to: i64| {
+        compared.set(None);
+        compare_from.set(Some(from));
+        spawn_local(async move {
+            let changes = lesson_calls::changes(&state.id.get_value(), from, to).await;
+            // (`try_`: the panel may have been closed meanwhile.)
+            if selected.try_get_untracked() == Some(Some(to)) {
+                compared.set(Some(changes));
+            }
+        });
+    };
     let choose = move |n: i64| {
         selected.set(Some(n));
         chosen.set(None);
-        compare_from.set(None);
         compared.set(None);
         if n > 1 {
             compare(n - 1, n);
         }
         spawn_local(async move {
             let rev = lesson_calls::revision(&state.id.get_value(), n).await;
-            // (`try_`: the panel may have been closed meanwhile.)
             if selected.try_get_untracked() == Some(Some(n)) {
                 chosen.set(Some(rev));
             }
@@ -82,7 +82,7 @@ pub fn HistoryPanel() -> impl IntoView {
             let result = lesson_calls::restore(&state.id.get_value(), n, state.revision.get_untracked()).await;
             restoring.set(false);
             message.set(Some(match result {
-                Ok(SaveReply { outcome: SaveOutcome::Saved { revision, document_xml }, html }) => {
+                Ok(SaveReply { outcome: SaveOutcome::Saved { revision, document_xml }, html, .. }) => {
                     state.apply_revision(revision, document_xml, html.unwrap_or_default());
                     selected.set(None);
                     chosen.set(None);
@@ -96,108 +96,96 @@ pub fn HistoryPanel() -> impl IntoView {
             }));
         });
     };
-
-    view! {
-        <div class="history">
-            {move || message.get().map(|(ok, text)| view! {
-                <p class=if ok { "form-ok" } else { "form-error" } role=if ok { "status" } else { "alert" }>{text}</p>
-            })}
-            {move || match revisions.get() {
-                None => EitherOf3::A(view! { <p class="muted">"Loading the history…"</p> }),
-                Some(Ok(list)) => EitherOf3::B(view! {
-                    <ol class="revision-list" aria-label="Versions">
-                        {list.into_iter().map(|r| {
-                            let n = r.number;
-                            let who = match (r.author, r.reviewed) {
-                                (Author::Teacher, _) => "You",
-                                (Author::Agent, false) => "Assistant",
-                                (Author::Agent, true) => "Assistant, applied by you",
-                            };
-                            view! {
-                                <li class:current=move || state.revision.get() == n class:selected=move || selected.get() == Some(n)>
-                                    <button type="button" class="revision" on:click=move |_| choose(n)
-                                        aria-pressed=move || (selected.get() == Some(n)).to_string()>
-                                        <span class="revision-number">"Version " {n}</span>
-                                        <span class="revision-summary">{r.summary.clone()}</span>
-                                        <span class="muted">{who} " · " {short_time(&r.created_at)}</span>
-                                    </button>
-                                </li>
-                            }
-                        }).collect_view()}
-                    </ol>
-                }),
-                Some(Err(e)) => EitherOf3::C(view! { <p class="form-error" role="alert">{e}</p> }),
-            }}
-            {move || match chosen.get() {
-                Some(Ok(RevisionReply { revision, html })) => {
-                    let n = revision.number;
-                    Some(Either::Left(view! {
-                        <section class="revision-preview" aria-label=format!("Version {n}")>
-                            <div class="editor-actions">
-                                <strong>"Version " {n}</strong>
-                                {move || if state.revision.get() == n {
-                                    Either::Left(view! { <span class="muted">"This is the current version."</span> })
-                                } else {
-                                    Either::Right(view! {
-                                        <button type="button" class="primary" disabled=move || restoring.get()
-                                            on:click=move |_| restore(n)>
-                                            "Restore this version"
-                                        </button>
-                                    })
-                                }}
-                            </div>
-                            <VersionChanges number=n revisions compare_from compared compare/>
-                            <LessonView html=Signal::stored(html) audience=Signal::stored(Audience::Teacher)/>
-                        </section>
-                    }))
-                }
-                Some(Err(e)) => Some(Either::Right(view! { <p class="form-error" role="alert">{e}</p> })),
-                None => None,
-            }}
-        </div>
-    }
+    let click = move |ev: leptos::ev::MouseEvent| {
+        let target: web_sys::Element = event_target(&ev);
+        let Ok(Some(button)) = target.closest("button[data-n]") else { return };
+        let Some(n) = button.get_attribute("data-n").and_then(|n| n.parse::<i64>().ok()) else { return };
+        if button.has_attribute("data-restore") {
+            restore(n);
+        } else {
+            choose(n);
+        }
+    };
+    let change = move |ev: leptos::ev::Event| {
+        let (Ok(from), Some(to)) = (event_target_value(&ev).parse::<i64>(), selected.get_untracked()) else { return };
+        compare(from, to);
+    };
+    let html = move || {
+        let mut out = String::new();
+        if let Some((ok, text)) = message.get() {
+            let (class, role) = if ok { ("form-ok", "status") } else { ("form-error", "alert") };
+            out.push_str(&format!("<p class=\"{class}\" role=\"{role}\">{}</p>", escape_text(&text)));
+        }
+        let current = state.revision.get();
+        let picked = selected.get();
+        revisions.with(|r| match r {
+            None => out.push_str("<p class=\"muted\">Loading the history…</p>"),
+            Some(Err(e)) => out.push_str(&format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(e))),
+            Some(Ok(list)) => out.push_str(&version_list(list, current, picked)),
+        });
+        match chosen.get() {
+            Some(Ok(RevisionReply { revision, html })) => {
+                let n = revision.number;
+                let action = if current == n {
+                    "<span class=\"muted\">This is the current version.</span>".to_string()
+                } else {
+                    let disabled = if restoring.get() { " disabled" } else { "" };
+                    format!("<button type=\"button\" class=\"primary\" data-n=\"{n}\" data-restore{disabled}>Restore this version</button>")
+                };
+                let others = revisions.with(|r| r.iter().flatten().flatten().map(|r| r.number).filter(|&m| m != n).collect::<Vec<_>>());
+                let from = compare_from.get();
+                let choices: String = others
+                    .iter()
+                    .map(|&m| format!("<option value=\"{m}\"{}>Version {m}</option>", if from == Some(m) { " selected" } else { "" }))
+                    .collect();
+                let changes = match compared.get() {
+                    Some(Ok(ChangesReply { from, changes, .. })) if changes.is_empty() => format!("<p class=\"muted\">No changes from version {from}.</p>"),
+                    Some(Ok(ChangesReply { from, changes, .. })) => {
+                        format!("<p class=\"muted\">Changes from version {from}:</p>{}", change_list(&changes, "Changes between versions"))
+                    }
+                    Some(Err(e)) => format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(&e)),
+                    None => String::new(),
+                };
+                out.push_str(&format!(
+                    "<section class=\"revision-preview\" aria-label=\"Version {n}\"><div class=\"editor-actions\"><strong>Version {n}</strong>{action}</div>\
+                     <div class=\"version-changes\"><label class=\"toggle\">Compare with <select><option value=\"\">—</option>{choices}</select></label>{changes}</div>\
+                     <article class=\"lesson-view\">{}</article></section>",
+                    html.teacher
+                ));
+            }
+            Some(Err(e)) => out.push_str(&format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(&e))),
+            None => {}
+        }
+        out
+    };
+    view! { <div class="history" on:click=click on:change=change inner_html=html></div> }
 }
 
-/// What version `number` changed: from the version before it, or from the one
-/// chosen under "Compare with".
-#[component]
-fn VersionChanges(
-    number: i64,
-    revisions: RwSignal<Option<Result<Vec<RevisionSummary>, String>>>,
-    compare_from: RwSignal<Option<i64>>,
-    compared: RwSignal<Option<Result<ChangesReply, String>>>,
-    compare: impl Fn(i64, i64) + Copy + Send + Sync + 'static,
-) -> impl IntoView {
-    let others = move || {
-        revisions.with(|r| match r {
-            Some(Ok(list)) => list.iter().map(|r| r.number).filter(|&m| m != number).collect::<Vec<_>>(),
-            _ => Vec::new(),
-        })
-    };
-    view! {
-        <div class="version-changes">
-            <label class="toggle">"Compare with "
-                <select on:change=move |ev| {
-                    if let Ok(from) = event_target_value(&ev).parse::<i64>() {
-                        compare(from, number);
-                    }
-                }>
-                    <option value="" selected=move || compare_from.get().is_none()>"—"</option>
-                    {move || others().into_iter().map(|m| view! {
-                        <option value=m.to_string() selected=move || compare_from.get() == Some(m)>"Version " {m}</option>
-                    }).collect_view()}
-                </select>
-            </label>
-            {move || compared.get().map(|c| match c {
-                Ok(ChangesReply { from, changes, .. }) if changes.is_empty() => {
-                    EitherOf3::A(view! { <p class="muted">"No changes from version " {from} "."</p> })
-                }
-                Ok(ChangesReply { from, changes, .. }) => EitherOf3::B(view! {
-                    <p class="muted">"Changes from version " {from} ":"</p>
-                    <ChangeList changes label="Changes between versions"/>
-                }),
-                Err(e) => EitherOf3::C(view! { <p class="form-error" role="alert">{e}</p> }),
-            })}
-        </div>
+/// The versions, newest first, each a button that opens it.
+fn version_list(list: &[RevisionSummary], current: i64, picked: Option<i64>) -> String {
+    let mut out = String::from("<ol class=\"revision-list\" aria-label=\"Versions\">");
+    for r in list {
+        let n = r.number;
+        let who = match (r.author, r.reviewed) {
+            (Author::Teacher, _) => "You",
+            (Author::Agent, false) => "Assistant",
+            (Author::Agent, true) => "Assistant, applied by you",
+        };
+        let class = match (current == n, picked == Some(n)) {
+            (true, true) => " class=\"current selected\"",
+            (true, false) => " class=\"current\"",
+            (false, true) => " class=\"selected\"",
+            (false, false) => "",
+        };
+        out.push_str(&format!(
+            "<li{class}><button type=\"button\" class=\"revision\" data-n=\"{n}\" aria-pressed=\"{}\">\
+             <span class=\"revision-number\">Version {n}</span><span class=\"revision-summary\">{}</span>\
+             <span class=\"muted\">{who} · {}</span></button></li>",
+            picked == Some(n),
+            escape_text(&r.summary),
+            escape_text(&short_time(&r.created_at))
+        ));
     }
+    out.push_str("</ol>");
+    out
 }

@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use crate::{
     chat::client::ClientError,
-    models::{ChangesReply, DiscardRequest, EditReply, ProposalReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
+    lesson::LessonHtml,
+    models::{ChangesReply, DiscardRequest, HtmlOnly, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, String> {
@@ -44,22 +45,23 @@ pub async fn changes(id: &str, from: i64, to: i64) -> Result<ChangesReply, Strin
 
 /// Takes back what version `number` changed. A refusal keeps the changes
 /// that collide with later edits.
-pub async fn undo(id: &str, number: i64) -> Result<EditReply, ClientError> {
+pub async fn undo(id: &str, number: i64) -> Result<SaveReply, ClientError> {
     crate::chat::client::json("POST", &format!("/api/lessons/{id}/revisions/{number}/undo"), NO_BODY).await
 }
 
 /// Turns "Review edits before applying" on or off.
-pub async fn set_review(id: &str, review_edits: bool) -> Result<ReviewSetting, String> {
-    call("PUT", &format!("/api/lessons/{id}/review"), Some(&ReviewSetting { review_edits })).await
+pub async fn set_review(id: &str, review_edits: bool) -> Result<(), String> {
+    let _: serde::de::IgnoredAny = call("PUT", &format!("/api/lessons/{id}/review"), Some(&ReviewSetting { review_edits })).await?;
+    Ok(())
 }
 
-/// A proposed edit, with the lesson it would make.
-pub async fn proposal(id: &str) -> Result<ProposalReply, String> {
-    call("GET", &format!("/api/proposals/{id}"), NO_BODY).await
+/// The lesson a proposed edit would make, rendered (for its preview).
+pub async fn proposal_html(id: &str) -> Result<LessonHtml, String> {
+    call::<HtmlOnly>("GET", &format!("/api/proposals/{id}"), NO_BODY).await.map(|p| p.html)
 }
 
 /// Applies a proposed edit. A refusal keeps the changes that collide.
-pub async fn apply_proposal(id: &str) -> Result<EditReply, ClientError> {
+pub async fn apply_proposal(id: &str) -> Result<SaveReply, ClientError> {
     crate::chat::client::json("POST", &format!("/api/proposals/{id}/apply"), NO_BODY).await
 }
 

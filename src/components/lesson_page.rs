@@ -19,7 +19,7 @@ use super::{
     history_panel::HistoryPanel,
     lesson_calls,
     lesson_state::LessonState,
-    lesson_view::{Audience, Highlight, LessonView},
+    lesson_view::{changed_blocks_css, Audience, LessonView},
     not_found::{NotFound, MISSING_LESSON},
     top_bar::TopBar,
     xml_editor::XmlEditor,
@@ -69,7 +69,8 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
     let tab = RwSignal::new(Tab::Lesson);
     let student = RwSignal::new(false);
     let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
-    let highlight = Highlight { blocks: state.changed_blocks.into(), on: state.show_changes.into() };
+    // The lesson, or the suggested change being previewed.
+    let shown = Signal::derive(move || state.preview.get().unwrap_or_else(|| state.html.get()));
     let tab_button = move |which: Tab, label: &'static str| {
         view! {
             <button type="button" role="tab" class="tab"
@@ -80,6 +81,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
 
     view! {
         <main class="lesson-layout">
+            <style inner_html=move || state.changed_blocks.with(|b| changed_blocks_css(b, state.show_changes.get()))></style>
             <section class="document-pane" aria-label="Lesson document">
                 <div class="doc-head">
                     <p class="lesson-title">{state.title.get_value()}</p>
@@ -100,15 +102,14 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                     })}
                     <ReviewToggle/>
                 </div>
-                {move || (tab.get() == Tab::Lesson).then(|| match state.preview.get() {
-                    Some(preview) => Either::Left(view! {
+                {move || (tab.get() == Tab::Lesson).then(|| view! {
+                    {move || state.preview.with(Option::is_some).then(|| view! {
                         <div class="preview-banner" role="status">
                             <span>"Preview of the suggested change. It is not applied."</span>
                             <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
                         </div>
-                        <LessonView html=Signal::stored(preview) audience=audience/>
-                    }),
-                    None => Either::Right(view! { <LessonView html=state.html audience=audience highlight/> }),
+                    })}
+                    <LessonView html=shown audience=audience/>
                 })}
                 // The page always opens on the lesson: the other tabs are built in the browser.
                 {client_only("tab-panel", move || match tab.get() {

@@ -1,12 +1,14 @@
 //! The lesson's XML source with Save. An invalid document is not saved: every
 //! problem is listed with its line (click one to jump there) and the text the
-//! teacher typed stays exactly as it was.
+//! teacher typed stays exactly as it was. What came of a save is drawn as an
+//! HTML string (escaped), which costs the browser bundle far less than a
+//! typed view per outcome.
 
-use leptos::{either::EitherOf5, html, prelude::*, task::spawn_local};
+use leptos::{html, prelude::*, task::spawn_local};
 
 use super::{lesson_calls, lesson_state::LessonState};
 use crate::{
-    lesson::LessonError,
+    lesson::{escape_text, LessonError},
     models::{SaveOutcome, SaveReply},
 };
 
@@ -38,7 +40,7 @@ pub fn XmlEditor() -> impl IntoView {
             let result = lesson_calls::save(&state.id.get_value(), xml, base).await;
             saving.set(false);
             status.set(match result {
-                Ok(SaveReply { outcome: SaveOutcome::Saved { revision, document_xml }, html }) => {
+                Ok(SaveReply { outcome: SaveOutcome::Saved { revision, document_xml }, html, .. }) => {
                     state.draft.set(None);
                     state.apply_revision(revision, document_xml, html.unwrap_or_default());
                     Status::Saved(revision)
@@ -58,6 +60,14 @@ pub fn XmlEditor() -> impl IntoView {
         let _ = el.set_selection_range(start as u32, (start + len) as u32);
     };
 
+    // The problems' "Line N" buttons carry their line (`data-line`).
+    let on_status_click = move |ev: leptos::ev::MouseEvent| {
+        let target: leptos::web_sys::Element = event_target(&ev);
+        if let Ok(Some(button)) = target.closest("button[data-line]") {
+            go_to_line(button.get_attribute("data-line").and_then(|l| l.parse().ok()).unwrap_or(0));
+        }
+    };
+
     view! {
         <div class="xml-editor">
             <label for="lesson-xml" class="sr-only">"Lesson XML"</label>
@@ -73,35 +83,36 @@ pub fn XmlEditor() -> impl IntoView {
                 <span class="muted">"Version " {move || state.revision.get()}</span>
                 {move || state.draft.get().is_some().then(|| view! { <span class="muted">" · unsaved changes"</span> })}
             </div>
-            {move || match status.get() {
-                Status::Idle => EitherOf5::A(()),
-                Status::Saved(n) => EitherOf5::B(view! { <p class="form-ok" role="status">"Saved as version " {n} "."</p> }),
-                Status::Conflict(n) => EitherOf5::C(view! {
-                    <p class="form-error" role="alert">
-                        "Not saved: this lesson changed since you opened it (it is now version " {n}
-                        "). Your text is still here. Copy what you need, then reload the page to see the latest version."
-                    </p>
-                }),
-                Status::Failed(msg) => EitherOf5::D(view! { <p class="form-error" role="alert">"Not saved: " {msg}</p> }),
-                Status::Invalid(errors) => EitherOf5::E(view! {
-                    <div class="xml-errors" role="alert">
-                        <p>"Not saved. Fix " {if errors.len() == 1 { "this problem".to_string() } else { format!("these {} problems", errors.len()) }} ":"</p>
-                        <ul>
-                            {errors.into_iter().map(|e| {
-                                let line = e.line;
-                                let label = if line > 0 { format!("Line {line}") } else { "Document".to_string() };
-                                let detail = if e.path.is_empty() { e.message.clone() } else { format!("{}: {}", e.path, e.message) };
-                                view! {
-                                    <li>
-                                        <button type="button" class="line-link" on:click=move |_| go_to_line(line)>{label}</button>
-                                        " " {detail}
-                                    </li>
-                                }
-                            }).collect_view()}
-                        </ul>
-                    </div>
-                }),
-            }}
+            <div class="xml-status" on:click=on_status_click inner_html=move || status.with(status_html)></div>
         </div>
+    }
+}
+
+/// What came of the last save, as HTML.
+fn status_html(status: &Status) -> String {
+    match status {
+        Status::Idle => String::new(),
+        Status::Saved(n) => format!("<p class=\"form-ok\" role=\"status\">Saved as version {n}.</p>"),
+        Status::Conflict(n) => format!(
+            "<p class=\"form-error\" role=\"alert\">Not saved: this lesson changed since you opened it (it is now version {n}). \
+             Your text is still here. Copy what you need, then reload the page to see the latest version.</p>"
+        ),
+        Status::Failed(msg) => format!("<p class=\"form-error\" role=\"alert\">Not saved: {}</p>", escape_text(msg)),
+        Status::Invalid(errors) => {
+            let what = if errors.len() == 1 { "this problem".to_string() } else { format!("these {} problems", errors.len()) };
+            let items: String = errors
+                .iter()
+                .map(|e| {
+                    let label = if e.line > 0 { format!("Line {}", e.line) } else { "Document".to_string() };
+                    let detail = if e.path.is_empty() { e.message.clone() } else { format!("{}: {}", e.path, e.message) };
+                    format!(
+                        "<li><button type=\"button\" class=\"line-link\" data-line=\"{}\">{label}</button> {}</li>",
+                        e.line,
+                        escape_text(&detail)
+                    )
+                })
+                .collect();
+            format!("<div class=\"xml-errors\" role=\"alert\"><p>Not saved. Fix {what}:</p><ul>{items}</ul></div>")
+        }
     }
 }

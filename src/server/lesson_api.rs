@@ -26,7 +26,7 @@ use super::{
 };
 use crate::{
     lesson,
-    models::{Author, ChangesReply, EditReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
+    models::{Author, ChangesReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 pub fn router() -> Router<AppState> {
@@ -78,7 +78,7 @@ async fn restore(
 }
 
 /// Takes back what one version changed (see `lessons::undo_revision`).
-async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path((id, number)): Path<(String, i64)>) -> Result<Json<EditReply>> {
+async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path((id, number)): Path<(String, i64)>) -> Result<Json<SaveReply>> {
     lessons::undo_revision(&state.db, &user.id, &id, number).await.map(Json)
 }
 

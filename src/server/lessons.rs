@@ -9,7 +9,7 @@ use super::{
 };
 use crate::{
     lesson::{self, Change, Element},
-    models::{Author, EditReply, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome},
+    models::{Author, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome, SaveReply},
     refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
@@ -229,7 +229,7 @@ pub fn parsed(xml: &str) -> Result<Element> {
 /// Takes back what revision `number` changed, as a new revision by the
 /// teacher: the lesson as it was before it when nothing came after, else
 /// that edit's changes alone, when later edits touched other blocks.
-pub async fn undo_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64) -> Result<EditReply> {
+pub async fn undo_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64) -> Result<SaveReply> {
     let current = get_owned(db, owner_id, id).await?;
     if number <= 1 {
         return Err(AppError::BadRequest("The first version of a lesson has nothing before it to go back to.".into()));
@@ -247,13 +247,14 @@ pub async fn undo_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i6
     edit_reply(outcome, &current.document_xml)
 }
 
-/// The answer to an edit made on the teacher's word, from how its save went
-/// and the document it replaced.
-pub fn edit_reply(outcome: SaveOutcome, previous_xml: &str) -> Result<EditReply> {
+/// The answer to an edit made on the teacher's word (an applied proposal,
+/// an undo), from how its save went and the document it replaced: saved,
+/// with what it changed, or a conflict.
+pub fn edit_reply(outcome: SaveOutcome, previous_xml: &str) -> Result<SaveReply> {
     match outcome {
-        SaveOutcome::Saved { revision, document_xml } => {
-            let changes = lesson::changes(&parsed(previous_xml)?, &parsed(&document_xml)?);
-            Ok(EditReply { revision, html: lesson::render_both(&document_xml), document_xml, changes })
+        SaveOutcome::Saved { ref document_xml, .. } => {
+            let changes = lesson::changes(&parsed(previous_xml)?, &parsed(document_xml)?);
+            Ok(SaveReply { changes, ..SaveReply::new(outcome) })
         }
         SaveOutcome::Conflict { .. } => Err(AppError::Conflict("The lesson changed just now. Try again.".into())),
         SaveOutcome::Invalid { errors } => Err(AppError::Conflict(format!(

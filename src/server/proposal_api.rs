@@ -13,7 +13,7 @@ use axum::{
 use super::{current_user::CurrentUser, error::Result, proposals, state::AppState};
 use crate::{
     chat::proposal::ProposalStatus,
-    models::{DiscardRequest, EditReply, ProposalReply},
+    models::{DiscardRequest, ProposalReply, SaveReply},
 };
 
 pub fn router() -> Router<AppState> {
@@ -27,7 +27,7 @@ async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, Pat
     proposals::open(&state.db, &user.id, &id).await.map(Json)
 }
 
-async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<EditReply>> {
+async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<SaveReply>> {
     proposals::apply(&state.db, &user.id, &id).await.map(Json)
 }
 

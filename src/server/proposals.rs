@@ -18,7 +18,7 @@ use super::{
 use crate::{
     chat::proposal::{ProposalMark, ProposalStatus},
     lesson::{self, Change},
-    models::{EditReply, ProposalReply},
+    models::{ProposalReply, SaveOutcome, SaveReply},
 };
 
 /// A proposal about to be stored.
@@ -115,7 +115,7 @@ fn decided(status: ProposalStatus) -> AppError {
 /// agent's, applied by the teacher. When the lesson changed since the
 /// proposal was made, its changes are made on top of the later ones; if they
 /// touch the same blocks, nothing is saved and the answer names them.
-pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<EditReply> {
+pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<SaveReply> {
     let row = get(db, owner_id, id).await?;
     let status = ProposalStatus::from_str(&row.status);
     if status != ProposalStatus::Pending {
@@ -149,10 +149,10 @@ pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<EditRepl
     let saved = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary).await;
     let reply = saved.and_then(|outcome| lessons::edit_reply(outcome, &current.document_xml));
     match &reply {
-        Ok(r) => {
-            sqlx::query("UPDATE proposals SET applied_revision = ? WHERE id = ?").bind(r.revision).bind(id).execute(db).await?;
+        Ok(SaveReply { outcome: SaveOutcome::Saved { revision, .. }, .. }) => {
+            sqlx::query("UPDATE proposals SET applied_revision = ? WHERE id = ?").bind(revision).bind(id).execute(db).await?;
         }
-        Err(_) => {
+        _ => {
             // Nothing was saved: the proposal waits again.
             sqlx::query("UPDATE proposals SET status = 'pending', decided_at = NULL WHERE id = ?").bind(id).execute(db).await?;
         }

@@ -2,17 +2,17 @@
 //! their steps above them.
 
 use leptos::{
-    either::{Either, EitherOf3},
+    either::Either,
     html,
     prelude::*,
 };
 
 use super::{
     controller::Chat,
-    review::{ChangeList, ProposalCards, StepOutcome, UndoButton},
-    state::{Phase, Reply, Step, StepStatus, UiMessage},
+    review, steps,
+    state::{Phase, Reply, UiMessage},
 };
-use crate::chat::message::Role;
+use crate::{chat::message::Role, components::lesson_state::LessonState, lesson::escape_text};
 
 #[component]
 pub fn MessageList() -> impl IntoView {
@@ -35,6 +35,7 @@ pub fn UserMessage(text: String) -> impl IntoView {
 #[component]
 pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     let chat = expect_context::<Chat>();
+    let lesson = expect_context::<LessonState>();
     let streaming = move || reply.phase.get() == Phase::Streaming;
     // Finished blocks only ever grow at the end: each is added to the page
     // once, as it finishes, and never touched again. (A keyed list would
@@ -55,7 +56,7 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
         });
     });
     view! {
-        <div class="msg assistant">
+        <div class="msg assistant" on:click=move |ev| review::act(&ev, reply, lesson, chat)>
             <ThinkingSection reply/>
             <ToolCallsSection reply/>
             {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
@@ -65,17 +66,17 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-blocks" node_ref=blocks></div>
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
-            <ProposalCards reply/>
-            {move || match reply.phase.get() {
-                Phase::Stopped => EitherOf3::A(view! { <p class="stopped">"Stopped."</p> }),
-                Phase::Failed(message) => EitherOf3::B(view! {
-                    <div class="reply-error" role="alert">
-                        <p>{message}</p>
-                        <button type="button" on:click=move |_| chat.send(reply.asked.get_value()) disabled=move || chat.turn.busy.get()>"Retry"</button>
-                    </div>
-                }),
-                _ => EitherOf3::C(()),
-            }}
+            <div class="proposals" inner_html=move || reply.steps.with(|s| review::proposals(s))></div>
+            // How it ended, if not well (Retry is handled by `review::act`).
+            <div class="reply-end" inner_html=move || match reply.phase.get() {
+                Phase::Stopped => "<p class=\"stopped\">Stopped.</p>".to_string(),
+                Phase::Failed(message) => format!(
+                    "<div class=\"reply-error\" role=\"alert\"><p>{}</p><button type=\"button\" data-action=\"retry\"{}>Retry</button></div>",
+                    escape_text(&message),
+                    if chat.turn.busy.get() { " disabled" } else { "" }
+                ),
+                _ => String::new(),
+            }></div>
         </div>
     }
 }
@@ -100,81 +101,9 @@ fn ThinkingSection(reply: Reply) -> impl IntoView {
 }
 
 /// The steps: listed live while the reply is written, then folded into
-/// "Done (N steps)", which opens and closes them.
+/// "Done (N steps)", which opens and closes them (see `steps`).
 #[component]
 pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
-    let count = move || reply.steps.with(Vec::len);
-    let over = move || reply.phase.get().is_over();
-    let has_steps = move || count() > 0;
-    let list = move || {
-        view! {
-            <ul class="steps">
-                {reply.steps.get().into_iter().map(|step| view! { <ToolCallItem reply step/> }).collect_view()}
-            </ul>
-        }
-    };
-    view! {
-        {move || has_steps().then(|| view! {
-            <div class="tool-calls">
-                {move || if over() {
-                    let n = count();
-                    Either::Left(view! {
-                        <button type="button" class="steps-toggle" aria-expanded=move || reply.expanded.get().to_string()
-                            on:click=move |_| reply.expanded.update(|e| *e = !*e)>
-                            {format!("Done ({n} step{})", if n == 1 { "" } else { "s" })}
-                        </button>
-                        {move || reply.expanded.get().then(list)}
-                    })
-                } else {
-                    Either::Right(list())
-                }}
-            </div>
-        })}
-    }
-}
-
-#[component]
-pub fn ToolCallItem(reply: Reply, step: Step) -> impl IntoView {
-    let (icon, class, label) = match &step.status {
-        StepStatus::Running => ("", "running", "in progress"),
-        StepStatus::Success => ("✓", "ok", "done"),
-        StepStatus::Failed(_) => ("✗", "failed", "failed"),
-        StepStatus::Proposed => ("?", "proposed", "waiting for your review"),
-    };
-    let error = match &step.status {
-        StepStatus::Failed(e) => Some(e.clone()),
-        _ => None,
-    };
-    // A proposal is shown under the reply, where it stays in view while it
-    // waits (`ProposalCards`); an edit that landed lists its changes here.
-    let landed = (step.status == StepStatus::Success).then_some(()).and(step.revision);
-    let changes = (step.proposal.is_none() && !step.changes.is_empty()).then(|| step.changes.clone());
-    let has_detail = !step.detail.is_empty() || error.is_some() || changes.is_some();
-    let detail = step.detail.clone();
-    let outcome = view! { <StepOutcome step=step.clone()/> };
-    let undo = landed.map(|n| view! { <UndoButton reply step_id=step.id.clone() revision=n/> });
-    view! {
-        <li class=format!("step {class}")>
-            <details>
-                <summary>
-                    {if class == "running" {
-                        Either::Left(view! { <span class="spinner" aria-hidden="true"></span> })
-                    } else {
-                        Either::Right(view! { <span class="mark" aria-hidden="true">{icon}</span> })
-                    }}
-                    " " <span class="step-label">{step.label.clone()}</span>
-                    <span class="sr-only">{format!(" ({label})")}</span>
-                </summary>
-                {has_detail.then(|| view! {
-                    <div class="step-detail">
-                        {(!detail.is_empty()).then(|| view! { <p>{detail.clone()}</p> })}
-                        {changes.clone().map(|changes| view! { <ChangeList changes/> })}
-                        {error.clone().map(|e| view! { <pre class="step-error">{e}</pre> })}
-                    </div>
-                })}
-            </details>
-            {undo}
-            {(step.proposal.is_none()).then_some(outcome)}
-        </li>
-    }
+    let html = move || reply.steps.with(|s| steps::section(s, reply.phase.with(Phase::is_over), reply.expanded.get()));
+    view! { <div class="steps-host" inner_html=html></div> }
 }

@@ -2,185 +2,204 @@
 //! change list in the lesson's own terms, Apply, Preview and Discard for an
 //! edit held for review, and Undo for one that landed. The lists arrive
 //! worded by the server; nothing here compares documents.
+//!
+//! Written as HTML strings (every piece of text escaped) with one click
+//! handler per reply that reads `data-action` off the button, instead of a
+//! typed view per card and per button: each typed view compiles to its own
+//! code in the browser bundle, and these parts have no state of their own
+//! (they are redrawn from the reply's steps).
 
-use leptos::{either::Either, prelude::*, task::spawn_local};
+use leptos::{ev, prelude::*, task::spawn_local, web_sys};
 
-use super::state::{Reply, Step};
+use super::{
+    controller::Chat,
+    state::{Reply, Step, StepStatus},
+};
 use crate::{
     chat::{
         client::ask,
         proposal::{ProposalMark, ProposalStatus},
     },
     components::{lesson_calls, lesson_state::LessonState},
-    lesson::{Change, ChangeKind},
+    lesson::{escape_attr, escape_text, Change, ChangeKind},
+    models::{SaveOutcome, SaveReply},
 };
 
-/// The changes, one line each, marked by kind.
-#[component]
-pub fn ChangeList(changes: Vec<Change>, #[prop(optional)] label: &'static str) -> impl IntoView {
-    let label = if label.is_empty() { "Changes" } else { label };
-    view! {
-        <ul class="changes" aria-label=label>
-            {changes.into_iter().map(|c| {
-                let kind = match c.kind {
-                    ChangeKind::Added => "added",
-                    ChangeKind::Removed => "removed",
-                    ChangeKind::Edited => "edited",
-                    ChangeKind::Moved => "moved",
-                };
-                view! { <li class=kind>{c.text}</li> }
-            }).collect_view()}
-        </ul>
+/// The changes as a list, one line each, marked by kind.
+pub fn change_list(changes: &[Change], label: &str) -> String {
+    let mut out = format!("<ul class=\"changes\" aria-label=\"{label}\">");
+    for c in changes {
+        let kind = match c.kind {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Edited => "edited",
+            ChangeKind::Moved => "moved",
+        };
+        out.push_str(&format!("<li class=\"{kind}\">{}</li>", escape_text(&c.text)));
     }
+    out.push_str("</ul>");
+    out
 }
 
-/// The edits of a reply held for review, under its text: they stay in view
-/// (the steps fold away once the reply ends) until the teacher decides.
-#[component]
-pub fn ProposalCards(reply: Reply) -> impl IntoView {
-    move || {
-        reply
-            .steps
-            .get()
-            .into_iter()
-            .filter_map(|step| step.proposal.clone().map(|mark| view! { <ProposalCard reply step mark/> }))
-            .collect_view()
-    }
+fn button(action: &str, step: &Step, text: &str, extra: &str) -> String {
+    let disabled = if step.busy { " disabled" } else { "" };
+    format!("<button type=\"button\" data-action=\"{action}\" data-step=\"{}\"{extra}{disabled}>{text}</button>", escape_attr(&step.id))
 }
 
-/// An edit waiting for the teacher (Apply, Preview, Discard), or what they
-/// decided about it.
-#[component]
-pub fn ProposalCard(reply: Reply, step: Step, mark: ProposalMark) -> impl IntoView {
-    let lesson = expect_context::<LessonState>();
-    let busy = RwSignal::new(false);
-    let step_id = StoredValue::new(step.id.clone());
-    let proposal_id = StoredValue::new(mark.id.clone());
-    let settle = move |status: ProposalStatus, revision: Option<i64>, reason: Option<String>| {
-        reply.update_step(&step_id.get_value(), |s| {
-            s.proposal = Some(ProposalMark { id: proposal_id.get_value(), status, revision, reason });
-            s.outcome = None;
-            s.conflicts.clear();
-        });
-    };
-    let refuse = move |message: String, conflicts: Vec<Change>| {
-        reply.update_step(&step_id.get_value(), |s| {
-            s.outcome = Some((false, message));
-            s.conflicts = conflicts;
-        });
-    };
-    let apply = move |_| {
-        busy.set(true);
-        spawn_local(async move {
-            match lesson_calls::apply_proposal(&proposal_id.get_value()).await {
-                Ok(r) => {
-                    lesson.apply_edit(r.revision, r.document_xml, r.html, &r.changes);
-                    settle(ProposalStatus::Applied, Some(r.revision), None);
-                }
-                Err(e) => refuse(e.message(), e.conflicts().to_vec()),
-            }
-            busy.set(false);
-        });
-    };
-    let preview = move |_| {
-        busy.set(true);
-        spawn_local(async move {
-            match lesson_calls::proposal(&proposal_id.get_value()).await {
-                Ok(p) => lesson.preview.set(Some(p.html)),
-                Err(e) => refuse(e, Vec::new()),
-            }
-            busy.set(false);
-        });
-    };
-    let discard = move |_| {
-        // Cancelling the question keeps the proposal; an empty answer discards it without a reason.
-        let Some(reason) = ask("Discard this change? You can tell the assistant why (optional).", "") else { return };
-        let reason = Some(reason.trim().to_string()).filter(|r| !r.is_empty());
-        busy.set(true);
-        spawn_local(async move {
-            match lesson_calls::discard_proposal(&proposal_id.get_value(), reason.clone()).await {
-                Ok(()) => {
-                    lesson.preview.set(None);
-                    settle(ProposalStatus::Discarded, None, reason);
-                }
-                Err(e) => refuse(e, Vec::new()),
-            }
-            busy.set(false);
-        });
-    };
-    let decided = match (mark.status, mark.revision, mark.reason.as_deref()) {
-        (ProposalStatus::Pending, ..) => None,
-        (ProposalStatus::Applied, Some(n), _) => Some(format!("Applied as version {n}.")),
-        (ProposalStatus::Applied, None, _) => Some("Applied.".to_string()),
-        (ProposalStatus::Discarded, _, Some(r)) => Some(format!("Discarded: “{r}”")),
-        (ProposalStatus::Discarded, _, None) => Some("Discarded.".to_string()),
-        (ProposalStatus::Replaced, ..) => Some("Replaced by a newer suggestion.".to_string()),
-    };
-    let applied = mark.status == ProposalStatus::Applied;
-    let pending = decided.is_none();
-    view! {
-        <div class="proposal" class:pending=pending>
-            {match decided {
-                None => Either::Left(view! {
-                    <p class="proposal-head">"Waiting for your review: nothing has changed yet."</p>
-                    <ChangeList changes=step.changes.clone() label="Proposed changes"/>
-                    <div class="proposal-actions">
-                        <button type="button" class="primary" disabled=move || busy.get() on:click=apply>"Apply"</button>
-                        <button type="button" disabled=move || busy.get() on:click=preview>"Preview"</button>
-                        <button type="button" disabled=move || busy.get() on:click=discard>"Discard"</button>
-                    </div>
-                }),
-                Some(text) => Either::Right(view! {
-                    <p class="proposal-head">{text}</p>
-                    <ChangeList changes=step.changes.clone() label="Proposed changes"/>
-                    {applied.then(|| mark.revision.map(|n| view! { <UndoButton reply step_id=step.id.clone() revision=n/> }))}
-                }),
-            }}
-            <StepOutcome step=step.clone()/>
-        </div>
-    }
-}
-
-/// Takes back one edit that landed (as a new version).
-#[component]
-pub fn UndoButton(reply: Reply, step_id: String, revision: i64) -> impl IntoView {
-    let lesson = expect_context::<LessonState>();
-    let busy = RwSignal::new(false);
-    let step_id = StoredValue::new(step_id);
-    let undo = move |_| {
-        busy.set(true);
-        spawn_local(async move {
-            let result = lesson_calls::undo(&lesson.id.get_value(), revision).await;
-            reply.update_step(&step_id.get_value(), |s| match result {
-                Ok(r) => {
-                    s.outcome = Some((true, format!("Undone: the lesson is now version {}.", r.revision)));
-                    s.conflicts.clear();
-                    lesson.apply_edit(r.revision, r.document_xml, r.html, &r.changes);
-                }
-                Err(e) => {
-                    s.outcome = Some((false, e.message()));
-                    s.conflicts = e.conflicts().to_vec();
-                }
-            });
-            busy.set(false);
-        });
-    };
-    view! {
-        <button type="button" class="undo" disabled=move || busy.get() on:click=undo
-            aria-label=format!("Undo version {revision}")>"Undo"</button>
-    }
+fn undo_button(step: &Step, revision: i64) -> String {
+    button("undo", step, "Undo", &format!(" class=\"undo\" aria-label=\"Undo version {revision}\""))
 }
 
 /// What came of the teacher's last action on a step, with the changes it
 /// collided with.
-#[component]
-pub fn StepOutcome(step: Step) -> impl IntoView {
-    step.outcome.clone().map(|(ok, text)| {
-        view! {
-            <div class=if ok { "form-ok" } else { "form-error" } role=if ok { "status" } else { "alert" }>
-                <p>{text}</p>
-                {(!step.conflicts.is_empty()).then(|| view! { <ChangeList changes=step.conflicts.clone() label="Changes that collide"/> })}
-            </div>
+fn outcome(step: &Step) -> String {
+    let Some((ok, text)) = &step.outcome else { return String::new() };
+    let (class, role) = if *ok { ("form-ok", "status") } else { ("form-error", "alert") };
+    let conflicts = if step.conflicts.is_empty() { String::new() } else { change_list(&step.conflicts, "Changes that collide") };
+    format!("<div class=\"{class}\" role=\"{role}\"><p>{}</p>{conflicts}</div>", escape_text(text))
+}
+
+/// The edits of a reply held for review, shown under its text: they stay in
+/// view (the steps fold away once the reply ends) until the teacher decides.
+pub fn proposals(steps: &[Step]) -> String {
+    steps.iter().filter_map(|s| s.proposal.as_ref().map(|mark| proposal(s, mark))).collect()
+}
+
+fn proposal(step: &Step, mark: &ProposalMark) -> String {
+    let head = match (mark.status, mark.revision, mark.reason.as_deref()) {
+        (ProposalStatus::Pending, ..) => "Waiting for your review: nothing has changed yet.".to_string(),
+        (ProposalStatus::Applied, Some(n), _) => format!("Applied as version {n}."),
+        (ProposalStatus::Applied, None, _) => "Applied.".to_string(),
+        (ProposalStatus::Discarded, _, Some(r)) => format!("Discarded: “{r}”"),
+        (ProposalStatus::Discarded, _, None) => "Discarded.".to_string(),
+        (ProposalStatus::Replaced, ..) => "Replaced by a newer suggestion.".to_string(),
+    };
+    let actions = match (mark.status, mark.revision) {
+        (ProposalStatus::Pending, _) => format!(
+            "<div class=\"proposal-actions\">{}{}{}</div>",
+            button("apply", step, "Apply", " class=\"primary\""),
+            button("preview", step, "Preview", ""),
+            button("discard", step, "Discard", "")
+        ),
+        (ProposalStatus::Applied, Some(n)) => undo_button(step, n),
+        _ => String::new(),
+    };
+    let pending = if mark.status == ProposalStatus::Pending { " pending" } else { "" };
+    format!(
+        "<div class=\"proposal{pending}\"><p class=\"proposal-head\">{}</p>{}{actions}{}</div>",
+        escape_text(&head),
+        change_list(&step.changes, "Proposed changes"),
+        outcome(step)
+    )
+}
+
+/// Inside a step, when opened: what a landed edit changed.
+pub fn step_changes(step: &Step) -> String {
+    if step.proposal.is_some() || step.changes.is_empty() {
+        return String::new();
+    }
+    change_list(&step.changes, "Changes")
+}
+
+/// Beside a step: Undo for an edit that landed, and what came of it.
+pub fn step_actions(step: &Step) -> String {
+    if step.proposal.is_some() {
+        return String::new(); // its card has them
+    }
+    let undo = match (&step.status, step.revision) {
+        (StepStatus::Success, Some(n)) => undo_button(step, n),
+        _ => String::new(),
+    };
+    undo + &outcome(step)
+}
+
+/// The one click handler of a reply: runs the action of the button clicked
+/// (Apply, Preview, Discard, Undo, opening the steps, Retry), if any.
+pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
+    let target: web_sys::Element = event_target(ev);
+    let Ok(Some(button)) = target.closest("button[data-action]") else { return };
+    let Some(action) = button.get_attribute("data-action") else { return };
+    match action.as_str() {
+        "steps" => return reply.expanded.update(|open| *open = !*open),
+        "retry" if !chat.turn.busy.get_untracked() => return chat.send(reply.asked.get_value()),
+        "retry" => return,
+        _ => {}
+    }
+    let Some(id) = button.get_attribute("data-step") else { return };
+    let Some(step) = reply.steps.with_untracked(|s| s.iter().find(|x| x.id == id).cloned()) else { return };
+    if step.busy {
+        return;
+    }
+    let proposal = step.proposal.as_ref().map(|p| p.id.clone()).unwrap_or_default();
+    let reason = if action == "discard" {
+        // Cancelling the question keeps the proposal; an empty answer discards it without a reason.
+        let Some(r) = ask("Discard this change? You can tell the assistant why (optional).", "") else { return };
+        Some(r.trim().to_string()).filter(|r| !r.is_empty())
+    } else {
+        None
+    };
+    let settle = move |s: &mut Step, status: ProposalStatus, revision: Option<i64>, reason: Option<String>| {
+        s.proposal = Some(ProposalMark { id: s.proposal.take().map(|p| p.id).unwrap_or_default(), status, revision, reason });
+        s.outcome = None;
+        s.conflicts.clear();
+    };
+    reply.update_step(&id, |s| s.busy = true);
+    spawn_local(async move {
+        let result: Box<dyn FnOnce(&mut Step)> = match action.as_str() {
+            "apply" => match lesson_calls::apply_proposal(&proposal).await.map(|r| landed(r, lesson)) {
+                Ok(revision) => Box::new(move |s| settle(s, ProposalStatus::Applied, Some(revision), None)),
+                Err(e) => refused(e.message(), e.conflicts().to_vec()),
+            },
+            "preview" => match lesson_calls::proposal_html(&proposal).await {
+                Ok(html) => {
+                    lesson.preview.set(Some(html));
+                    Box::new(|_| {})
+                }
+                Err(e) => refused(e, Vec::new()),
+            },
+            "discard" => match lesson_calls::discard_proposal(&proposal, reason.clone()).await {
+                Ok(()) => {
+                    lesson.preview.set(None);
+                    Box::new(move |s| settle(s, ProposalStatus::Discarded, None, reason))
+                }
+                Err(e) => refused(e, Vec::new()),
+            },
+            "undo" => {
+                let revision = step.revision.or(step.proposal.and_then(|p| p.revision)).unwrap_or(0);
+                match lesson_calls::undo(&lesson.id.get_value(), revision).await.map(|r| landed(r, lesson)) {
+                    Ok(now) => Box::new(move |s| {
+                        s.outcome = Some((true, format!("Undone: the lesson is now version {now}.")));
+                        s.conflicts.clear();
+                    }),
+                    Err(e) => refused(e.message(), e.conflicts().to_vec()),
+                }
+            }
+            _ => Box::new(|_| {}),
+        };
+        reply.update_step(&id, |s| {
+            s.busy = false;
+            result(s);
+        });
+    });
+}
+
+/// Shows a write the teacher asked for (apply, undo) in the lesson; returns
+/// its revision.
+fn landed(r: SaveReply, lesson: LessonState) -> i64 {
+    match r.outcome {
+        SaveOutcome::Saved { revision, document_xml } => {
+            lesson.apply_edit(revision, document_xml, r.html.unwrap_or_default(), &r.changes);
+            revision
         }
+        // The server answers these as errors; nothing to show.
+        SaveOutcome::Conflict { current } => current,
+        SaveOutcome::Invalid { .. } => lesson.revision.get_untracked(),
+    }
+}
+
+fn refused(message: String, conflicts: Vec<Change>) -> Box<dyn FnOnce(&mut Step)> {
+    Box::new(move |s| {
+        s.outcome = Some((false, message));
+        s.conflicts = conflicts;
     })
 }

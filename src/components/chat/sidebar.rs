@@ -1,9 +1,12 @@
 //! `ChatSidebar`: the assistant beside the lesson.
 
-use leptos::{either::Either, html, prelude::*};
+use leptos::{html, prelude::*};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
-use crate::components::{client_only::client_only, lesson_state::LessonState};
+use crate::{
+    components::{client_only::client_only, lesson_state::LessonState},
+    lesson::{escape_attr, escape_text},
+};
 
 /// Suggestions shown in an empty chat; choosing one sends it.
 const CHIPS: [&str; 3] = ["Add a fill-in-the-blank exercise", "Explain this lesson", "Check my exercises"];
@@ -83,20 +86,24 @@ pub fn ChatSidebar() -> impl IntoView {
         <aside class="chat-pane" aria-label="Assistant">
             <header class="chat-head">
                 <label for="chat-picker" class="sr-only">"Chat"</label>
+                // The choices as an HTML string (escaped): cheaper for the
+                // bundle than a typed view per option.
                 <select id="chat-picker" class="chat-picker" disabled=move || chat.turn.busy.get()
-                    on:change=move |ev| chat.switch(event_target_value(&ev))>
-                    {move || {
+                    on:change=move |ev| chat.switch(event_target_value(&ev))
+                    inner_html=move || {
                         let current = chat.list.current.get();
-                        let list = chat.list.sessions.get();
-                        if list.is_empty() {
-                            Either::Left(view! { <option value="">"New chat"</option> })
-                        } else {
-                            Either::Right(list.into_iter().map(|s| {
-                                let selected = current.as_deref() == Some(s.id.as_str());
-                                view! { <option value=s.id.clone() selected=selected>{s.title.clone()}</option> }
-                            }).collect_view())
-                        }
-                    }}
+                        chat.list.sessions.with(|list| {
+                            if list.is_empty() {
+                                return "<option value=\"\">New chat</option>".to_string();
+                            }
+                            list.iter()
+                                .map(|s| {
+                                    let selected = if current.as_deref() == Some(s.id.as_str()) { " selected" } else { "" };
+                                    format!("<option value=\"{}\"{selected}>{}</option>", escape_attr(&s.id), escape_text(&s.title))
+                                })
+                                .collect::<String>()
+                        })
+                    }>
                 </select>
                 <button type="button" class="quiet" on:click=move |_| chat.new_chat() disabled=move || chat.turn.busy.get()>"New chat"</button>
                 <button type="button" class="quiet" on:click=move |_| chat.rename() disabled=move || chat.list.current.get().is_none()>"Rename"</button>

@@ -61,6 +61,8 @@ pub struct Step {
     pub outcome: Option<(bool, String)>,
     /// The changes a refused action collided with.
     pub conflicts: Vec<Change>,
+    /// An action on it is under way.
+    pub busy: bool,
 }
 
 impl Step {
@@ -75,6 +77,7 @@ impl Step {
             proposal: None,
             outcome: None,
             conflicts: Vec::new(),
+            busy: false,
         }
     }
 }

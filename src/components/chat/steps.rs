@@ -1,0 +1,66 @@
+//! A reply's steps drawn as HTML (every piece of text escaped): listed live
+//! while the reply is written, then folded into "Done (N steps)", whose
+//! button (`data-action="steps"`) the reply's one click handler
+//! (`review::act`) opens and closes. A string per reply instead of a typed
+//! view per step: the steps have no state of their own, and typed views
+//! cost the browser bundle several times as much code.
+
+use super::{
+    review::{step_actions, step_changes},
+    state::{Step, StepStatus},
+};
+use crate::lesson::escape_text;
+
+/// The steps section of a reply; empty when it has no steps.
+pub fn section(steps: &[Step], over: bool, expanded: bool) -> String {
+    if steps.is_empty() {
+        return String::new();
+    }
+    let list = || {
+        let items: String = steps.iter().map(item).collect();
+        format!("<ul class=\"steps\">{items}</ul>")
+    };
+    let inner = if over {
+        let n = steps.len();
+        format!(
+            "<button type=\"button\" class=\"steps-toggle\" data-action=\"steps\" aria-expanded=\"{expanded}\">Done ({n} step{})</button>{}",
+            if n == 1 { "" } else { "s" },
+            if expanded { list() } else { String::new() }
+        )
+    } else {
+        list()
+    };
+    format!("<div class=\"tool-calls\">{inner}</div>")
+}
+
+fn item(step: &Step) -> String {
+    let (icon, class, said) = match &step.status {
+        StepStatus::Running => ("", "running", "in progress"),
+        StepStatus::Success => ("✓", "ok", "done"),
+        StepStatus::Failed(_) => ("✗", "failed", "failed"),
+        StepStatus::Proposed => ("?", "proposed", "waiting for your review"),
+    };
+    let mark = if class == "running" {
+        "<span class=\"spinner\" aria-hidden=\"true\"></span>".to_string()
+    } else {
+        format!("<span class=\"mark\" aria-hidden=\"true\">{icon}</span>")
+    };
+    let mut detail = String::new();
+    if !step.detail.is_empty() {
+        detail.push_str(&format!("<p>{}</p>", escape_text(&step.detail)));
+    }
+    // A proposal is shown under the reply, where it stays in view while it
+    // waits (`review::proposals`); an edit that landed lists its changes here.
+    detail.push_str(&step_changes(step));
+    if let StepStatus::Failed(e) = &step.status {
+        detail.push_str(&format!("<pre class=\"step-error\">{}</pre>", escape_text(e)));
+    }
+    if !detail.is_empty() {
+        detail = format!("<div class=\"step-detail\">{detail}</div>");
+    }
+    format!(
+        "<li class=\"step {class}\"><details><summary>{mark} <span class=\"step-label\">{}</span><span class=\"sr-only\"> ({said})</span></summary>{detail}</details>{}</li>",
+        escape_text(&step.label),
+        step_actions(step)
+    )
+}
