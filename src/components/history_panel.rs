@@ -12,7 +12,7 @@
 //! for each row, button and message cost the browser bundle several times
 //! as much.
 
-use leptos::{prelude::*, task::spawn_local, web_sys};
+use leptos::{prelude::*, task::spawn_local, wasm_bindgen::JsCast, web_sys};
 
 use super::{
     chat::review::change_list,
@@ -104,6 +104,13 @@ pub fn HistoryPanel() -> impl IntoView {
             restore(n);
         } else {
             choose(n);
+            // The list is drawn anew: the focus goes back to the version chosen.
+            request_animation_frame(move || {
+                let q = format!("button.revision[data-n=\"{n}\"]");
+                if let Some(el) = document().query_selector(&q).ok().flatten() {
+                    let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
+                }
+            });
         }
     };
     let change = move |ev: leptos::ev::Event| {

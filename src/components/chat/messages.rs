@@ -101,9 +101,28 @@ fn ThinkingSection(reply: Reply) -> impl IntoView {
 }
 
 /// The steps: listed live while the reply is written, then folded into
-/// "Done (N steps)", which opens and closes them (see `steps`).
+/// "Done (N steps)", which opens and closes them. The button is a lasting
+/// element (it keeps the keyboard focus while it opens and closes the
+/// list); the list itself is drawn as HTML (see `steps`).
 #[component]
 pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
-    let html = move || reply.steps.with(|s| steps::section(s, reply.phase.with(Phase::is_over), reply.expanded.get()));
-    view! { <div class="steps-host" inner_html=html></div> }
+    let count = move || reply.steps.with(Vec::len);
+    let over = move || reply.phase.with(Phase::is_over);
+    let list = move || {
+        let shown = !over() || reply.expanded.get();
+        reply.steps.with(|s| if shown { steps::list(s) } else { String::new() })
+    };
+    view! {
+        {move || (count() > 0).then(|| view! {
+            <div class="tool-calls">
+                {move || over().then(|| view! {
+                    <button type="button" class="steps-toggle" aria-expanded=move || reply.expanded.get().to_string()
+                        on:click=move |_| reply.expanded.update(|e| *e = !*e)>
+                        {move || { let n = count(); format!("Done ({n} step{})", if n == 1 { "" } else { "s" }) }}
+                    </button>
+                })}
+                <div class="steps-host" inner_html=list></div>
+            </div>
+        })}
+    }
 }

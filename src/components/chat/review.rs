@@ -9,7 +9,7 @@
 //! code in the browser bundle, and these parts have no state of their own
 //! (they are redrawn from the reply's steps).
 
-use leptos::{ev, prelude::*, task::spawn_local, web_sys};
+use leptos::{ev, prelude::*, task::spawn_local, wasm_bindgen::JsCast, web_sys};
 
 use super::{
     controller::Chat,
@@ -114,13 +114,14 @@ pub fn step_actions(step: &Step) -> String {
 }
 
 /// The one click handler of a reply: runs the action of the button clicked
-/// (Apply, Preview, Discard, Undo, opening the steps, Retry), if any.
+/// (Apply, Preview, Discard, Undo, Retry), if any. The card is drawn anew
+/// when the step changes; the keyboard focus goes back to the button that
+/// was pressed, or, if it is gone, to Undo when there is one.
 pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
     let target: web_sys::Element = event_target(ev);
     let Ok(Some(button)) = target.closest("button[data-action]") else { return };
     let Some(action) = button.get_attribute("data-action") else { return };
     match action.as_str() {
-        "steps" => return reply.expanded.update(|open| *open = !*open),
         "retry" if !chat.turn.busy.get_untracked() => return chat.send(reply.asked.get_value()),
         "retry" => return,
         _ => {}
@@ -180,6 +181,21 @@ pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
             s.busy = false;
             result(s);
         });
+        refocus(&action, &id);
+    });
+}
+
+/// Puts the keyboard focus back on a button of a step once it is drawn
+/// again: the same action, else its Undo.
+fn refocus(action: &str, step: &str) {
+    let step = escape_attr(step);
+    let same = format!("button[data-action=\"{action}\"][data-step=\"{step}\"]");
+    let undo = format!("button[data-action=\"undo\"][data-step=\"{step}\"]");
+    request_animation_frame(move || {
+        let found = [same, undo].into_iter().find_map(|q| document().query_selector(&q).ok().flatten());
+        if let Some(el) = found {
+            let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
+        }
     });
 }
 

@@ -11,26 +11,10 @@ use super::{
 };
 use crate::lesson::escape_text;
 
-/// The steps section of a reply; empty when it has no steps.
-pub fn section(steps: &[Step], over: bool, expanded: bool) -> String {
-    if steps.is_empty() {
-        return String::new();
-    }
-    let list = || {
-        let items: String = steps.iter().map(item).collect();
-        format!("<ul class=\"steps\">{items}</ul>")
-    };
-    let inner = if over {
-        let n = steps.len();
-        format!(
-            "<button type=\"button\" class=\"steps-toggle\" data-action=\"steps\" aria-expanded=\"{expanded}\">Done ({n} step{})</button>{}",
-            if n == 1 { "" } else { "s" },
-            if expanded { list() } else { String::new() }
-        )
-    } else {
-        list()
-    };
-    format!("<div class=\"tool-calls\">{inner}</div>")
+/// The list of a reply's steps.
+pub fn list(steps: &[Step]) -> String {
+    let items: String = steps.iter().map(item).collect();
+    format!("<ul class=\"steps\">{items}</ul>")
 }
 
 fn item(step: &Step) -> String {
