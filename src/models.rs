@@ -49,8 +49,7 @@ pub struct Lesson {
 }
 
 /// Who wrote a revision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Author {
     Teacher,
     Agent,
@@ -171,19 +170,24 @@ pub struct ProposalReply {
     pub html: LessonHtml,
 }
 
-/// What the browser reads of an answer that carries a rendered lesson when
-/// it needs nothing else (a proposal's preview): `html` alone. Reading the
-/// whole `ProposalReply` would compile a second deserialiser into the bundle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HtmlOnly {
-    pub html: LessonHtml,
+/// What the browser reads of the answers it only shows a part of: a
+/// proposal's preview (`ProposalReply`: its `html`) and a comparison of two
+/// versions (`ChangesReply`: its `changes`). One small type for both: each
+/// type read is a deserialiser compiled into the browser bundle.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShownParts {
+    #[serde(default)]
+    pub html: Option<LessonHtml>,
+    #[serde(default)]
+    pub changes: Vec<crate::lesson::Change>,
 }
 
-/// The body of `POST /api/proposals/{id}/discard`: why, if the teacher says.
+/// The body of `POST /api/proposals/{id}/discard`: why, if the teacher says
+/// (empty or left out: no reason).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiscardRequest {
     #[serde(default)]
-    pub reason: Option<String>,
+    pub reason: String,
 }
 
 /// The answer of `GET /api/lessons/{id}/changes`.
@@ -193,3 +197,5 @@ pub struct ChangesReply {
     pub to: i64,
     pub changes: Vec<crate::lesson::Change>,
 }
+
+crate::wire_enum::wire_enum!(Author { Teacher => "teacher", Agent => "agent" });

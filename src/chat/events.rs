@@ -118,8 +118,7 @@ pub struct ToolStartData {
     pub display_text: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolStatus {
     Success,
     Error,
@@ -225,3 +224,5 @@ mod tests {
         assert!(ChatEvent::from_sse("text", r#"{"wrong":1}"#).is_err());
     }
 }
+
+crate::wire_enum::wire_enum!(ToolStatus { Success => "success", Error => "error", Proposed => "proposed" });

@@ -35,16 +35,14 @@ pub struct ChatSession {
     pub updated_at: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     User,
     Assistant,
 }
 
 /// Where a message stands. User messages are always `Complete`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MessageStatus {
     Running,
     Complete,
@@ -186,3 +184,7 @@ mod title_tests {
         assert_eq!(title_from("   "), "New chat");
     }
 }
+
+crate::wire_enum::wire_enum!(Role { User => "user", Assistant => "assistant" });
+
+crate::wire_enum::wire_enum!(MessageStatus { Running => "running", Complete => "complete", Error => "error", Interrupted => "interrupted", Cancelled => "cancelled" });

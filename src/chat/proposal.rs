@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProposalStatus {
     /// Waiting for the teacher.
     Pending,
@@ -56,3 +55,5 @@ impl ProposalMark {
         Self { id: id.into(), status: ProposalStatus::Pending, revision: None, reason: None }
     }
 }
+
+crate::wire_enum::wire_enum!(ProposalStatus { Pending => "pending", Applied => "applied", Discarded => "discarded", Replaced => "replaced" });

@@ -20,8 +20,8 @@ use super::{
     lesson_state::{short_time, LessonState},
 };
 use crate::{
-    lesson::escape_text,
-    models::{Author, ChangesReply, RevisionReply, RevisionSummary, SaveOutcome, SaveReply},
+    lesson::{escape_text, Change},
+    models::{Author, RevisionReply, RevisionSummary, SaveOutcome, SaveReply},
 };
 
 #[component]
@@ -33,7 +33,7 @@ pub fn HistoryPanel() -> impl IntoView {
     let chosen = RwSignal::new(None::<Result<RevisionReply, String>>);
     let message = RwSignal::new(None::<(bool, String)>);
     let restoring = RwSignal::new(false);
-    let compared = RwSignal::new(None::<Result<ChangesReply, String>>);
+    let compared = RwSignal::new(None::<Result<Vec<Change>, String>>);
     let compare_from = RwSignal::new(None::<i64>);
 
     // (Re)load the list whenever a new version exists. Answers that arrive
@@ -145,9 +145,10 @@ pub fn HistoryPanel() -> impl IntoView {
                     .iter()
                     .map(|&m| format!("<option value=\"{m}\"{}>Version {m}</option>", if from == Some(m) { " selected" } else { "" }))
                     .collect();
+                let from = from.unwrap_or(n - 1);
                 let changes = match compared.get() {
-                    Some(Ok(ChangesReply { from, changes, .. })) if changes.is_empty() => format!("<p class=\"muted\">No changes from version {from}.</p>"),
-                    Some(Ok(ChangesReply { from, changes, .. })) => {
+                    Some(Ok(changes)) if changes.is_empty() => format!("<p class=\"muted\">No changes from version {from}.</p>"),
+                    Some(Ok(changes)) => {
                         format!("<p class=\"muted\">Changes from version {from}:</p>{}", change_list(&changes, "Changes between versions"))
                     }
                     Some(Err(e)) => format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(&e)),

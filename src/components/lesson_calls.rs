@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::{
     chat::client::ClientError,
-    lesson::LessonHtml,
-    models::{ChangesReply, DiscardRequest, HtmlOnly, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
+    lesson::{Change, LessonHtml},
+    models::{DiscardRequest, RestoreRequest, ShownParts, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, String> {
@@ -39,8 +39,8 @@ pub async fn restore(id: &str, number: i64, base_revision: i64) -> Result<SaveRe
 }
 
 /// What changed from version `from` to version `to`.
-pub async fn changes(id: &str, from: i64, to: i64) -> Result<ChangesReply, String> {
-    call("GET", &format!("/api/lessons/{id}/changes?from={from}&to={to}"), NO_BODY).await
+pub async fn changes(id: &str, from: i64, to: i64) -> Result<Vec<Change>, String> {
+    call::<ShownParts>("GET", &format!("/api/lessons/{id}/changes?from={from}&to={to}"), NO_BODY).await.map(|p| p.changes)
 }
 
 /// Takes back what version `number` changed. A refusal keeps the changes
@@ -57,7 +57,7 @@ pub async fn set_review(id: &str, review_edits: bool) -> Result<(), String> {
 
 /// The lesson a proposed edit would make, rendered (for its preview).
 pub async fn proposal_html(id: &str) -> Result<LessonHtml, String> {
-    call::<HtmlOnly>("GET", &format!("/api/proposals/{id}"), NO_BODY).await.map(|p| p.html)
+    call::<ShownParts>("GET", &format!("/api/proposals/{id}"), NO_BODY).await.map(|p| p.html.unwrap_or_default())
 }
 
 /// Applies a proposed edit. A refusal keeps the changes that collide.
@@ -67,6 +67,7 @@ pub async fn apply_proposal(id: &str) -> Result<SaveReply, ClientError> {
 
 /// Discards a proposed edit, with the teacher's reason if they gave one.
 pub async fn discard_proposal(id: &str, reason: Option<String>) -> Result<(), String> {
+    let reason = reason.unwrap_or_default();
     let _: serde::de::IgnoredAny = call("POST", &format!("/api/proposals/{id}/discard"), Some(&DiscardRequest { reason })).await?;
     Ok(())
 }

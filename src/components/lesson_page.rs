@@ -69,8 +69,6 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
     let tab = RwSignal::new(Tab::Lesson);
     let student = RwSignal::new(false);
     let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
-    // The lesson, or the suggested change being previewed.
-    let shown = Signal::derive(move || state.preview.get().unwrap_or_else(|| state.html.get()));
     let tab_button = move |which: Tab, label: &'static str| {
         view! {
             <button type="button" role="tab" class="tab"
@@ -109,7 +107,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                             <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
                         </div>
                     })}
-                    <LessonView html=shown audience=audience/>
+                    <LessonView html=state.html audience=audience preview=state.preview/>
                 })}
                 // The page always opens on the lesson: the other tabs are built in the browser.
                 {client_only("tab-panel", move || match tab.get() {
@@ -124,22 +122,21 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
 }
 
 /// "Review edits before applying": when on, the assistant's edits wait for
-/// the teacher's Apply. Saved with the lesson at once.
+/// the teacher's Apply. Saved with the lesson at once; if that fails, the
+/// box goes back and says why.
 #[component]
 fn ReviewToggle() -> impl IntoView {
     let state = expect_context::<LessonState>();
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(String::new());
     let change = move |ev| {
         let on = event_target_checked(&ev);
         state.review_edits.set(on);
         leptos::task::spawn_local(async move {
-            match lesson_calls::set_review(&state.id.get_value(), on).await {
-                Ok(_) => error.set(None),
-                Err(e) => {
-                    state.review_edits.set(!on);
-                    error.set(Some(e));
-                }
+            let failed = lesson_calls::set_review(&state.id.get_value(), on).await.err();
+            if failed.is_some() {
+                state.review_edits.set(!on);
             }
+            error.set(failed.map(|e| format!("Not saved: {e}")).unwrap_or_default());
         });
     };
     view! {
@@ -147,6 +144,6 @@ fn ReviewToggle() -> impl IntoView {
             <input type="checkbox" prop:checked=state.review_edits on:change=change/>
             " Review edits before applying"
         </label>
-        {move || error.get().map(|e| view! { <span class="form-error" role="alert">{e}</span> })}
+        <span class="form-error" role=move || error.with(|e| (!e.is_empty()).then_some("alert"))>{error}</span>
     }
 }

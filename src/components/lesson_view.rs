@@ -8,11 +8,21 @@ use leptos::prelude::*;
 pub use crate::lesson::Audience;
 use crate::lesson::LessonHtml;
 
+/// `preview`, when it holds a lesson, is shown instead of `html` (a
+/// suggested change being previewed).
 #[component]
-pub fn LessonView(#[prop(into)] html: Signal<LessonHtml>, #[prop(into)] audience: Signal<Audience>) -> impl IntoView {
+pub fn LessonView(
+    #[prop(into)] html: Signal<LessonHtml>,
+    #[prop(into)] audience: Signal<Audience>,
+    #[prop(optional)] preview: Option<RwSignal<Option<LessonHtml>>>,
+) -> impl IntoView {
     let shown = move || {
         let who = audience.get();
-        html.with(|h| if who == Audience::Student { h.student.clone() } else { h.teacher.clone() })
+        let pick = |h: &LessonHtml| if who == Audience::Student { h.student.clone() } else { h.teacher.clone() };
+        match preview.and_then(|p| p.with(|p| p.as_ref().map(pick))) {
+            Some(previewed) => previewed,
+            None => html.with(pick),
+        }
     };
     view! {
         <article class="lesson-view" class:student=move || audience.get() == Audience::Student inner_html=shown></article>

@@ -6,8 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What happened to the part of the lesson a change is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChangeKind {
     Added,
     Removed,
@@ -29,3 +28,5 @@ pub struct Change {
     /// The change in a teacher's words.
     pub text: String,
 }
+
+crate::wire_enum::wire_enum!(ChangeKind { Added => "added", Removed => "removed", Edited => "edited", Moved => "moved" });

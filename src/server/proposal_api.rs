@@ -43,7 +43,7 @@ async fn discard(
     Path(id): Path<String>,
     body: Option<Json<DiscardRequest>>,
 ) -> Result<Json<Discarded>> {
-    let reason = body.and_then(|Json(b)| b.reason);
-    proposals::discard(&state.db, &user.id, &id, reason.as_deref()).await?;
+    let reason = body.map(|Json(b)| b.reason).unwrap_or_default();
+    proposals::discard(&state.db, &user.id, &id, Some(reason.as_str())).await?;
     Ok(Json(Discarded { status: ProposalStatus::Discarded }))
 }

@@ -121,10 +121,13 @@ pub fn ChatSidebar() -> impl IntoView {
                 {move || (chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty())).then(|| view! {
                     <div class="welcome">
                         <p>"Hello! Ask me about this lesson, or tell me what to add or change."</p>
-                        <div class="chips">
-                            {CHIPS.into_iter().map(|c| view! {
-                                <button type="button" class="chip" on:click=move |_| chat.send(c.to_string())>{c}</button>
-                            }).collect_view()}
+                        // One handler for the chips: the one clicked says what to send.
+                        <div class="chips" on:click=move |ev| {
+                            let target: leptos::web_sys::Element = event_target(&ev);
+                            if let Some(i) = target.get_attribute("data-chip").and_then(|i| i.parse::<usize>().ok()) {
+                                chat.send(CHIPS[i % CHIPS.len()].to_string());
+                            }
+                        } inner_html=chips_html()>
                         </div>
                     </div>
                 })}
@@ -135,4 +138,9 @@ pub fn ChatSidebar() -> impl IntoView {
             <ChatInput/>
         </aside>
     }
+}
+
+/// The suggestion chips as buttons that carry their place in `CHIPS`.
+fn chips_html() -> String {
+    CHIPS.iter().enumerate().map(|(i, c)| format!("<button type=\"button\" class=\"chip\" data-chip=\"{i}\">{c}</button>")).collect()
 }
