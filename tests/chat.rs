@@ -9,7 +9,7 @@ use axum::{
     body::Body,
     http::{header, Method, Request, Response, StatusCode},
 };
-use common::{app, app_with_ai, Auth, TestApp};
+use common::{app, app_with_ai, teacher, Auth, Teacher, TestApp};
 use http_body_util::BodyExt;
 use margin::{
     agent::config::{AiConfig, ProviderKind},
@@ -19,20 +19,6 @@ use margin::{
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-struct Teacher {
-    token: String,
-    lesson_id: String,
-    session_id: String,
-}
-
-async fn teacher(app: &TestApp, email: &str) -> Teacher {
-    let token = app.sign_up(email).await;
-    let owner = app.user_id(&token).await;
-    let lesson = lessons::create(&app.state.db, &owner, "Verbs").await.unwrap();
-    let r = app.post_json(&format!("/api/lessons/{}/chats", lesson.id), Auth::Bearer(&token), json!({"title": "First chat"})).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
-}
 
 async fn post_turn(app: &TestApp, token: &str, body: Value) -> Response<Body> {
     let req = Request::builder()

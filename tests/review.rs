@@ -10,7 +10,7 @@ use axum::{
     body::Body,
     http::{header, Method, Request, StatusCode},
 };
-use common::{app, Auth, TestApp};
+use common::{app, teacher, Auth, Teacher, TestApp};
 use http_body_util::BodyExt;
 use margin::{
     chat::sse::{SseMessage, SseParser},
@@ -19,20 +19,6 @@ use margin::{
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-struct Teacher {
-    token: String,
-    lesson_id: String,
-    session_id: String,
-}
-
-async fn teacher(app: &TestApp, email: &str) -> Teacher {
-    let token = app.sign_up(email).await;
-    let owner = app.user_id(&token).await;
-    let lesson = lessons::create(&app.state.db, &owner, "Verbs").await.unwrap();
-    let r = app.post_json(&format!("/api/lessons/{}/chats", lesson.id), Auth::Bearer(&token), json!({})).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
-}
 
 /// Runs one turn to its end and gives back its events.
 async fn turn(app: &TestApp, t: &Teacher, content: &str) -> Vec<SseMessage> {

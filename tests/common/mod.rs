@@ -131,6 +131,22 @@ impl TestApp {
     }
 }
 
+/// A signed-up teacher with a lesson ("Verbs") and a chat about it.
+pub struct Teacher {
+    pub token: String,
+    pub lesson_id: String,
+    pub session_id: String,
+}
+
+pub async fn teacher(app: &TestApp, email: &str) -> Teacher {
+    let token = app.sign_up(email).await;
+    let owner = app.user_id(&token).await;
+    let lesson = margin::server::lessons::create(&app.state.db, &owner, "Verbs").await.unwrap();
+    let r = app.post_json(&format!("/api/lessons/{}/chats", lesson.id), Auth::Bearer(&token), serde_json::json!({"title": "First chat"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
+}
+
 /// How a test request proves who it is.
 #[derive(Clone, Copy)]
 pub enum Auth<'a> {
