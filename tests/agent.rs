@@ -182,6 +182,7 @@ async fn with_review_on_a_valid_edit_becomes_a_proposal_and_nothing_is_saved() {
     assert_eq!(proposals.len(), 1);
     assert!(proposals[0].0.contains(r#"<exercise id="ex-1" type="fill-blanks""#), "the proposal holds the whole new lesson");
     assert_eq!(r.result.document_xml, None, "no edit landed in this turn");
+    assert!(r.result.text.contains("It is waiting for your review"), "{}", r.result.text);
     // The model is told, with the change list, that the teacher will review it.
     let last = r.llm.requests().last().unwrap().clone();
     let tool = last["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "tool").unwrap()["content"].as_str().unwrap().to_string();

@@ -20,6 +20,7 @@ test("with review on, an exercise waits for Apply; applied, the lesson and Histo
   await send(page, ASK);
   await expect(card(page)).toContainText("Waiting for your review");
   await expect(card(page).getByRole("list", { name: "Proposed changes" })).toHaveText(ADDED);
+  await expect(lastReply(page)).toContainText("It is waiting for your review");
   await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
   await expect(lessonView(page).locator(".exercise")).toHaveCount(0);
 

@@ -30,7 +30,8 @@ pub fn LessonView(
 }
 
 /// A style sheet that marks the blocks the assistant's last edit changed
-/// (by their `data-id`), while `on`: a few CSS rules instead of code that
+/// (by their `data-id`, in the lesson itself and not in a version the
+/// History shows), while `on`: a few CSS rules instead of code that
 /// finds and marks elements after every render. Ids are letters, digits,
 /// `-` and `_` (anything else is left out), so they are safe in a selector.
 pub fn changed_blocks_css(blocks: &[String], on: bool) -> String {
@@ -40,7 +41,7 @@ pub fn changed_blocks_css(blocks: &[String], on: bool) -> String {
     let selectors: Vec<String> = blocks
         .iter()
         .filter(|id| id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .map(|id| format!(".document-pane .lesson-view [data-id=\"{id}\"]"))
+        .map(|id| format!(".document-pane > .lesson-view [data-id=\"{id}\"]"))
         .collect();
     if selectors.is_empty() {
         return String::new();

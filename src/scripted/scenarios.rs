@@ -288,6 +288,13 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
                 }
                 other => other,
             },
+            // An edit held for review is not done: say so, as a model told
+            // by the tool would.
+            _ if last_tool.as_deref().is_some_and(|t| t.contains("not applied")) => Step::Text {
+                text: "I suggested a fill-in-the-blank exercise with three sentences on **être** and **avoir**. It is waiting for your review: Apply adds it to the lesson.".into(),
+                piece: 6,
+                delay_ms: 20,
+            },
             // The reply too, so that the finished edit is on screen before
             // the reply begins (as with a real model, which takes a moment).
             _ => Step::Text {
