@@ -146,6 +146,12 @@ async fn browser_forms_sign_in_and_out_with_redirects() {
         .post_form("/auth/signin", Auth::None, &[("email", "i@x.org"), ("password", "correct horse"), ("next", "//evil.example")])
         .await;
     assert_eq!(evil.location(), "/");
+    // A tab that browsers drop (making `//evil.example`), and a line break
+    // that cannot go in a header: both go home, never a 500.
+    for next in ["/\t/evil.example", "/lessons\r\nSet-Cookie: a=1"] {
+        let odd = app.post_form("/auth/signin", Auth::None, &[("email", "i@x.org"), ("password", "correct horse"), ("next", next)]).await;
+        assert_eq!((odd.status, odd.location()), (StatusCode::SEE_OTHER, "/"), "{next:?}: {}", odd.body);
+    }
 
     let out = app.post_form("/auth/signout", Auth::Cookie(token), &[]).await;
     assert_eq!(out.location(), "/signin");

@@ -101,9 +101,13 @@ async fn api_me(CurrentUser(user): CurrentUser) -> Json<MeReply> {
 }
 
 /// A local path to continue to after signing in; anything else goes home.
+/// Browsers drop tabs and line breaks from a URL (so `/\t/evil.example`
+/// becomes `//evil.example`, another site) and a line break cannot go in a
+/// `Location` header at all, so a path with any control character is refused
+/// outright, as are `//` and backslashes.
 fn safe_next(next: Option<&str>) -> &str {
     match next {
-        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') => p,
+        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') && !p.chars().any(char::is_control) => p,
         _ => "/",
     }
 }
@@ -169,5 +173,12 @@ mod tests {
         assert_eq!(safe_next(Some("https://evil.example")), "/");
         assert_eq!(safe_next(Some("/\\evil.example")), "/");
         assert_eq!(safe_next(None), "/");
+        // What browsers read as another site once they drop tabs and line breaks.
+        assert_eq!(safe_next(Some("/\t/evil.example")), "/");
+        assert_eq!(safe_next(Some("/\n/evil.example")), "/");
+        assert_eq!(safe_next(Some("/\r\n/evil.example")), "/");
+        // A line break must never reach a Location header.
+        assert_eq!(safe_next(Some("/lessons\r\nSet-Cookie: x=1")), "/");
+        assert_eq!(safe_next(Some("/lessons/abc?tab=history")), "/lessons/abc?tab=history");
     }
 }
