@@ -52,17 +52,17 @@ pub fn normalize(xml: &str) -> Result<Element, Vec<LessonError>> {
 }
 
 /// `normalize` for a new version of a lesson: ids are given out only where
-/// `previous` (the version it replaces) did not use them. A previous version
-/// that does not parse reserves nothing.
-pub fn normalize_after(xml: &str, previous: &str) -> Result<Element, Vec<LessonError>> {
+/// `previous` (the version it replaces, when it could be read) did not use
+/// them.
+pub fn normalize_after(xml: &str, previous: Option<&Element>) -> Result<Element, Vec<LessonError>> {
     let mut root = parse(xml).map_err(|e| vec![e])?;
     let errors = validate(&root);
     if !errors.is_empty() {
         return Err(errors);
     }
-    match parse(previous) {
-        Ok(prev) => assign_ids_after(&mut root, &prev),
-        Err(_) => assign_ids(&mut root),
+    match previous {
+        Some(prev) => assign_ids_after(&mut root, prev),
+        None => assign_ids(&mut root),
     }
     Ok(root)
 }

@@ -56,15 +56,9 @@ pub enum Author {
 }
 
 impl Author {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Teacher => "teacher",
-            Self::Agent => "agent",
-        }
-    }
-
+    /// An author as the database stores it (anything unknown: the teacher).
     pub fn from_str(s: &str) -> Self {
-        if s == "agent" { Self::Agent } else { Self::Teacher }
+        Self::from_wire(s).unwrap_or(Self::Teacher)
     }
 }
 

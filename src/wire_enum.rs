@@ -11,26 +11,27 @@ macro_rules! wire_enum {
             /// Every variant with its word on the wire.
             pub(crate) const WIRE: &'static [($t, &'static str)] = &[$((<$t>::$v, $s)),+];
 
-            /// The word this value is written as.
-            pub fn wire(self) -> &'static str {
+            /// The word this value is written as (in JSON and in the database).
+            pub fn as_str(self) -> &'static str {
                 Self::WIRE.iter().find(|(v, _)| *v == self).map(|(_, s)| *s).unwrap_or("")
+            }
+
+            /// The value a word stands for.
+            pub fn from_wire(word: &str) -> Option<Self> {
+                Self::WIRE.iter().find(|(_, s)| *s == word).map(|(v, _)| *v)
             }
         }
 
         impl serde::Serialize for $t {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.wire())
+                s.serialize_str(self.as_str())
             }
         }
 
         impl<'de> serde::Deserialize<'de> for $t {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let word = String::deserialize(d)?;
-                Self::WIRE
-                    .iter()
-                    .find(|(_, s)| *s == word)
-                    .map(|(v, _)| *v)
-                    .ok_or_else(|| serde::de::Error::unknown_variant(&word, &[]))
+                Self::from_wire(&word).ok_or_else(|| serde::de::Error::unknown_variant(&word, &[]))
             }
         }
     };
@@ -48,7 +49,8 @@ mod tests {
             assert_eq!(serde_json::to_string(v).unwrap(), format!("\"{s}\""));
             assert_eq!(serde_json::from_str::<ToolStatus>(&format!("\"{s}\"")).unwrap(), *v);
         }
-        assert_eq!(ChangeKind::Moved.wire(), "moved");
+        assert_eq!(ChangeKind::Moved.as_str(), "moved");
+        assert_eq!(ChangeKind::from_wire("added"), Some(ChangeKind::Added));
         let e = serde_json::from_str::<ToolStatus>("\"maybe\"").unwrap_err().to_string();
         assert!(e.contains("maybe"), "{e}");
         assert!(serde_json::from_str::<ToolStatus>("3").is_err());

@@ -403,15 +403,19 @@ async fn a_running_turn_checkpoints_its_reasoning_so_a_dead_process_keeps_it() {
         seen.extend(read_events(&mut body, &mut parser, 1).await);
     }
     // The model now says nothing more; the checkpoint stores what it thought.
+    // (Waits on the stored state, and gives up rather than hang.)
     let thought = "The teacher asked me to wait; let me weigh the options first.";
-    loop {
-        let stored = messages(&app, &t).await;
-        if stored[1]["reasoning"] == thought && stored[1]["content"] == "Still working on it" {
-            assert_eq!(stored[1]["status"], "running");
-            break;
+    let checkpointed = async {
+        loop {
+            let stored = messages(&app, &t).await;
+            if stored[1]["reasoning"] == thought && stored[1]["content"] == "Still working on it" {
+                assert_eq!(stored[1]["status"], "running");
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), checkpointed).await.expect("the reasoning is checkpointed while the turn runs");
     // The process dies here: at the next start the turn becomes interrupted
     // with its thoughts and text as they were checkpointed.
     assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);

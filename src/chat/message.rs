@@ -52,24 +52,9 @@ pub enum MessageStatus {
 }
 
 impl MessageStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Complete => "complete",
-            Self::Error => "error",
-            Self::Interrupted => "interrupted",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
+    /// A status as the database stores it (anything unknown: complete).
     pub fn parse(s: &str) -> Self {
-        match s {
-            "running" => Self::Running,
-            "error" => Self::Error,
-            "interrupted" => Self::Interrupted,
-            "cancelled" => Self::Cancelled,
-            _ => Self::Complete,
-        }
+        Self::from_wire(s).unwrap_or(Self::Complete)
     }
 }
 

@@ -17,22 +17,9 @@ pub enum ProposalStatus {
 }
 
 impl ProposalStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Applied => "applied",
-            Self::Discarded => "discarded",
-            Self::Replaced => "replaced",
-        }
-    }
-
+    /// A status as the database stores it (anything unknown: pending).
     pub fn from_str(s: &str) -> Self {
-        match s {
-            "applied" => Self::Applied,
-            "discarded" => Self::Discarded,
-            "replaced" => Self::Replaced,
-            _ => Self::Pending,
-        }
+        Self::from_wire(s).unwrap_or(Self::Pending)
     }
 }
 

@@ -9,7 +9,7 @@
 //! Server only; the browser receives the list already worded (`Change`).
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     ops::Range,
     time::{Duration, Instant},
 };
@@ -349,8 +349,8 @@ fn reordered(label: &str, what: &str, m: &Matching, out: &mut Out) {
 /// Which new element stands for which old one: the same id, and (for
 /// blocks) the same kind of element. Elements without an id are never
 /// matched: they are new.
-struct Matching {
-    old_of_new: Vec<Option<usize>>,
+pub(super) struct Matching {
+    pub(super) old_of_new: Vec<Option<usize>>,
     matched_old: Vec<bool>,
 }
 
@@ -361,7 +361,7 @@ impl Matching {
     }
 }
 
-fn match_ids(olds: &[&Element], news: &[&Element], alike: fn(&Element, &Element) -> bool) -> Matching {
+pub(super) fn match_ids(olds: &[&Element], news: &[&Element], alike: fn(&Element, &Element) -> bool) -> Matching {
     let by_id: HashMap<&str, usize> = olds.iter().enumerate().filter_map(|(i, e)| e.id().map(|id| (id, i))).collect();
     let mut matched_old = vec![false; olds.len()];
     let old_of_new = news
@@ -380,13 +380,13 @@ fn match_ids(olds: &[&Element], news: &[&Element], alike: fn(&Element, &Element)
 
 /// The old indices of matched elements that changed place: those outside a
 /// longest run kept in order.
-fn moved(m: &Matching) -> Vec<usize> {
+pub(super) fn moved(m: &Matching) -> HashSet<usize> {
     let before: Vec<usize> = (0..m.matched_old.len()).filter(|&i| m.matched_old[i]).collect();
     let after: Vec<usize> = m.old_of_new.iter().flatten().copied().collect();
     capture_diff_slices(Algorithm::Myers, &before, &after)
         .iter()
         .filter(|op| matches!(op.tag(), DiffTag::Insert | DiffTag::Replace))
-        .flat_map(|op| after[op.new_range()].to_vec())
+        .flat_map(|op| after[op.new_range()].iter().copied())
         .collect()
 }
 

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{
     change::Change,
-    changes::changes,
+    changes::{self, changes, match_ids},
     ids::assign_ids_after,
     tree::{Element, Node},
 };
@@ -113,17 +113,13 @@ fn changed<'a>(from: &HashMap<&'a str, &Element>, to: &HashMap<&'a str, &Element
     out
 }
 
-/// Ids of blocks in both versions whose place among the others changed.
+/// Ids of blocks in both versions whose place among the others changed (as
+/// the change list finds moves).
 fn moved<'a>(base: &Element, ours: &'a Element) -> HashSet<&'a str> {
-    let base_ids: HashSet<&str> = base.elements().filter_map(|e| e.id()).collect();
-    let ours_ids: HashSet<&str> = ours.elements().filter_map(|e| e.id()).collect();
-    let before: Vec<&str> = base.elements().filter_map(|e| e.id()).filter(|id| ours_ids.contains(id)).collect();
-    let after: Vec<&'a str> = ours.elements().filter_map(|e| e.id()).filter(|id| base_ids.contains(id)).collect();
-    similar::capture_diff_slices(similar::Algorithm::Myers, &before, &after)
-        .iter()
-        .filter(|op| matches!(op.tag(), similar::DiffTag::Insert | similar::DiffTag::Replace))
-        .flat_map(|op| after[op.new_range()].to_vec())
-        .collect()
+    let (olds, news): (Vec<&Element>, Vec<&'a Element>) = (base.elements().collect(), ours.elements().collect());
+    let m = match_ids(&olds, &news, |_, _| true);
+    let moved = changes::moved(&m);
+    news.iter().zip(&m.old_of_new).filter(|(_, i)| i.is_some_and(|i| moved.contains(&i))).filter_map(|(n, _)| n.id()).collect()
 }
 
 /// Every id in a lesson.

@@ -383,9 +383,7 @@ pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result
     .await?;
     let mut m = row.map(message).ok_or(AppError::NotFound)?;
     if m.tool_calls.iter().any(|c| c.proposal.is_some()) {
-        let rows: Vec<(String, String, Option<i64>, Option<String>)> =
-            sqlx::query_as("SELECT id, status, applied_revision, reason FROM proposals WHERE message_id = ?").bind(&m.id).fetch_all(db).await?;
-        with_marks(&mut m.tool_calls, &proposals::marks(rows));
+        with_marks(&mut m.tool_calls, &proposals::marks_for_message(db, &m.id).await?);
     }
     Ok(m)
 }

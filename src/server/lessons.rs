@@ -125,7 +125,7 @@ async fn save_revision(
     summary: &str,
 ) -> Result<SaveOutcome> {
     let current = get_owned(db, owner_id, id).await?;
-    let root = match crate::lesson::normalize_after(xml, &current.document_xml) {
+    let root = match lesson::normalize_after(xml, lesson::parse(&current.document_xml).ok().as_ref()) {
         Ok(root) => root,
         Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
     };

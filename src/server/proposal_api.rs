@@ -44,6 +44,6 @@ async fn discard(
     body: Option<Json<DiscardRequest>>,
 ) -> Result<Json<Discarded>> {
     let reason = body.map(|Json(b)| b.reason).unwrap_or_default();
-    proposals::discard(&state.db, &user.id, &id, Some(reason.as_str())).await?;
+    proposals::discard(&state.db, &user.id, &id, &reason).await?;
     Ok(Json(Discarded { status: ProposalStatus::Discarded }))
 }

@@ -134,22 +134,10 @@ pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<SaveRepl
         merged.map_err(AppError::Overlap)?.to_xml()
     };
     // Claimed first, so that two clicks (or two tabs) apply it once.
-    let claimed = sqlx::query(
-        "UPDATE proposals SET status = 'applied', decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ? AND owner_id = ? AND status = 'pending'",
-    )
-    .bind(id)
-    .bind(owner_id)
-    .execute(db)
-    .await?;
-    if claimed.rows_affected() == 0 {
-        let now = get(db, owner_id, id).await?;
-        return Err(decided(ProposalStatus::from_str(&now.status)));
-    }
+    claim(db, owner_id, id, ProposalStatus::Applied, None).await?;
     let saved = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary).await;
-    let reply = saved.and_then(|outcome| lessons::edit_reply(outcome, &current.document_xml));
-    match &reply {
-        Ok(SaveReply { outcome: SaveOutcome::Saved { revision, .. }, .. }) => {
+    match &saved {
+        Ok(SaveOutcome::Saved { revision, .. }) => {
             sqlx::query("UPDATE proposals SET applied_revision = ? WHERE id = ?").bind(revision).bind(id).execute(db).await?;
         }
         _ => {
@@ -157,22 +145,17 @@ pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<SaveRepl
             sqlx::query("UPDATE proposals SET status = 'pending', decided_at = NULL WHERE id = ?").bind(id).execute(db).await?;
         }
     }
-    reply
+    lessons::edit_reply(saved?, &current.document_xml)
 }
 
-/// Discards a pending proposal, with the teacher's reason if they gave one.
-pub async fn discard(db: &SqlitePool, owner_id: &str, id: &str, reason: Option<&str>) -> Result<()> {
-    let row = get(db, owner_id, id).await?;
-    let status = ProposalStatus::from_str(&row.status);
-    if status != ProposalStatus::Pending {
-        return Err(decided(status));
-    }
-    let reason = reason.map(|r| r.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|r| !r.is_empty());
-    let reason: Option<String> = reason.map(|r| r.chars().take(MAX_REASON_CHARS).collect());
+/// Decides a pending proposal, once: a proposal decided meanwhile (another
+/// click, another tab) is refused with what became of it.
+async fn claim(db: &SqlitePool, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<()> {
     let done = sqlx::query(
-        "UPDATE proposals SET status = 'discarded', reason = ?, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        "UPDATE proposals SET status = ?, reason = ?, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
          WHERE id = ? AND owner_id = ? AND status = 'pending'",
     )
+    .bind(status.as_str())
     .bind(reason)
     .bind(id)
     .bind(owner_id)
@@ -183,6 +166,13 @@ pub async fn discard(db: &SqlitePool, owner_id: &str, id: &str, reason: Option<&
         return Err(decided(ProposalStatus::from_str(&now.status)));
     }
     Ok(())
+}
+
+/// Discards a pending proposal, with the teacher's reason (tidied; empty
+/// means none).
+pub async fn discard(db: &SqlitePool, owner_id: &str, id: &str, reason: &str) -> Result<()> {
+    let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REASON_CHARS).collect();
+    claim(db, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await
 }
 
 /// Longest reason for a discard kept, in characters.
@@ -198,6 +188,13 @@ pub async fn marks_for_chat(db: &SqlitePool, session_id: &str) -> Result<HashMap
     .bind(session_id)
     .fetch_all(db)
     .await?;
+    Ok(marks(rows))
+}
+
+/// Where the proposals of one reply stand, by id.
+pub async fn marks_for_message(db: &SqlitePool, message_id: &str) -> Result<HashMap<String, ProposalMark>> {
+    let rows: Vec<(String, String, Option<i64>, Option<String>)> =
+        sqlx::query_as("SELECT id, status, applied_revision, reason FROM proposals WHERE message_id = ?").bind(message_id).fetch_all(db).await?;
     Ok(marks(rows))
 }
 

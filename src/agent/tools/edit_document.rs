@@ -58,7 +58,10 @@ impl Tool for EditDocument {
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
             let args: Args = parse_args(self.name(), args)?;
-            let root = lesson::normalize_after(&args.document_xml, &ctx.document.current()).map_err(|errors| {
+            // The lesson as it is: new ids avoid its ids, and the edit is
+            // described (and judged) against it.
+            let before = lesson::parse(&ctx.document.current()).ok();
+            let root = lesson::normalize_after(&args.document_xml, before.as_ref()).map_err(|errors| {
                 format!(
                     "The document was not saved: it has {} problem{}.\n{}\nFix {} and call edit_document again with the whole corrected document.",
                     errors.len(),
@@ -72,7 +75,6 @@ impl Tool for EditDocument {
                 "" => "Edited the lesson".to_string(),
                 s => s.to_string(),
             };
-            let before = lesson::parse(&ctx.document.current()).ok();
             let changes = before.as_ref().map(|b| lesson::changes(b, &root)).unwrap_or_default();
             let destructive = before.as_ref().and_then(|b| destructive(b, &root));
             if destructive.is_some() || ctx.document.reviews_edits() {
