@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./csp";
 import { createLesson, hydrated, PASSWORD, signIn, signUp, uniqueEmail } from "./helpers";
 
 test("sign up, create a lesson, open it, and find it again after a reload", async ({ page }) => {
@@ -61,4 +61,28 @@ test("a wrong password says so, keeps the email, and gives no hint about the acc
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("alert")).toHaveText("That email and password do not match an account.");
+});
+
+test("pages carry a Content-Security-Policy that blocks a script the page did not bring", async ({ page, cspViolations }) => {
+  await signUp(page, uniqueEmail("csp"));
+  const response = await page.goto("/");
+  const csp = response?.headers()["content-security-policy"] ?? "";
+  expect(csp).toContain("'wasm-unsafe-eval'");
+  expect(csp).toMatch(/script-src 'self' 'nonce-[0-9a-f]{32}'/);
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(response?.headers()["x-content-type-options"]).toBe("nosniff");
+  expect(response?.headers()["referrer-policy"]).toBe("same-origin");
+  await hydrated(page);
+  // The islands started under the policy; an injected inline script does not run.
+  const ran = await page.evaluate(async () => {
+    const s = document.createElement("script");
+    s.textContent = "window.__injected = true";
+    document.body.appendChild(s);
+    await new Promise((r) => setTimeout(r, 50));
+    return (window as unknown as { __injected?: boolean }).__injected === true;
+  });
+  expect(ran).toBe(false);
+  await expect.poll(() => cspViolations.length).toBeGreaterThan(0);
+  // Provoked on purpose: not a failure of this test.
+  cspViolations.length = 0;
 });

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./csp";
 import { hydrated, lastReply, openLesson, send } from "./helpers";
 
 test.beforeEach(async ({ page }) => {

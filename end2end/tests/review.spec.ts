@@ -1,4 +1,5 @@
-import { expect, Page, test } from "@playwright/test";
+import { Page } from "@playwright/test";
+import { expect, test } from "./csp";
 import { hydrated, lastReply, openLesson, send } from "./helpers";
 
 const ASK = "Add a fill-in-the-blank exercise about French verbs";

@@ -1,22 +1,20 @@
 //! Accounts and sign-in sessions: argon2id password hashes, random session
-//! tokens stored only as SHA-256 hashes, the sign-in rate limit, and the token
+//! tokens stored only as SHA-256 hashes, and the token
 //! a request carries (cookie for the browser, `Authorization: Bearer` for API
 //! clients; both carry the same token; `CurrentUser` turns it into a teacher).
-
-use std::num::NonZeroU32;
 
 use argon2::{
     password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
     Argon2,
 };
 use axum::http::{header, HeaderMap};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 use sqlx::SqlitePool;
 
 use super::{
     error::{AppError, Result},
     ids,
+    limits::HashGate,
 };
 use crate::{
     models::UserInfo,
@@ -28,25 +26,20 @@ pub const SESSION_COOKIE: &str = "margin_session";
 const MAX_PASSWORD_LEN: usize = 1024;
 const MAX_EMAIL_LEN: usize = 254;
 
-/// Sign-in attempts per email address: a burst of 5, then one every 12 seconds.
-pub type SignInLimiter = DefaultKeyedRateLimiter<String>;
-
-pub fn sign_in_limiter() -> SignInLimiter {
-    let quota = Quota::per_minute(NonZeroU32::new(5).expect("non-zero"));
-    RateLimiter::keyed(quota)
-}
-
-/// Takes one sign-in attempt for `email` from the limiter, or says how long to wait.
-pub fn check_sign_in_rate(limiter: &SignInLimiter, email: &str) -> Result<()> {
-    use governor::clock::{Clock, DefaultClock};
-    limiter.check_key(&normalize_email(email)).map_err(|not_until| {
-        let wait = not_until.wait_time_from(DefaultClock::default().now());
-        AppError::TooManyRequests(wait.as_secs().max(1))
-    })
-}
-
 pub fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()
+}
+
+/// Refuses an email or password too long to be real, before it is hashed,
+/// counted or looked up.
+pub fn check_lengths(email: &str, password: &str) -> Result<()> {
+    if email.len() > MAX_EMAIL_LEN {
+        return Err(AppError::Account(AccountRefusal::InvalidEmail));
+    }
+    if password.len() > MAX_PASSWORD_LEN {
+        return Err(AppError::Account(AccountRefusal::LongPassword));
+    }
+    Ok(())
 }
 
 /// Checks the shape of sign-up input and says exactly what to change.
@@ -68,38 +61,34 @@ pub fn validate_new_account(email: &str, password: &str) -> Result<()> {
     Ok(())
 }
 
-/// Hashes a password with argon2id on a blocking thread (it is slow on purpose).
-pub async fn hash_password(password: String) -> Result<String> {
-    tokio::task::spawn_blocking(move || {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(|e| AppError::Internal(format!("hashing: {e}")))
-    })
-    .await
-    .map_err(|e| AppError::Internal(format!("hashing task: {e}")))?
+/// Hashes a password with argon2id through the gate (it is slow on purpose).
+pub async fn hash_password(gate: &HashGate, password: String) -> Result<String> {
+    gate.run(move || hash_now(&password)).await?
 }
 
-/// Verifies a password against a stored hash on a blocking thread.
-pub async fn verify_password(password: String, hash: String) -> bool {
-    tokio::task::spawn_blocking(move || {
+fn hash_now(password: &str) -> Result<String> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| AppError::Internal(format!("hashing: {e}")))
+}
+
+/// Verifies a password against a stored hash through the gate.
+pub async fn verify_password(gate: &HashGate, password: String, hash: String) -> Result<bool> {
+    gate.run(move || {
         PasswordHash::new(&hash)
             .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
             .unwrap_or(false)
     })
     .await
-    .unwrap_or(false)
 }
 
 /// A hash of a throwaway password, verified against when the account does not
 /// exist so that a wrong email takes as long as a wrong password.
-async fn dummy_hash() -> &'static str {
-    static HASH: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
-    HASH.get_or_init(|| async {
-        hash_password("not-a-real-password".into()).await.unwrap_or_default()
-    })
-    .await
+fn dummy_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| hash_now("not-a-real-password").unwrap_or_default())
 }
 
 pub(super) fn token_hash(token: &str) -> String {
@@ -109,7 +98,7 @@ pub(super) fn token_hash(token: &str) -> String {
 
 /// Creates an account. The email must be new; the message never reveals more
 /// than that the address cannot be used.
-pub async fn create_user(db: &SqlitePool, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
+pub async fn create_user(db: &SqlitePool, gate: &HashGate, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
     validate_new_account(email, password)?;
     if !allow_signup {
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(db).await?;
@@ -118,7 +107,7 @@ pub async fn create_user(db: &SqlitePool, allow_signup: bool, email: &str, passw
         }
     }
     let email = email.trim().to_string();
-    let hash = hash_password(password.to_string()).await?;
+    let hash = hash_password(gate, password.to_string()).await?;
     let id = ids::new_id();
     let inserted = sqlx::query("INSERT INTO users (id, email, password_hash) VALUES (?, ?, ?)")
         .bind(&id)
@@ -143,7 +132,7 @@ struct Account {
 
 /// Checks an email and password. A wrong email and a wrong password get the
 /// same answer, so the message gives no hint whether the account exists.
-pub async fn authenticate(db: &SqlitePool, email: &str, password: &str) -> Result<UserInfo> {
+pub async fn authenticate(db: &SqlitePool, gate: &HashGate, email: &str, password: &str) -> Result<UserInfo> {
     let row: Option<Account> = sqlx::query_as("SELECT id, email, password_hash FROM users WHERE email = ?")
         .bind(email.trim())
         .fetch_optional(db)
@@ -151,14 +140,15 @@ pub async fn authenticate(db: &SqlitePool, email: &str, password: &str) -> Resul
     let wrong = || AppError::Account(AccountRefusal::WrongCredentials);
     match row {
         Some(Account { id, email, password_hash }) => {
-            if verify_password(password.to_string(), password_hash).await {
+            if verify_password(gate, password.to_string(), password_hash).await? {
                 Ok(UserInfo { id, email })
             } else {
                 Err(wrong())
             }
         }
         None => {
-            verify_password(password.to_string(), dummy_hash().await.to_string()).await;
+            let dummy = tokio::task::spawn_blocking(dummy_hash).await.map_err(|e| AppError::Internal(e.to_string()))?;
+            verify_password(gate, password.to_string(), dummy.to_string()).await?;
             Err(wrong())
         }
     }
@@ -263,16 +253,6 @@ mod tests {
         assert!(validate_new_account("@school.org", "long enough").is_err());
         assert!(validate_new_account("a b@school.org", "long enough").is_err());
         assert!(validate_new_account("teacher@school.org", "short").is_err());
-    }
-
-    #[test]
-    fn limiter_slows_down_after_a_burst() {
-        let limiter = sign_in_limiter();
-        for _ in 0..5 {
-            assert!(check_sign_in_rate(&limiter, "T@x.org").is_ok());
-        }
-        assert!(matches!(check_sign_in_rate(&limiter, "t@x.org"), Err(AppError::TooManyRequests(_))));
-        assert!(check_sign_in_rate(&limiter, "other@x.org").is_ok());
     }
 
     #[test]

@@ -6,17 +6,21 @@
 //! Form errors travel back as a short code in the query string (never as free
 //! text, so nobody can make the page say what they like).
 
+use std::net::IpAddr;
+
 use axum::{
     extract::State,
     http::{header, HeaderMap, StatusCode},
     response::{IntoResponse, Redirect, Response},
     routing::{get, post},
-    Form, Json, Router,
+    Json, Router,
 };
 use serde::{Deserialize, Serialize};
 
 use super::{
+    extract::{ApiJson, ApiForm},
     auth,
+    client_addr::ClientAddr,
     current_user::CurrentUser,
     error::{AppError, Result},
     state::AppState,
@@ -46,12 +50,17 @@ pub struct Credentials {
 }
 
 /// Signs up, or signs in, and starts a session. Shared by both doors.
-async fn start_session(state: &AppState, creds: &Credentials, signup: bool) -> Result<(UserInfo, String)> {
+/// Lengths first, then the limits, and only then a password is hashed.
+async fn start_session(state: &AppState, client: IpAddr, creds: &Credentials, signup: bool) -> Result<(UserInfo, String)> {
+    auth::check_lengths(&creds.email, &creds.password)?;
     let user = if signup {
-        auth::create_user(&state.db, state.config.allow_signup, &creds.email, &creds.password).await?
+        state.limits.sign_up(client)?;
+        auth::create_user(&state.db, &state.hash_gate, state.config.allow_signup, &creds.email, &creds.password).await?
     } else {
-        auth::check_sign_in_rate(&state.sign_in_limiter, &creds.email)?;
-        auth::authenticate(&state.db, &creds.email, &creds.password).await?
+        if let Some(wait) = state.limits.sign_in(&creds.email, client)? {
+            tokio::time::sleep(wait).await;
+        }
+        auth::authenticate(&state.db, &state.hash_gate, &creds.email, &creds.password).await?
     };
     let token = auth::create_session(&state.db, &user.id, state.config.session_days).await?;
     tracing::info!(user = %user.id, signup, "session started");
@@ -76,14 +85,14 @@ struct MeReply {
     user: UserInfo,
 }
 
-async fn api_signup(State(state): State<AppState>, Json(creds): Json<Credentials>) -> Result<Response> {
-    let (user, token) = start_session(&state, &creds, true).await?;
+async fn api_signup(State(state): State<AppState>, ClientAddr(client): ClientAddr, ApiJson(creds): ApiJson<Credentials>) -> Result<Response> {
+    let (user, token) = start_session(&state, client, &creds, true).await?;
     let body = Json(SessionReply { token: token.clone(), user });
     Ok(with_cookie(&state, &token, (StatusCode::CREATED, body)))
 }
 
-async fn api_login(State(state): State<AppState>, Json(creds): Json<Credentials>) -> Result<Response> {
-    let (user, token) = start_session(&state, &creds, false).await?;
+async fn api_login(State(state): State<AppState>, ClientAddr(client): ClientAddr, ApiJson(creds): ApiJson<Credentials>) -> Result<Response> {
+    let (user, token) = start_session(&state, client, &creds, false).await?;
     let body = Json(SessionReply { token: token.clone(), user });
     Ok(with_cookie(&state, &token, body))
 }
@@ -116,7 +125,7 @@ fn safe_next(next: Option<&str>) -> &str {
 fn refusal(e: &AppError) -> AccountRefusal {
     match e {
         AppError::Account(r) => *r,
-        AppError::TooManyRequests(secs) => AccountRefusal::TooManyAttempts(*secs),
+        AppError::TooManyRequests(secs) | AppError::Busy(secs) => AccountRefusal::TooManyAttempts(*secs),
         _ => AccountRefusal::Server,
     }
 }
@@ -130,18 +139,18 @@ fn back_to_form(page: &str, e: &AppError, creds: &Credentials) -> Response {
     Redirect::to(&format!("{page}?{qs}")).into_response()
 }
 
-async fn form_signup(State(state): State<AppState>, Form(creds): Form<Credentials>) -> Response {
-    form_session(&state, &creds, true).await
+async fn form_signup(State(state): State<AppState>, ClientAddr(client): ClientAddr, ApiForm(creds): ApiForm<Credentials>) -> Response {
+    form_session(&state, client, &creds, true).await
 }
 
-async fn form_signin(State(state): State<AppState>, Form(creds): Form<Credentials>) -> Response {
-    form_session(&state, &creds, false).await
+async fn form_signin(State(state): State<AppState>, ClientAddr(client): ClientAddr, ApiForm(creds): ApiForm<Credentials>) -> Response {
+    form_session(&state, client, &creds, false).await
 }
 
 /// A form sign-up or sign-in: on success the cookie and the page asked for,
 /// otherwise back to the form with what went wrong.
-async fn form_session(state: &AppState, creds: &Credentials, signup: bool) -> Response {
-    match start_session(state, creds, signup).await {
+async fn form_session(state: &AppState, client: IpAddr, creds: &Credentials, signup: bool) -> Response {
+    match start_session(state, client, creds, signup).await {
         Ok((_, token)) => with_cookie(state, &token, Redirect::to(safe_next(creds.next.as_deref()))),
         Err(e) => {
             if let AppError::Internal(_) = e {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::{
     body::Bytes,
-    extract::{DefaultBodyLimit, Path, Query, State},
+    extract::{DefaultBodyLimit, State},
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::{get, post},
@@ -17,6 +17,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use super::{
+    extract::{ApiJson, ApiPath, ApiQuery},
     ai::AiStatus,
     auth, chats,
     current_user::CurrentUser,
@@ -47,7 +48,13 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     // the teacher, the chat, its lesson and the conversation so far are one
     // query: this is on the way to the first word of the reply.
     let token = auth::token_from_headers(&headers).ok_or(AppError::Unauthorized)?;
-    let parsed = if body.len() > MAX_TURN_BODY {
+    let is_json = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
+    let parsed = if !is_json {
+        Err(AppError::UnsupportedMediaType("Send the request as JSON (Content-Type: application/json).".into()))
+    } else if body.len() > MAX_TURN_BODY {
         Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)))
     } else {
         serde_json::from_slice::<MessageRequest>(&body)
@@ -91,8 +98,8 @@ struct ResumeQuery {
 async fn resume(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(turn_id): Path<String>,
-    Query(query): Query<ResumeQuery>,
+    ApiPath(turn_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<ResumeQuery>,
     headers: HeaderMap,
 ) -> Result<Response> {
     let after = headers
@@ -119,7 +126,7 @@ struct CancelReply {
     status: CancelStatus,
 }
 
-async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(turn_id): Path<String>) -> Result<Response> {
+async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(turn_id): ApiPath<String>) -> Result<Response> {
     let status = turns::cancel(&state.db, &state.turns, &user.id, &turn_id).await?;
     let code = match status {
         CancelStatus::Cancelling => StatusCode::ACCEPTED,
@@ -128,17 +135,17 @@ async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, P
     Ok((code, Json(CancelReply { status })).into_response())
 }
 
-async fn list_sessions(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(lesson_id): Path<String>) -> Result<Response> {
+async fn list_sessions(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(lesson_id): ApiPath<String>) -> Result<Response> {
     Ok(Json(chats::list_sessions(&state.db, &user.id, &lesson_id).await?).into_response())
 }
 
 async fn create_session(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(lesson_id): Path<String>,
-    body: Option<Json<TitleRequest>>,
+    ApiPath(lesson_id): ApiPath<String>,
+    body: Option<ApiJson<TitleRequest>>,
 ) -> Result<Response> {
-    let title = body.map(|Json(b)| b.title).unwrap_or_default();
+    let title = body.map(|ApiJson(b)| b.title).unwrap_or_default();
     let session = chats::create_session(&state.db, &user.id, &lesson_id, &title).await?;
     Ok((StatusCode::CREATED, Json(session)).into_response())
 }
@@ -146,13 +153,13 @@ async fn create_session(
 async fn rename_session(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(id): Path<String>,
-    Json(body): Json<TitleRequest>,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<TitleRequest>,
 ) -> Result<Response> {
     Ok(Json(chats::rename_session(&state.db, &user.id, &id, &body.title).await?).into_response())
 }
 
-async fn delete_session(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Response> {
+async fn delete_session(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
     chats::get_session(&state.db, &user.id, &id).await?;
     if let Some(log) = state.turns.running_in(&id) {
         log.cancel.cancel();
@@ -161,7 +168,7 @@ async fn delete_session(State(state): State<AppState>, CurrentUser(user): Curren
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Response> {
+async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
     let messages = chats::list_messages(&state.db, &user.id, &id).await?;
     let running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
     Ok(Json(SessionMessages { messages, running_turn_id }).into_response())

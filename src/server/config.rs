@@ -3,6 +3,8 @@
 
 use std::env;
 
+use super::client_addr::IpRange;
+
 /// The server's settings. Secrets (the AI key, later) never appear in `Debug`.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -16,6 +18,14 @@ pub struct Config {
     pub session_days: u32,
     /// Silence after which a turn's stream sends a `: keepalive` comment.
     pub keepalive_secs: u64,
+    /// Proxies whose `X-Forwarded-For` is believed (`MARGIN_TRUSTED_PROXIES`).
+    pub trusted_proxies: Vec<IpRange>,
+    /// The origin pages are served from, e.g. `https://margin.school.org`
+    /// (`MARGIN_PUBLIC_URL`); writes from any other origin are refused.
+    /// Unset: the listen address, or the host the request was sent to.
+    pub public_origin: Option<String>,
+    /// How long a stop may take once running turns are saved.
+    pub shutdown_secs: u64,
 }
 
 impl Default for Config {
@@ -26,6 +36,9 @@ impl Default for Config {
             allow_signup: true,
             session_days: 30,
             keepalive_secs: 15,
+            trusted_proxies: Vec::new(),
+            public_origin: None,
+            shutdown_secs: 10,
         }
     }
 }
@@ -48,6 +61,12 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .filter(|s| *s > 0)
                 .unwrap_or(d.keepalive_secs),
+            trusted_proxies: env::var("MARGIN_TRUSTED_PROXIES").map(|v| IpRange::parse_list(&v)).unwrap_or_default(),
+            public_origin: env::var("MARGIN_PUBLIC_URL").ok().and_then(|v| origin_of(&v)),
+            shutdown_secs: env::var("MARGIN_SHUTDOWN_SECS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d.shutdown_secs),
         }
     }
 }
@@ -58,4 +77,13 @@ fn flag(name: &str) -> Option<bool> {
         "0" | "false" | "no" | "off" => Some(false),
         _ => None,
     }
+}
+
+/// `scheme://host[:port]` of a URL, lower-cased, without path or trailing slash.
+pub fn origin_of(url: &str) -> Option<String> {
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    (!host.is_empty() && matches!(scheme, "http" | "https"))
+        .then(|| format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase()))
 }

@@ -28,9 +28,14 @@ pub enum AppError {
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
     Unavailable(String),
     #[error("Too many attempts. Wait {0} seconds and try again.")]
     TooManyRequests(u64),
+    /// Too much work queued (password hashing): come back after this many seconds.
+    #[error("The server is busy. Please try again in a few seconds.")]
+    Busy(u64),
     #[error("Something went wrong on the server. Please try again.")]
     Internal(String),
     /// A sign-up or sign-in the teacher must change.
@@ -53,7 +58,8 @@ impl AppError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) | Self::Overlap(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Account(r) => match r {
@@ -77,7 +83,9 @@ impl AppError {
             Self::Forbidden(_) => "forbidden",
             Self::Conflict(_) | Self::Overlap(_) => "conflict",
             Self::PayloadTooLarge(_) => "too_large",
+            Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::Unavailable(_) => "unavailable",
+            Self::Busy(_) => "busy",
             Self::TooManyRequests(_) => "rate_limited",
             Self::Internal(_) => "internal",
             Self::Account(_) | Self::Title(_) => match self.status() {
@@ -107,7 +115,7 @@ impl IntoResponse for AppError {
             _ => Vec::new(),
         };
         let mut res = (self.status(), Json(ErrorReply { error: self.to_string(), code: self.code().into(), conflicts })).into_response();
-        if let Self::TooManyRequests(secs) = self {
+        if let Self::TooManyRequests(secs) | Self::Busy(secs) = self {
             if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);
             }

@@ -12,13 +12,14 @@
 //! machinery into the WASM bundle.
 
 use axum::{
-    extract::{Path, Query, State},
+    extract::State,
     routing::{get, post, put},
     Json, Router,
 };
 use serde::Deserialize;
 
 use super::{
+    extract::{ApiJson, ApiPath, ApiQuery},
     current_user::CurrentUser,
     error::{AppError, Result},
     lessons,
@@ -44,22 +45,22 @@ pub fn router() -> Router<AppState> {
 async fn save(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(id): Path<String>,
-    Json(body): Json<SaveRequest>,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<SaveRequest>,
 ) -> Result<Json<SaveReply>> {
     lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML")
         .await
         .map(|outcome| Json(SaveReply::new(outcome)))
 }
 
-async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<Vec<RevisionSummary>>> {
+async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Vec<RevisionSummary>>> {
     lessons::list_revisions(&state.db, &user.id, &id).await.map(Json)
 }
 
 async fn open(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path((id, number)): Path<(String, i64)>,
+    ApiPath((id, number)): ApiPath<(String, i64)>,
 ) -> Result<Json<RevisionReply>> {
     let revision = lessons::get_revision(&state.db, &user.id, &id, number).await?;
     let html = lesson::render_both(&revision.document_xml);
@@ -69,8 +70,8 @@ async fn open(
 async fn restore(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path((id, number)): Path<(String, i64)>,
-    Json(body): Json<RestoreRequest>,
+    ApiPath((id, number)): ApiPath<(String, i64)>,
+    ApiJson(body): ApiJson<RestoreRequest>,
 ) -> Result<Json<SaveReply>> {
     lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision)
         .await
@@ -78,7 +79,7 @@ async fn restore(
 }
 
 /// Takes back what one version changed (see `lessons::undo_revision`).
-async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path((id, number)): Path<(String, i64)>) -> Result<Json<SaveReply>> {
+async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, number)): ApiPath<(String, i64)>) -> Result<Json<SaveReply>> {
     lessons::undo_revision(&state.db, &user.id, &id, number).await.map(Json)
 }
 
@@ -93,8 +94,8 @@ struct Between {
 async fn changes(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(id): Path<String>,
-    Query(between): Query<Between>,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(between): ApiQuery<Between>,
 ) -> Result<Json<ChangesReply>> {
     let to = match between.to {
         Some(to) => to,
@@ -111,8 +112,8 @@ async fn changes(
 async fn set_review(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(id): Path<String>,
-    Json(body): Json<ReviewSetting>,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<ReviewSetting>,
 ) -> Result<Json<ReviewSetting>> {
     lessons::set_review_edits(&state.db, &user.id, &id, body.review_edits).await?;
     Ok(Json(body))

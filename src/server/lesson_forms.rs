@@ -9,11 +9,12 @@ use axum::{
     extract::State,
     response::{IntoResponse, Redirect, Response},
     routing::get,
-    Form, Router,
+    Router,
 };
 use serde::Deserialize;
 
-use super::{current_user::CurrentUser, error::AppError, lessons, state::AppState};
+use super::{
+    extract::{ApiForm},current_user::CurrentUser, error::AppError, lessons, state::AppState};
 use crate::refusals::TitleRefusal;
 
 /// Where the form posts. Not a lesson page, though it looks like one.
@@ -40,7 +41,7 @@ fn refusal(e: &AppError) -> TitleRefusal {
 async fn form_create(
     State(state): State<AppState>,
     user: Result<Option<CurrentUser>, AppError>,
-    Form(form): Form<NewLesson>,
+    ApiForm(form): ApiForm<NewLesson>,
 ) -> Response {
     let user = match user {
         Ok(Some(CurrentUser(user))) => user,

@@ -5,12 +5,18 @@
 //! that names the colliding changes.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     routing::{get, post},
     Json, Router,
 };
 
-use super::{current_user::CurrentUser, error::Result, proposals, state::AppState};
+use super::{
+    current_user::CurrentUser,
+    error::Result,
+    extract::{ApiJson, ApiPath},
+    proposals,
+    state::AppState,
+};
 use crate::{
     chat::proposal::ProposalStatus,
     models::{DiscardRequest, ProposalReply, SaveReply},
@@ -23,11 +29,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/proposals/{id}/discard", post(discard))
 }
 
-async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<ProposalReply>> {
+async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<ProposalReply>> {
     proposals::open(&state.db, &user.id, &id).await.map(Json)
 }
 
-async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, Path(id): Path<String>) -> Result<Json<SaveReply>> {
+async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<SaveReply>> {
     proposals::apply(&state.db, &user.id, &id).await.map(Json)
 }
 
@@ -40,10 +46,10 @@ struct Discarded {
 async fn discard(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
-    Path(id): Path<String>,
-    body: Option<Json<DiscardRequest>>,
+    ApiPath(id): ApiPath<String>,
+    body: Option<ApiJson<DiscardRequest>>,
 ) -> Result<Json<Discarded>> {
-    let reason = body.map(|Json(b)| b.reason).unwrap_or_default();
+    let reason = body.map(|ApiJson(b)| b.reason).unwrap_or_default();
     proposals::discard(&state.db, &user.id, &id, &reason).await?;
     Ok(Json(Discarded { status: ProposalStatus::Discarded }))
 }

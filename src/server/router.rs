@@ -11,11 +11,8 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 
 pub use crate::net::no_delay;
 
-use super::{auth_routes, chat_routes, error::Result, guard, lesson_api, lesson_forms, proposal_api, state::AppState};
+use super::{auth_routes, bodies, chat_routes, csrf, headers, error::Result, guard, lesson_api, lesson_forms, proposal_api, state::AppState};
 use crate::app::{shell, App};
-
-/// Largest request body accepted anywhere (a lesson is capped well below this).
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 pub fn build(state: AppState) -> Router {
     let routes = generate_route_list(App);
@@ -30,7 +27,11 @@ pub fn build(state: AppState) -> Router {
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(DefaultBodyLimit::max(bodies::LESSON_BODY))
+        // Outermost last: a cross-site write is refused before its body is read.
+        .layer(middleware::from_fn(bodies::limit))
+        .layer(middleware::from_fn_with_state(state.clone(), csrf::same_origin))
+        .layer(middleware::from_fn(headers::security))
         .with_state(state)
 }
 

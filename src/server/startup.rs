@@ -1,7 +1,7 @@
 //! Server start-up: logs → configuration → database → router → serve, and a
 //! graceful stop on SIGINT or SIGTERM.
 
-use std::{process::ExitCode, time::Duration};
+use std::{future::IntoFuture, net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 
 use leptos::config::get_configuration;
 use tracing_subscriber::EnvFilter;
@@ -45,6 +45,7 @@ pub async fn run() -> ExitCode {
     if let Err(why) = ai.agent() {
         tracing::warn!("the assistant is unavailable: {why}");
     }
+    let shutdown_secs = config.shutdown_secs;
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
@@ -60,14 +61,31 @@ pub async fn run() -> ExitCode {
     tracing::info!("Margin is listening on http://{addr}");
     // `into_make_service` turns the routes into services once; serving the
     // router itself would rebuild its route table for every connection.
-    let served = axum::serve(router::no_delay(listener), app.into_make_service())
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            // Running turns save what they have and close their streams, so
-            // that open connections can end.
-            turns.shutdown(Duration::from_secs(5)).await;
+    // The peer address reaches handlers for per-client limits (`client_addr`).
+    let stopping = Arc::new(tokio::sync::Notify::new());
+    let served = axum::serve(router::no_delay(listener), app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown({
+            let stopping = stopping.clone();
+            async move {
+                shutdown_signal().await;
+                // Running turns save what they have and close their streams, so
+                // that open connections can end.
+                turns.shutdown(Duration::from_secs(5)).await;
+                stopping.notify_one();
+            }
         })
-        .await;
+        .into_future();
+    // Connections that stay open anyway (a slow upload, a reader that never
+    // reads) get `shutdown_secs` once the turns are saved, then the process ends.
+    let bound = async {
+        stopping.notified().await;
+        tokio::time::sleep(Duration::from_secs(shutdown_secs)).await;
+        tracing::warn!(secs = shutdown_secs, "connections still open after the shutdown bound; stopping anyway");
+    };
+    let served = tokio::select! {
+        served = served => served,
+        () = bound => Ok(()),
+    };
     pool.close().await;
     match served {
         Ok(()) => {
@@ -87,7 +105,7 @@ fn spawn_housekeeping(state: AppState) {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
         loop {
             tick.tick().await;
-            state.sign_in_limiter.retain_recent();
+            state.limits.retain_recent();
             let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
                 .execute(&state.db)
                 .await;

@@ -7,7 +7,12 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use sqlx::SqlitePool;
 
-use super::{ai::AiRuntime, auth::SignInLimiter, config::Config, turns::TurnHub};
+use super::{
+    ai::AiRuntime,
+    config::Config,
+    limits::{AccountLimits, HashGate},
+    turns::TurnHub,
+};
 
 #[derive(Clone, FromRef)]
 pub struct AppState {
@@ -18,7 +23,8 @@ pub struct AppState {
     #[from_ref(skip)]
     pub turn_writer: SqlitePool,
     pub config: Arc<Config>,
-    pub sign_in_limiter: Arc<SignInLimiter>,
+    pub limits: Arc<AccountLimits>,
+    pub hash_gate: Arc<HashGate>,
     pub ai: Arc<AiRuntime>,
     pub turns: Arc<TurnHub>,
 }
@@ -30,7 +36,8 @@ impl AppState {
             turn_writer: super::db::turn_writer(&db),
             db,
             config: Arc::new(config),
-            sign_in_limiter: Arc::new(super::auth::sign_in_limiter()),
+            limits: Arc::new(AccountLimits::default()),
+            hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default()),
         }

@@ -12,7 +12,14 @@ use leptos::config::LeptosOptions;
 use margin::{
     agent::config::AiConfig,
     scripted::ScriptedLlm,
-    server::{ai::AiRuntime, config::Config, db, router, state::AppState},
+    server::{
+        ai::AiRuntime,
+        config::Config,
+        db,
+        limits::{AccountLimits, LimitClock},
+        router,
+        state::AppState,
+    },
 };
 use serde_json::Value;
 use tempfile::TempDir;
@@ -40,6 +47,16 @@ pub async fn scripted_ai() -> AiRuntime {
 
 pub async fn app_with(config: Config) -> TestApp {
     app_with_ai(config, scripted_ai().await).await
+}
+
+/// An app whose sign-in and sign-up limits run on a clock that stands still
+/// (returned, to move it).
+pub async fn app_with_still_clock(config: Config) -> (TestApp, LimitClock) {
+    let clock = LimitClock::manual();
+    let mut app = app_with(config).await;
+    app.state.limits = std::sync::Arc::new(AccountLimits::with_clock(clock.clone()));
+    app.router = router::build(app.state.clone());
+    (app, clock)
 }
 
 pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
@@ -147,6 +164,9 @@ pub async fn teacher(app: &TestApp, email: &str) -> Teacher {
     Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
 }
 
+/// The origin of Margin's pages in these tests (the default listen address).
+pub const OWN_ORIGIN: &str = "http://127.0.0.1:3000";
+
 /// How a test request proves who it is.
 #[derive(Clone, Copy)]
 pub enum Auth<'a> {
@@ -160,7 +180,9 @@ impl Auth<'_> {
         match self {
             Auth::None => b,
             Auth::Bearer(t) => b.header(header::AUTHORIZATION, format!("Bearer {t}")),
-            Auth::Cookie(t) => b.header(header::COOKIE, format!("margin_session={t}")),
+            // A browser says which page a request comes from; Margin's own
+            // pages are served from the listen address.
+            Auth::Cookie(t) => b.header(header::COOKIE, format!("margin_session={t}")).header(header::ORIGIN, OWN_ORIGIN),
         }
     }
 }

@@ -1,0 +1,105 @@
+//! Request bodies: every route has a size limit, and what is too large or
+//! unreadable is answered in the API's JSON error shape, never 500.
+//!
+//! One middleware reads each body up to its route's limit before any handler
+//! runs (every handler reads its whole body anyway, and the largest is a
+//! lesson or a turn). tower-http's `RequestBodyLimitLayer` is not used: it
+//! answers 413 in plain text, and a body that overflows while a Leptos server
+//! function reads it comes back as a 500 "length limit exceeded".
+//!
+//! Server functions report malformed arguments as 500 with the framework's
+//! own error text; those answers become 400 here.
+
+use axum::{
+    body::{to_bytes, Body},
+    extract::Request,
+    http::{header, Method, StatusCode},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+
+use super::{chat_routes::MAX_TURN_BODY, error::AppError};
+
+/// A lesson document and its details.
+pub const LESSON_BODY: usize = 1024 * 1024;
+/// A turn's request (checked again, more closely, by the route).
+pub const TURN_BODY: usize = MAX_TURN_BODY * 4;
+/// Sign-in and sign-up: an email and a password.
+pub const ACCOUNT_BODY: usize = 8 * 1024;
+/// Everything else (titles, settings, server-function arguments).
+pub const SMALL_BODY: usize = 64 * 1024;
+
+/// The largest body `method path` may carry.
+pub fn limit_for(method: &Method, path: &str) -> usize {
+    if path.starts_with("/auth/") || path.starts_with("/api/auth/") {
+        ACCOUNT_BODY
+    } else if path == "/api/chat/stream" {
+        TURN_BODY
+    } else if method == Method::PUT && path.starts_with("/api/lessons/") && path.ends_with("/document") {
+        LESSON_BODY
+    } else {
+        SMALL_BODY
+    }
+}
+
+fn too_large(limit: usize) -> Response {
+    AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", limit / 1024)).into_response()
+}
+
+pub async fn limit(req: Request, next: Next) -> Response {
+    let limit = limit_for(req.method(), req.uri().path());
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return too_large(limit);
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match to_bytes(body, limit).await {
+        Ok(b) => b,
+        Err(e) => {
+            let too_big = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
+                || e.to_string().contains("length limit");
+            if too_big {
+                return too_large(limit);
+            }
+            return AppError::BadRequest("The request's body could not be read.".into()).into_response();
+        }
+    };
+    let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    server_fn_rejection(res).await
+}
+
+/// A server function's "could not read your arguments" (a 500 carrying the
+/// `serverfnerror` header and an `Args|`-style body) as a JSON 400.
+async fn server_fn_rejection(res: Response) -> Response {
+    if res.status() != StatusCode::INTERNAL_SERVER_ERROR || !res.headers().contains_key("serverfnerror") {
+        return res;
+    }
+    let (parts, body) = res.into_parts();
+    let bytes = to_bytes(body, SMALL_BODY).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let malformed = ["Args|", "MissingArg|", "Deserialization|"].iter().any(|p| text.starts_with(p));
+    if malformed {
+        return AppError::BadRequest("The request's arguments are missing or malformed.".into()).into_response();
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_route_has_its_limit() {
+        assert_eq!(limit_for(&Method::POST, "/api/auth/login"), ACCOUNT_BODY);
+        assert_eq!(limit_for(&Method::POST, "/auth/signin"), ACCOUNT_BODY);
+        assert_eq!(limit_for(&Method::POST, "/api/chat/stream"), TURN_BODY);
+        assert_eq!(limit_for(&Method::PUT, "/api/lessons/abc/document"), LESSON_BODY);
+        assert_eq!(limit_for(&Method::POST, "/api/lessons/abc/document"), SMALL_BODY);
+        assert_eq!(limit_for(&Method::POST, "/api/list_lessons123"), SMALL_BODY);
+    }
+}

@@ -1,0 +1,175 @@
+//! Which client a request comes from, for per-client limits. It is the
+//! socket's peer address; `X-Forwarded-For` is believed only when that peer
+//! is one of `MARGIN_TRUSTED_PROXIES`, and then only as far back as the
+//! proxies go (the rightmost address a trusted proxy did not add). A client
+//! that writes its own `X-Forwarded-For` therefore changes nothing.
+//!
+//! No crate is used for the address ranges: parsing `addr/bits` and
+//! comparing prefixes is a few lines, and `ipnet` would add a dependency for it.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::{
+    extract::{ConnectInfo, FromRequestParts},
+    http::{request::Parts, HeaderMap},
+};
+
+use super::state::AppState;
+
+/// A range of addresses such as `10.0.0.0/8`, or one address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpRange {
+    addr: IpAddr,
+    bits: u8,
+}
+
+impl IpRange {
+    pub fn parse(s: &str) -> Option<Self> {
+        let (addr, bits) = match s.trim().split_once('/') {
+            Some((a, b)) => (a.parse::<IpAddr>().ok()?, b.parse::<u8>().ok()?),
+            None => {
+                let a = s.trim().parse::<IpAddr>().ok()?;
+                (a, if a.is_ipv4() { 32 } else { 128 })
+            }
+        };
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        (bits <= max).then_some(Self { addr, bits })
+    }
+
+    /// A comma-separated list; entries that do not parse are reported and skipped.
+    pub fn parse_list(s: &str) -> Vec<Self> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| {
+                let r = Self::parse(p);
+                if r.is_none() {
+                    tracing::warn!(entry = p, "MARGIN_TRUSTED_PROXIES: not an address or range, ignored");
+                }
+                r
+            })
+            .collect()
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => prefix_eq(&net.octets(), &ip.octets(), self.bits),
+            (IpAddr::V6(net), IpAddr::V6(ip)) => prefix_eq(&net.octets(), &ip.octets(), self.bits),
+            _ => false,
+        }
+    }
+}
+
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
+        v4 => v4,
+    }
+}
+
+fn prefix_eq(a: &[u8], b: &[u8], bits: u8) -> bool {
+    let whole = usize::from(bits / 8);
+    let rest = bits % 8;
+    if a[..whole] != b[..whole] {
+        return false;
+    }
+    rest == 0 || {
+        let mask = 0xffu8 << (8 - rest);
+        a[whole] & mask == b[whole] & mask
+    }
+}
+
+/// The client's address, given the socket's peer and the request's headers.
+pub fn resolve(peer: IpAddr, headers: &HeaderMap, trusted: &[IpRange]) -> IpAddr {
+    let peer = canonical(peer);
+    if !trusted.iter().any(|r| r.contains(peer)) {
+        return peer;
+    }
+    // Walk the forwarded chain from the nearest hop; the first address no
+    // trusted proxy accounts for is the client.
+    let hops: Vec<IpAddr> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map_while(|h| h.parse::<IpAddr>().ok().map(canonical))
+        .collect();
+    let mut client = peer;
+    for hop in hops {
+        client = hop;
+        if !trusted.iter().any(|r| r.contains(hop)) {
+            break;
+        }
+    }
+    client
+}
+
+/// The client a request comes from. Without a socket address (a request
+/// handed to the router in-process, as tests do) every request counts as one
+/// client, the unspecified address: stricter, never looser.
+pub struct ClientAddr(pub IpAddr);
+
+impl FromRequestParts<AppState> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip())
+            .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+        Ok(Self(resolve(peer, &parts.headers, &state.config.trusted_proxies)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(xff: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("x-forwarded-for", xff.parse().unwrap());
+        h
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn ranges_parse_and_match() {
+        let r = IpRange::parse("10.1.0.0/16").unwrap();
+        assert!(r.contains(ip("10.1.200.3")) && !r.contains(ip("10.2.0.1")));
+        assert!(IpRange::parse("10.0.0.1").unwrap().contains(ip("::ffff:10.0.0.1")));
+        assert!(IpRange::parse("fd00::/8").unwrap().contains(ip("fd12::1")));
+        assert!(IpRange::parse("10.0.0.0/33").is_none() && IpRange::parse("proxy").is_none());
+        assert!(IpRange::parse("10.0.0.0/12").unwrap().contains(ip("10.15.255.255")));
+        assert!(!IpRange::parse("10.0.0.0/12").unwrap().contains(ip("10.16.0.0")));
+        assert_eq!(IpRange::parse_list("127.0.0.1, bad, ::1").len(), 2);
+    }
+
+    #[test]
+    fn a_forwarded_header_from_a_stranger_is_ignored() {
+        assert_eq!(resolve(ip("198.51.100.7"), &headers("1.2.3.4"), &[]), ip("198.51.100.7"));
+        let trusted = IpRange::parse_list("127.0.0.1");
+        assert_eq!(resolve(ip("198.51.100.7"), &headers("1.2.3.4"), &trusted), ip("198.51.100.7"));
+    }
+
+    #[test]
+    fn behind_a_trusted_proxy_the_client_is_the_last_address_it_did_not_add() {
+        let trusted = IpRange::parse_list("127.0.0.1, 10.0.0.0/8");
+        // The client forged the first entry; the proxy appended the real one.
+        assert_eq!(resolve(ip("127.0.0.1"), &headers("6.6.6.6, 203.0.113.9"), &trusted), ip("203.0.113.9"));
+        // Two proxies deep.
+        assert_eq!(resolve(ip("127.0.0.1"), &headers("6.6.6.6, 203.0.113.9, 10.0.0.5"), &trusted), ip("203.0.113.9"));
+        // A trusted proxy that sent no header is the client.
+        assert_eq!(resolve(ip("127.0.0.1"), &HeaderMap::new(), &trusted), ip("127.0.0.1"));
+        // Garbage in the chain stops the walk at the last good hop.
+        assert_eq!(resolve(ip("127.0.0.1"), &headers("203.0.113.9, junk"), &trusted), ip("127.0.0.1"));
+    }
+}

@@ -1,0 +1,236 @@
+//! What keeps a stranger from making the server work without bound before
+//! they have an account: rate limits on signing in and up, and a gate around
+//! password hashing (argon2 takes 19 MiB and tens of milliseconds a try).
+//!
+//! The limits, from cheap to strict:
+//! - per client address (sign-in and sign-up), so a fresh email per try buys
+//!   nothing;
+//! - per email *and* client for sign-in: five tries, then one every 12 s;
+//! - per email alone, a ceiling that *slows* (each try waits its turn, at most
+//!   [`MAX_SLOWDOWN`]) rather than refuses, so that someone guessing a
+//!   teacher's password from many addresses cannot lock the teacher out.
+//!
+//! Keys are hashes (an email is never kept as a key, nor can a long one grow
+//! the table), and IPv6 clients are counted per /64, which one household or
+//! one attacker usually holds whole. Tests move the limits' clock by hand
+//! ([`LimitClock::manual`]).
+
+use std::{
+    net::IpAddr,
+    num::NonZeroU32,
+    sync::{
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
+
+use governor::{clock::Clock, middleware::NoOpMiddleware, nanos::Nanos, state::keyed::DashMapStateStore, Quota, RateLimiter};
+use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
+
+use super::error::{AppError, Result};
+
+/// A limiter's key: the first 16 bytes of a SHA-256 of what is counted.
+type Key = [u8; 16];
+type Limiter = RateLimiter<Key, DashMapStateStore<Key>, LimitClock, NoOpMiddleware<Nanos>>;
+
+/// The limits' clock: real time, or time that moves only when a test says.
+#[derive(Clone, Debug)]
+pub struct LimitClock {
+    start: Instant,
+    manual: Option<Arc<AtomicU64>>,
+}
+
+impl LimitClock {
+    pub fn real() -> Self {
+        Self { start: Instant::now(), manual: None }
+    }
+
+    /// A clock standing still until [`LimitClock::advance`].
+    pub fn manual() -> Self {
+        Self { start: Instant::now(), manual: Some(Arc::new(AtomicU64::new(0))) }
+    }
+
+    /// Moves a manual clock on (a real one ignores this).
+    pub fn advance(&self, by: Duration) {
+        if let Some(n) = &self.manual {
+            n.fetch_add(u64::try_from(by.as_nanos()).unwrap_or(u64::MAX), Ordering::SeqCst);
+        }
+    }
+}
+
+impl Clock for LimitClock {
+    type Instant = Nanos;
+
+    fn now(&self) -> Nanos {
+        match &self.manual {
+            Some(n) => Nanos::from(n.load(Ordering::SeqCst)),
+            None => Nanos::from(self.start.elapsed()),
+        }
+    }
+}
+
+/// The longest a sign-in waits under the per-email ceiling.
+pub const MAX_SLOWDOWN: Duration = Duration::from_secs(3);
+
+/// The sign-in and sign-up limits of one server.
+pub struct AccountLimits {
+    clock: LimitClock,
+    sign_in_per_client: Limiter,
+    sign_up_per_client: Limiter,
+    sign_in_per_email_client: Limiter,
+    sign_in_per_email: Limiter,
+}
+
+fn quota(burst: u32, every: Duration) -> Quota {
+    Quota::with_period(every).expect("non-zero period").allow_burst(NonZeroU32::new(burst).expect("non-zero burst"))
+}
+
+impl Default for AccountLimits {
+    fn default() -> Self {
+        Self::with_clock(LimitClock::real())
+    }
+}
+
+impl AccountLimits {
+    pub fn with_clock(clock: LimitClock) -> Self {
+        let limiter = |burst, every| RateLimiter::dashmap_with_clock(quota(burst, every), clock.clone());
+        Self {
+            // A school behind one address signs in together in the morning.
+            sign_in_per_client: limiter(60, Duration::from_secs(1)),
+            sign_up_per_client: limiter(20, Duration::from_secs(180)),
+            sign_in_per_email_client: limiter(5, Duration::from_secs(12)),
+            sign_in_per_email: limiter(20, Duration::from_secs(6)),
+            clock,
+        }
+    }
+
+    /// Takes one sign-in try for `email` from `client`. `Ok(Some(wait))`
+    /// means the email is under attack from elsewhere: go ahead after `wait`.
+    pub fn sign_in(&self, email: &str, client: IpAddr) -> Result<Option<Duration>> {
+        let client_key = client_bytes(client);
+        let email = normalize(email);
+        self.take(&self.sign_in_per_client, key(&[b"in", &client_key]))?;
+        self.take(&self.sign_in_per_email_client, key(&[b"in-email", email.as_bytes(), &client_key]))?;
+        Ok(match self.sign_in_per_email.check_key(&key(&[b"email", email.as_bytes()])) {
+            Ok(()) => None,
+            Err(not_until) => Some(not_until.wait_time_from(self.clock.now()).min(MAX_SLOWDOWN)),
+        })
+    }
+
+    /// Takes one sign-up try from `client`.
+    pub fn sign_up(&self, client: IpAddr) -> Result<()> {
+        self.take(&self.sign_up_per_client, key(&[b"up", &client_bytes(client)]))
+    }
+
+    fn take(&self, limiter: &Limiter, key: Key) -> Result<()> {
+        limiter.check_key(&key).map_err(|not_until| {
+            AppError::TooManyRequests(not_until.wait_time_from(self.clock.now()).as_secs().max(1))
+        })
+    }
+
+    /// Forgets entries that are back to a full burst (run now and then).
+    pub fn retain_recent(&self) {
+        for l in [&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email] {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+    }
+
+    /// How many keys the limiters hold (for tests and the soak run).
+    pub fn len(&self) -> usize {
+        [&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email]
+            .iter()
+            .map(|l| l.len())
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn normalize(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+fn key(parts: &[&[u8]]) -> Key {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    let digest = h.finalize();
+    let mut k = [0u8; 16];
+    k.copy_from_slice(&digest[..16]);
+    k
+}
+
+/// The part of an address that names one client: all of IPv4, the /64 of IPv6.
+fn client_bytes(ip: IpAddr) -> Vec<u8> {
+    match ip {
+        IpAddr::V4(v4) => v4.octets().to_vec(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.octets().to_vec(),
+            None => v6.octets()[..8].to_vec(),
+        },
+    }
+}
+
+/// Runs password hashes a few at a time. At most one per core hashes; a
+/// bounded number wait their turn; anyone past them is told the server is
+/// busy (503 with `Retry-After`) instead of holding memory and a thread.
+pub struct HashGate {
+    running: Semaphore,
+    waiting: AtomicUsize,
+    max_waiting: usize,
+}
+
+impl Default for HashGate {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        Self::new(cores, cores * 16)
+    }
+}
+
+impl HashGate {
+    pub fn new(at_once: usize, max_waiting: usize) -> Self {
+        Self { running: Semaphore::new(at_once.max(1)), waiting: AtomicUsize::new(0), max_waiting }
+    }
+
+    /// Runs `work` on a blocking thread once a slot is free.
+    pub async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+        let permit = match self.running.try_acquire() {
+            Ok(p) => p,
+            Err(_) => {
+                if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_waiting {
+                    self.waiting.fetch_sub(1, Ordering::SeqCst);
+                    return Err(AppError::Busy(2));
+                }
+                let _queued = Queued(&self.waiting);
+                self.running.acquire().await.map_err(|_| AppError::Busy(2))?
+            }
+        };
+        let done = tokio::task::spawn_blocking(work).await;
+        drop(permit);
+        done.map_err(|e| AppError::Internal(format!("hashing task: {e}")))
+    }
+
+    /// How many are waiting for a slot.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
+    }
+}
+
+/// Counts a caller out of the queue however its wait ends (a dropped request too).
+struct Queued<'a>(&'a AtomicUsize);
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests;
