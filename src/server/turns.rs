@@ -10,6 +10,7 @@
 //! edited through `document`. The HTTP handlers in `chat_routes` only check
 //! the request and call in here.
 
+mod compact;
 mod document;
 mod gate;
 mod hub;
@@ -17,6 +18,6 @@ mod run;
 mod sse;
 mod start;
 
-pub use hub::{TurnHub, TurnLog};
+pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET};
 pub use sse::{follow, live_response, replay_response};
 pub use start::{cancel, start, CancelStatus, NewTurn};

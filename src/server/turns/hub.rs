@@ -2,7 +2,7 @@
 //! of numbered events, and which chat each running turn holds.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     sync::{
         atomic::{AtomicBool, Ordering},
         Arc, Mutex,
@@ -13,10 +13,20 @@ use std::{
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::compact::Compacted;
 use crate::{chat::events::ChatEvent, server::error::AppError};
 
 /// How long a finished turn's events stay available for late readers.
 const KEEP_FINISHED: Duration = Duration::from_secs(600);
+/// The most memory finished turns may hold together; past it the oldest are
+/// dropped, and a reader of one gets its stored record (`sse::replay_response`).
+pub const FINISHED_BUDGET: usize = 64 * 1024 * 1024;
+
+/// A turn's events: one per delta while it runs, compacted once it is over.
+enum Events {
+    Live(Vec<ChatEvent>),
+    Finished(Compacted),
+}
 
 /// Every event of one turn, numbered from 1.
 pub struct TurnLog {
@@ -24,7 +34,7 @@ pub struct TurnLog {
     pub owner_id: String,
     pub session_id: String,
     pub message_id: String,
-    events: Mutex<Vec<ChatEvent>>,
+    events: Mutex<Events>,
     latest: watch::Sender<u64>,
     pub cancel: CancellationToken,
     /// Set when the server, not the teacher, stopped the turn.
@@ -35,6 +45,10 @@ impl TurnLog {
     pub(super) fn push(&self, event: ChatEvent) {
         let seq = {
             let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+            let Events::Live(events) = &mut *events else {
+                tracing::warn!(turn = %self.turn_id, "an event after the turn ended was dropped");
+                return;
+            };
             events.push(event);
             events.len() as u64
         };
@@ -43,11 +57,28 @@ impl TurnLog {
 
     /// Events after `after`, with their numbers, and whether the turn is over.
     pub fn since(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool) {
-        let events = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        let finished = events.last().is_some_and(ChatEvent::is_terminal);
-        let from = (after as usize).min(events.len());
-        let batch = events[from..].iter().enumerate().map(|(i, e)| ((from + i + 1) as u64, e.clone())).collect();
-        (batch, finished)
+        match &*self.events.lock().unwrap_or_else(|p| p.into_inner()) {
+            Events::Live(events) => {
+                let finished = events.last().is_some_and(ChatEvent::is_terminal);
+                let from = (after as usize).min(events.len());
+                let batch = events[from..].iter().enumerate().map(|(i, e)| ((from + i + 1) as u64, e.clone())).collect();
+                (batch, finished)
+            }
+            Events::Finished(c) => (c.since(after), c.is_finished()),
+        }
+    }
+
+    /// Keeps only what a late reader needs; returns the bytes it still holds.
+    fn compact(&self) -> usize {
+        let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        let live = match &mut *events {
+            Events::Live(live) => std::mem::take(live),
+            Events::Finished(c) => return c.bytes,
+        };
+        let c = Compacted::new(live);
+        let bytes = c.bytes;
+        *events = Events::Finished(c);
+        bytes
     }
 
     pub fn subscribe(&self) -> watch::Receiver<u64> {
@@ -60,15 +91,46 @@ impl TurnLog {
 }
 
 /// The turns of this process.
-#[derive(Default)]
 pub struct TurnHub {
     turns: Mutex<HashMap<String, Arc<TurnLog>>>,
     /// session id → its running turn.
     running: Mutex<HashMap<String, Arc<TurnLog>>>,
     closing: AtomicBool,
+    /// Finished turns still kept, oldest first, with what each holds.
+    finished: Mutex<Finished>,
+    finished_budget: usize,
+}
+
+#[derive(Default)]
+struct Finished {
+    order: VecDeque<(String, usize)>,
+    bytes: usize,
+}
+
+impl Default for TurnHub {
+    fn default() -> Self {
+        Self::with_finished_budget(FINISHED_BUDGET)
+    }
 }
 
 impl TurnHub {
+    /// A hub whose finished turns hold at most `bytes` together.
+    pub fn with_finished_budget(bytes: usize) -> Self {
+        Self {
+            turns: Mutex::default(),
+            running: Mutex::default(),
+            closing: AtomicBool::new(false),
+            finished: Mutex::default(),
+            finished_budget: bytes,
+        }
+    }
+
+    /// How many finished turns are kept, and the bytes they hold.
+    pub fn finished_held(&self) -> (usize, usize) {
+        let f = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+        (f.order.len(), f.bytes)
+    }
+
     /// Reserves the session for a new turn; a second turn in the same session is a conflict.
     pub fn begin(&self, turn_id: &str, owner_id: &str, session_id: &str, message_id: &str) -> Result<Arc<TurnLog>, AppError> {
         if self.closing.load(Ordering::SeqCst) {
@@ -85,7 +147,7 @@ impl TurnHub {
             owner_id: owner_id.to_string(),
             session_id: session_id.to_string(),
             message_id: message_id.to_string(),
-            events: Mutex::new(Vec::new()),
+            events: Mutex::new(Events::Live(Vec::new())),
             latest: watch::channel(0).0,
             cancel: CancellationToken::new(),
             interrupted: AtomicBool::new(false),
@@ -111,12 +173,41 @@ impl TurnHub {
 
     pub(super) fn ended(self: &Arc<Self>, log: &TurnLog) {
         self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&log.session_id);
+        let bytes = log.compact();
+        let evicted: Vec<String> = {
+            let mut f = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+            f.order.push_back((log.turn_id.clone(), bytes));
+            f.bytes += bytes;
+            let mut out = Vec::new();
+            while f.bytes > self.finished_budget {
+                let Some((id, b)) = f.order.pop_front() else { break };
+                f.bytes -= b;
+                out.push(id);
+            }
+            out
+        };
+        if !evicted.is_empty() {
+            let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+            for id in &evicted {
+                turns.remove(id);
+            }
+        }
         let hub = self.clone();
         let turn_id = log.turn_id.clone();
         tokio::spawn(async move {
             tokio::time::sleep(KEEP_FINISHED).await;
-            hub.turns.lock().unwrap_or_else(|p| p.into_inner()).remove(&turn_id);
+            hub.forget(&turn_id);
         });
+    }
+
+    fn forget(&self, turn_id: &str) {
+        self.turns.lock().unwrap_or_else(|p| p.into_inner()).remove(turn_id);
+        let mut f = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = f.order.iter().position(|(id, _)| id == turn_id) {
+            if let Some((_, b)) = f.order.remove(at) {
+                f.bytes -= b;
+            }
+        }
     }
 
     /// Stops taking turns, interrupts the running ones and waits (up to
@@ -141,5 +232,38 @@ impl TurnHub {
         if tokio::time::timeout(grace, wait).await.is_err() {
             tracing::warn!("some turns did not finish before shutdown");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::events::DoneData;
+
+    fn finish(hub: &Arc<TurnHub>, turn: &str, text: &str) {
+        let log = hub.begin(turn, "owner", &format!("chat-{turn}"), &format!("msg-{turn}")).unwrap();
+        for _ in 0..100 {
+            log.push(ChatEvent::text(text));
+        }
+        log.push(ChatEvent::Done(DoneData { message_id: log.message_id.clone() }));
+        hub.ended(&log);
+    }
+
+    #[tokio::test]
+    async fn finished_turns_are_compacted_and_the_oldest_dropped_past_the_budget() {
+        let hub = Arc::new(TurnHub::with_finished_budget(3_000));
+        finish(&hub, "t1", "0123456789");
+        let (kept, bytes) = hub.finished_held();
+        assert_eq!(kept, 1);
+        assert!(bytes < 2_000, "{bytes}");
+        // A reader of a finished turn still gets every word, from any point.
+        let (batch, done) = hub.get("t1").unwrap().since(50);
+        assert!(done);
+        assert_eq!(batch[0], (100, ChatEvent::text("0123456789".repeat(50))));
+        finish(&hub, "t2", "0123456789");
+        finish(&hub, "t3", "0123456789");
+        assert!(hub.get("t1").is_none(), "the oldest is dropped past the budget");
+        assert!(hub.get("t3").is_some());
+        assert!(hub.finished_held().1 <= 3_000);
     }
 }

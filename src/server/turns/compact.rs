@@ -1,0 +1,117 @@
+//! A finished turn's log, kept small for late readers.
+//!
+//! While a turn runs, its log is one event per model delta, which is what
+//! readers following it live need. Once it is over, a reader can only be
+//! catching up from some event number on, so the log is kept as:
+//! - each run of text events as one string and the end of every delta in it
+//!   (four bytes a delta instead of an event each), so a reader resuming in
+//!   the middle of a run gets exactly the text after its cursor;
+//! - the lesson only in the turn's last edit that carried one: an earlier
+//!   edit's document is replaced by the later one a reader also receives.
+//!
+//! Numbers stay as they were live, so `Last-Event-ID` means the same thing
+//! before and after.
+
+use crate::chat::events::{ChatEvent, TextData};
+
+#[derive(Debug)]
+enum Entry {
+    One { seq: u64, event: ChatEvent },
+    /// Text (or reasoning) events `first..first + ends.len()`; `ends[i]` is
+    /// where the text of event `first + i` ends in `text`.
+    Run { reasoning: bool, first: u64, text: String, ends: Vec<u32> },
+}
+
+/// The text of a text or reasoning event, and which of the two it is.
+fn piece(e: &ChatEvent) -> Option<(bool, &str)> {
+    match e {
+        ChatEvent::Text(t) => Some((false, &t.content)),
+        ChatEvent::Reasoning(t) => Some((true, &t.content)),
+        _ => None,
+    }
+}
+
+fn end_of(text: &str) -> u32 {
+    u32::try_from(text.len()).unwrap_or(u32::MAX)
+}
+
+#[derive(Debug)]
+pub struct Compacted {
+    entries: Vec<Entry>,
+    /// Roughly what this takes in memory, in bytes.
+    pub bytes: usize,
+}
+
+impl Compacted {
+    pub fn new(events: Vec<ChatEvent>) -> Self {
+        let last_document = events.iter().rposition(|e| matches!(e, ChatEvent::ToolEnd(end) if end.document_xml.is_some()));
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut bytes = 0;
+        for (i, event) in events.into_iter().enumerate() {
+            let seq = i as u64 + 1;
+            if let Some((is_reasoning, content)) = piece(&event) {
+                match entries.last_mut() {
+                    Some(Entry::Run { reasoning, text, ends, .. }) if *reasoning == is_reasoning => {
+                        text.push_str(content);
+                        ends.push(end_of(text));
+                    }
+                    _ => entries.push(Entry::Run {
+                        reasoning: is_reasoning,
+                        first: seq,
+                        text: content.to_string(),
+                        ends: vec![end_of(content)],
+                    }),
+                }
+                continue;
+            }
+            let mut event = event;
+            if let ChatEvent::ToolEnd(end) = &mut event {
+                if Some(i) != last_document {
+                    end.document_xml = None;
+                    end.document_html = None;
+                }
+            }
+            bytes += event.data_json().len() + 64;
+            entries.push(Entry::One { seq, event });
+        }
+        for e in &mut entries {
+            if let Entry::Run { text, ends, .. } = e {
+                text.shrink_to_fit();
+                ends.shrink_to_fit();
+                bytes += text.len() + ends.len() * 4 + 64;
+            }
+        }
+        entries.shrink_to_fit();
+        Self { entries, bytes }
+    }
+
+    /// Events after `after`, runs of text or reasoning merged (each numbered
+    /// as its last event).
+    pub fn since(&self, after: u64) -> Vec<(u64, ChatEvent)> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            match e {
+                Entry::One { seq, event } if *seq > after => out.push((*seq, event.clone())),
+                Entry::One { .. } => {}
+                Entry::Run { reasoning, first, text, ends } => {
+                    let last = first + ends.len() as u64 - 1;
+                    if last <= after {
+                        continue;
+                    }
+                    let from = if after < *first { 0 } else { ends[(after - first) as usize] as usize };
+                    let rest = text[from..].to_string();
+                    let event = if *reasoning { ChatEvent::Reasoning(TextData { content: rest }) } else { ChatEvent::text(rest) };
+                    out.push((last, event));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn is_finished(&self) -> bool {
+        matches!(self.entries.last(), Some(Entry::One { event, .. }) if event.is_terminal())
+    }
+}
+
+#[cfg(test)]
+mod tests;
