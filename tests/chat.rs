@@ -539,3 +539,66 @@ async fn shutting_down_saves_running_turns_as_interrupted() {
     let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "test"})).await).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
 }
+
+async fn retry(app: &TestApp, t: &Teacher) -> Response<Body> {
+    post_turn(app, &t.token, json!({"sessionId": t.session_id, "content": "", "retry": true})).await
+}
+
+#[tokio::test]
+async fn retry_runs_the_failed_turn_again_in_its_place_and_asks_once() {
+    let app = app().await;
+    let t = teacher(&app, "retry@x.org").await;
+    let failed = read_all(start(&app, &t, "Send a malformed chunk").await).await;
+    assert_eq!(failed.last().unwrap().event, "error");
+    let before = messages(&app, &t).await;
+    assert_eq!(before.len(), 2);
+    let failed_id = before[1]["id"].as_str().unwrap().to_string();
+
+    let res = retry(&app, &t).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let again = read_all(res).await;
+    assert!(matches!(again.last().unwrap().event.as_str(), "error" | "done"));
+    let after = messages(&app, &t).await;
+    // One question, one reply: the new one, in place of the failed one.
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert_eq!(after[0]["role"], "user");
+    assert_eq!(after[0]["content"], "Send a malformed chunk");
+    assert_ne!(after[1]["id"], failed_id);
+    // The model was asked the question once, with nothing of the failed reply.
+    let requests = app.state.ai.scripted().unwrap().requests();
+    let sent = requests.last().unwrap()["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, vec!["system", "user"]);
+}
+
+#[tokio::test]
+async fn retry_after_a_dead_process_shows_the_question_once() {
+    let app = app().await;
+    let t = teacher(&app, "dead@x.org").await;
+    // What a process killed mid-turn leaves, and what the next one makes of it.
+    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1" };
+    chats::start_turn(&app.state.db, &t.session_id, "test", &ids, "m").await.unwrap();
+    chats::save_progress(&app.state.db, "msg-1", "Half a", "", &[]).await.unwrap();
+    assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
+
+    let done = read_all(retry(&app, &t).await).await;
+    assert_eq!(done.last().unwrap().event, "done");
+    let after = messages(&app, &t).await;
+    let questions = after.iter().filter(|m| m["role"] == "user").count();
+    assert_eq!((questions, after.len()), (1, 2), "{after:?}");
+    assert_eq!(after[1]["status"], "complete");
+    assert_ne!(after[1]["content"], "Half a");
+}
+
+#[tokio::test]
+async fn only_the_last_reply_that_did_not_finish_can_be_retried() {
+    let app = app().await;
+    let t = teacher(&app, "noretry@x.org").await;
+    // Nothing to retry in an empty chat, nor after a reply that finished.
+    let (status, body) = json_error(retry(&app, &t).await).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")));
+    read_all(start(&app, &t, "test").await).await;
+    let (status, _) = json_error(retry(&app, &t).await).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(messages(&app, &t).await.len(), 2);
+}

@@ -132,6 +132,14 @@ test("a provider error is shown with Retry, and Retry works", async ({ page }) =
   await expect(page.locator(".msg.user .bubble")).toHaveText(["Cause a provider error"]);
   await failed.getByRole("button", { name: "Retry" }).click();
   await expect(lastReply(page)).toContainText("The provider is back.");
+  // Retry ran the same turn again: the question once, the failed reply replaced.
+  await expect(page.locator(".msg.user .bubble")).toHaveText(["Cause a provider error"]);
+  await expect(page.getByRole("alert")).toHaveCount(0);
+  await page.reload();
+  await hydrated(page);
+  await expect(lastReply(page)).toContainText("The provider is back.");
+  await expect(page.locator(".msg.user .bubble")).toHaveText(["Cause a provider error"]);
+  await expect(page.getByRole("alert")).toHaveCount(0);
 });
 
 test("markup in a reply is shown inert", async ({ page }) => {

@@ -14,6 +14,14 @@ use super::turn::TurnRecord;
 pub struct MessageRequest {
     pub session_id: String,
     pub content: String,
+    /// Run the chat's last question again, in place of its reply that did
+    /// not finish (`content` is then not used).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub retry: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The body of a new chat (optional) and of a rename.

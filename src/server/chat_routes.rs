@@ -67,21 +67,36 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
             return Err(e);
         }
     };
-    let limit = state.ai.config().history_messages;
+    // A retry reads two more: the question and the reply it replaces.
+    let limit = state.ai.config().history_messages + if body.retry { 2 } else { 0 };
     let (user, chat) = chats::user_and_chat(&state.db, &token, &body.session_id, limit).await?.ok_or(AppError::Unauthorized)?;
-    let content = body.content.trim();
-    if content.is_empty() {
-        return Err(AppError::BadRequest("Write a message first.".into()));
-    }
-    let chars = content.chars().count();
-    if chars > MAX_MESSAGE_CHARS {
-        return Err(AppError::PayloadTooLarge(format!(
-            "The message is too long ({chars} characters). Keep it under {MAX_MESSAGE_CHARS}."
-        )));
-    }
-    let chat = chat.ok_or(AppError::NotFound)?;
+    let asked = if body.retry {
+        None
+    } else {
+        let content = body.content.trim();
+        if content.is_empty() {
+            return Err(AppError::BadRequest("Write a message first.".into()));
+        }
+        let chars = content.chars().count();
+        if chars > MAX_MESSAGE_CHARS {
+            return Err(AppError::PayloadTooLarge(format!(
+                "The message is too long ({chars} characters). Keep it under {MAX_MESSAGE_CHARS}."
+            )));
+        }
+        Some(content.to_string())
+    };
+    let mut chat = chat.ok_or(AppError::NotFound)?;
+    let content = match asked {
+        Some(content) => content,
+        None => {
+            let question = chats::retry_question(&chat.history)?;
+            // The model sees the question once, as the turn's question.
+            chat.history.truncate(chat.history.len() - 2);
+            question
+        }
+    };
     let agent = state.ai.agent()?;
-    let turn = NewTurn { owner_id: user.id, chat, content: content.to_string() };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry };
     let log = turns::start(&state.turn_writer, &state.turns, agent, turn).await?;
     Ok(turns::live_response(log, 0, keepalive(&state)))
 }

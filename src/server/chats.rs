@@ -215,6 +215,49 @@ pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &
     Ok(())
 }
 
+/// What Retry asks again: the chat's last question, when the reply to it is
+/// the chat's last message and did not finish.
+pub fn retry_question(history: &[StoredMessage]) -> Result<String> {
+    match history {
+        [.., StoredMessage::User(question), StoredMessage::Assistant(reply)]
+            if matches!(reply.status, MessageStatus::Error | MessageStatus::Interrupted | MessageStatus::Cancelled) =>
+        {
+            Ok(question.clone())
+        }
+        _ => Err(AppError::Conflict("Only the chat's last reply can be tried again, and only if it did not finish.".into())),
+    }
+}
+
+/// Stores the start of a retried turn: the reply that did not finish makes
+/// way for the new one, under the same question (which is not stored again).
+pub async fn restart_turn(db: &SqlitePool, session_id: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let removed = sqlx::query(
+        "DELETE FROM chat_messages WHERE session_id = ?1 AND role = 'assistant'
+           AND status IN ('error', 'interrupted', 'cancelled')
+           AND seq = (SELECT MAX(seq) FROM chat_messages WHERE session_id = ?1)",
+    )
+    .bind(session_id)
+    .execute(&mut *tx)
+    .await?;
+    if removed.rows_affected() != 1 {
+        return Err(AppError::Conflict("Only the chat's last reply can be tried again, and only if it did not finish.".into()));
+    }
+    sqlx::query(
+        "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1;
+         INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
+         SELECT ?2, ?1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', ?3, ?4 FROM chat_messages WHERE session_id = ?1",
+    )
+    .bind(session_id)
+    .bind(ids.assistant_message)
+    .bind(model)
+    .bind(ids.turn)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// The ids a new turn writes under.
 pub struct TurnIds<'a> {
     pub turn: &'a str,

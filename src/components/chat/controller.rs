@@ -279,6 +279,16 @@ impl Chat {
 
     /// Sends a message and follows the reply to its end.
     pub fn send(self, text: String) {
+        self.ask(text, false);
+    }
+
+    /// Asks the last question again in place of its reply, which did not
+    /// finish (the question is not repeated in the chat).
+    pub fn retry(self, text: String) {
+        self.ask(text, true);
+    }
+
+    fn ask(self, text: String, retry: bool) {
         let text = text.trim().to_string();
         if text.is_empty() || self.turn.busy.get_untracked() {
             return;
@@ -286,7 +296,13 @@ impl Chat {
         self.turn.busy.set(true);
         self.notice.set(None);
         self.conversation.go_to_end();
-        self.conversation.push_user(&text);
+        if retry {
+            self.conversation.messages.update(|m| {
+                m.pop();
+            });
+        } else {
+            self.conversation.push_user(&text);
+        }
         let reply = self.reply(|| Reply::new(&text));
         self.conversation.push_reply(reply);
         spawn_local(async move {
@@ -307,7 +323,7 @@ impl Chat {
                     s.title = title_from(&text);
                 }
             });
-            let body = serde_json::to_string(&MessageRequest { session_id: session, content: text }).unwrap_or_default();
+            let body = serde_json::to_string(&MessageRequest { session_id: session, content: text, retry }).unwrap_or_default();
             let opened = client::stream(
                 "/api/chat/stream",
                 Some(body),

@@ -122,7 +122,12 @@ pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
     let Ok(Some(button)) = target.closest("button[data-action]") else { return };
     let Some(action) = button.get_attribute("data-action") else { return };
     match action.as_str() {
-        "retry" if !chat.turn.busy.get_untracked() => return chat.send(reply.asked.get_value()),
+        "retry" if !chat.turn.busy.get_untracked() => {
+            // The chat's last reply is run again in its place; an older one
+            // can only be asked again as a new message.
+            let last = chat.conversation.messages.with_untracked(|m| m.last().and_then(|x| x.reply).is_some_and(|r| r.phase == reply.phase));
+            return if last { chat.retry(reply.asked.get_value()) } else { chat.send(reply.asked.get_value()) };
+        }
         "retry" => return,
         _ => {}
     }

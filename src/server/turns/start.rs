@@ -29,13 +29,16 @@ pub struct NewTurn {
     pub owner_id: String,
     pub chat: ChatStart,
     pub content: String,
+    /// Run again in place of the chat's last reply, which did not finish
+    /// (the question is already stored).
+    pub retry: bool,
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry } = turn;
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
     let model = agent.model().to_string();
@@ -59,7 +62,11 @@ pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn:
         tokio::spawn(async move {
             let user_message = ids::new_id();
             let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id };
-            let stored = chats::start_turn(&db, &session.id, &content, &ids, &model).await;
+            let stored = if retry {
+                chats::restart_turn(&db, &session.id, &ids, &model).await
+            } else {
+                chats::start_turn(&db, &session.id, &content, &ids, &model).await
+            };
             if stored.is_err() {
                 log.cancel.cancel();
                 hub.abandon(&log);
