@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench bench-ui bench-islands
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench bench-ui bench-islands fuzz soak
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -37,8 +37,22 @@ cargo-test:
 e2e:
 	rm -rf target/e2e && mkdir -p target/e2e
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo \
+		MARGIN_SIGNUPS_PER_CLIENT_HOUR=10000 \
 		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
 		cargo leptos end-to-end
+
+## The property tests of the parsers (tests/fuzz.rs, the turn log's
+## compaction) with many more cases than `make test` runs.
+FUZZ_CASES ?= 20000
+fuzz:
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test --features ssr --test fuzz
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test --features ssr --lib -- compact
+
+## 200 streams held for 10 minutes against the scripted model; prints the
+## server's open file descriptors and resident memory over time (see
+## benches/turns.rs). SOAK_STREAMS and SOAK_SECS change the load.
+soak:
+	MARGIN_BENCH_ONLY=soak cargo bench --features ssr --bench turns
 
 ## Build tools: the WASM target, cargo-leptos and the wasm-bindgen CLI
 ## matching Cargo.lock. Each is installed only when missing.

@@ -21,6 +21,11 @@
 //! - the server's peak resident memory per open stream with 100 and 1,000
 //!   concurrent turns, each count on a fresh server (target: under 64 KB).
 //!
+//! `MARGIN_BENCH_ONLY=soak` (`make soak`) runs only the soak instead: 200
+//! streams held open for 10 minutes (`SOAK_STREAMS`, `SOAK_SECS`), each
+//! client starting a new minute-long turn when its last one ends, and prints
+//! the server's open file descriptors and resident memory over time.
+//!
 //! `MARGIN_BENCH_ONLY=first-text` stops after the first measurement;
 //! `MARGIN_BENCH_WRAP` runs the server under a profiler (see `spawn`).
 
@@ -236,6 +241,62 @@ async fn many_at_once(b: &Bench, n: usize) {
     );
 }
 
+/// `make soak`: holds `SOAK_STREAMS` turns open for `SOAK_SECS`, each client
+/// starting its next minute-long turn as soon as the last one ends, and
+/// samples the server's open files and resident memory. Both must stay flat:
+/// a leak of connections, turns or buffers shows as a climb.
+async fn soak(b: &Bench, server_pid: u32) {
+    let env = |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    let (streams, secs) = (env("SOAK_STREAMS", 200) as usize, env("SOAK_SECS", 600));
+    let every = Duration::from_secs((secs / 20).max(5));
+    let mut sessions = Vec::with_capacity(streams);
+    for _ in 0..streams {
+        sessions.push(b.session().await);
+    }
+    let finished = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let clients: Vec<_> = sessions
+        .iter()
+        .map(|s| {
+            let target = b.turn_request(s, "soak");
+            let finished = finished.clone();
+            tokio::spawn(async move {
+                while Instant::now() < deadline {
+                    let (_, _, s) = until(target.clone(), "event: text").await;
+                    drain(s).await;
+                    finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    let fds = || std::fs::read_dir(format!("/proc/{server_pid}/fd")).map(|d| d.count()).unwrap_or(0);
+    println!("soak: {streams} streams for {secs} s, turns of a minute each, restarted as they end");
+    println!("  {:>6}  {:>9}  {:>10}  {:>14}", "time", "open fds", "RSS (MB)", "turns finished");
+    let started = Instant::now();
+    let mut samples = Vec::new();
+    loop {
+        tokio::time::sleep(every).await;
+        let (f, rss) = (fds(), rss_kb(server_pid) / 1024.0);
+        let t = started.elapsed().as_secs();
+        println!("  {t:>5}s  {f:>9}  {rss:>10.1}  {:>14}", finished.load(std::sync::atomic::Ordering::Relaxed));
+        samples.push((f, rss));
+        if Instant::now() >= deadline {
+            break;
+        }
+    }
+    for c in clients {
+        c.abort();
+    }
+    // From the second sample on (the first still includes start-up).
+    if let (Some(first), Some(last)) = (samples.get(1), samples.last()) {
+        let max_rss = samples[1..].iter().map(|s| s.1).fold(0.0, f64::max);
+        println!(
+            "  open fds {} → {}; RSS {:.1} → {:.1} MB (highest {:.1}) after warm-up  (target: both flat)",
+            first.0, last.0, first.1, last.1, max_rss
+        );
+    }
+}
+
 /// A plain request; returns the response body.
 async fn call(addr: SocketAddr, method: &str, path: &str, body: &str, token: Option<&str>) -> String {
     let mut s = TcpStream::connect(addr).await.unwrap();
@@ -341,6 +402,9 @@ fn start() -> (Bench, Procs) {
 
 async fn drive() {
     let (b, mut procs) = start();
+    if std::env::var("MARGIN_BENCH_ONLY").as_deref() == Ok("soak") {
+        return soak(&b, procs.server.id()).await;
+    }
     let session = b.session().await;
 
     // 1. Time to first text. A few turns first, so that the chat holds its

@@ -9,6 +9,7 @@ pub mod chat_routes;
 pub mod client_addr;
 pub mod chats;
 pub mod config;
+pub mod connections;
 pub mod csrf;
 pub mod current_user;
 pub mod db;

@@ -15,6 +15,7 @@ use axum::{
 };
 use common::{app, app_with_still_clock, teacher, Auth, Reply, TestApp, OWN_ORIGIN};
 use margin::server::config::Config;
+use futures::StreamExt;
 use serde_json::json;
 
 /// A sign-in or sign-up from `peer`, with an optional forged `X-Forwarded-For`.
@@ -63,7 +64,8 @@ async fn a_fresh_email_per_try_does_not_buy_more_sign_ins_from_one_address() {
 
 #[tokio::test]
 async fn sign_ups_are_limited_per_address() {
-    let (app, clock) = app_with_still_clock(Config::default()).await;
+    let config = Config { signups_per_client_hour: 20, ..Config::default() };
+    let (app, clock) = app_with_still_clock(config).await;
     for i in 0..20 {
         let r = account_post(&app, "/api/auth/signup", "198.51.100.9:1", None, &format!("t{i}@x.org")).await;
         assert_eq!(r.status, StatusCode::CREATED, "sign-up {i}: {}", r.body);
@@ -221,4 +223,36 @@ async fn writes_from_another_site_change_nothing() {
     let r = app.send(req).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert!(r.headers.get(header::SET_COOKIE).is_none());
+}
+
+#[tokio::test]
+async fn an_upload_that_stalls_is_answered_408_and_let_go() {
+    let app = app().await;
+    let t = teacher(&app, "slow@x.org").await;
+    // One piece of the body, then nothing more, ever.
+    let stalled = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"{\"title\":"))])
+        .chain(futures::stream::pending());
+    let req = Request::builder()
+        .method(Method::PATCH)
+        .uri(format!("/api/chats/{}", t.session_id))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from_stream(stalled))
+        .unwrap();
+    // The server's clock runs ahead while nothing else is going on.
+    tokio::time::pause();
+    let r = app.send(req).await;
+    assert_json_error(&r, StatusCode::REQUEST_TIMEOUT);
+}
+
+#[tokio::test]
+async fn a_wrong_api_address_or_method_answers_in_json() {
+    let app = app().await;
+    let t = teacher(&app, "wrong@x.org").await;
+    let r = app.get("/api/no/such/thing", Auth::Bearer(&t.token)).await;
+    assert_json_error(&r, StatusCode::NOT_FOUND);
+    let r = app.send_json(Method::DELETE, "/api/auth/me", Auth::Bearer(&t.token), json!({})).await;
+    assert_json_error(&r, StatusCode::METHOD_NOT_ALLOWED);
+    let r = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await;
+    assert_eq!(r.status, StatusCode::OK);
 }

@@ -58,15 +58,14 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    let signup: Value = http
-        .post(format!("{base}/api/auth/signup"))
-        .json(&json!({"email": "stop@school.org", "password": "correct horse"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let post = |path: String, auth: Option<String>, body: Value| {
+        let mut req = http.post(format!("{base}{path}")).json(&body);
+        if let Some(auth) = auth {
+            req = req.header("authorization", auth);
+        }
+        async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let signup = post("/api/auth/signup".into(), None, json!({"email": "stop@school.org", "password": "correct horse"})).await;
     let token = signup["token"].as_str().unwrap().to_string();
     let auth = format!("Bearer {token}");
     let no_redirect = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
@@ -82,16 +81,7 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
 
     let mut streams = Vec::new();
     for i in 0..TURNS {
-        let chat: Value = http
-            .post(format!("{base}/api/lessons/{lesson}/chats"))
-            .header("authorization", &auth)
-            .json(&json!({"title": format!("Chat {i}")}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let chat = post(format!("/api/lessons/{lesson}/chats"), Some(auth.clone()), json!({"title": format!("Chat {i}")})).await;
         let mut res = http
             .post(format!("{base}/api/chat/stream"))
             .header("authorization", &auth)

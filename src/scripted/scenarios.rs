@@ -253,6 +253,10 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     if has("hold on") {
         return Step::Hold { text: "Thinking about this carefully, one moment".into() };
     }
+    if has("soak") {
+        // A reply written over a minute, a word a second, for `make soak`.
+        return Step::Text { text: "word ".repeat(60), piece: 5, delay_ms: 1000 };
+    }
     if has("benchmark stream") {
         // 20,000 one-character deltas, for `make bench`.
         return Step::Text { text: "abcdefghij".repeat(2_000), piece: 1, delay_ms: 0 };

@@ -28,6 +28,10 @@ pub const TURN_BODY: usize = MAX_TURN_BODY * 4;
 pub const ACCOUNT_BODY: usize = 8 * 1024;
 /// Everything else (titles, settings, server-function arguments).
 pub const SMALL_BODY: usize = 64 * 1024;
+/// The longest a client may take to send a body; a slower upload is answered
+/// 408 and its connection freed (the largest body takes well under a second
+/// on any school network).
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The largest body `method path` may carry.
 pub fn limit_for(method: &Method, path: &str) -> usize {
@@ -57,7 +61,11 @@ pub async fn limit(req: Request, next: Next) -> Response {
         return too_large(limit);
     }
     let (parts, body) = req.into_parts();
-    let bytes = match to_bytes(body, limit).await {
+    let read = match tokio::time::timeout(BODY_READ_TIMEOUT, to_bytes(body, limit)).await {
+        Ok(read) => read,
+        Err(_) => return AppError::RequestTimeout.into_response(),
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(e) => {
             let too_big = std::error::Error::source(&e)

@@ -26,6 +26,10 @@ pub struct Config {
     pub public_origin: Option<String>,
     /// How long a stop may take once running turns are saved.
     pub shutdown_secs: u64,
+    /// Connections one client address may hold open (`connections`).
+    pub max_connections_per_client: usize,
+    /// Sign-ups one client address may make in an hour (`limits`).
+    pub signups_per_client_hour: u32,
 }
 
 impl Default for Config {
@@ -39,6 +43,8 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             public_origin: None,
             shutdown_secs: 10,
+            max_connections_per_client: 512,
+            signups_per_client_hour: super::limits::SIGNUPS_PER_CLIENT_HOUR,
         }
     }
 }
@@ -67,6 +73,16 @@ impl Config {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(d.shutdown_secs),
+            max_connections_per_client: env::var("MARGIN_MAX_CONNECTIONS_PER_CLIENT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or(d.max_connections_per_client),
+            signups_per_client_hour: env::var("MARGIN_SIGNUPS_PER_CLIENT_HOUR")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or(d.signups_per_client_hour),
         }
     }
 }

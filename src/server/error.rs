@@ -29,6 +29,11 @@ pub enum AppError {
     PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    #[error("This address does not take that kind of request.")]
+    MethodNotAllowed,
+    /// A body that did not arrive in time.
+    #[error("The request took too long to arrive. Please try again.")]
+    RequestTimeout,
     #[error("{0}")]
     Unavailable(String),
     #[error("Too many attempts. Wait {0} seconds and try again.")]
@@ -59,6 +64,8 @@ impl AppError {
             Self::Conflict(_) | Self::Overlap(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -84,6 +91,8 @@ impl AppError {
             Self::Conflict(_) | Self::Overlap(_) => "conflict",
             Self::PayloadTooLarge(_) => "too_large",
             Self::UnsupportedMediaType(_) => "unsupported_media_type",
+            Self::RequestTimeout => "timeout",
+            Self::MethodNotAllowed => "method_not_allowed",
             Self::Unavailable(_) => "unavailable",
             Self::Busy(_) => "busy",
             Self::TooManyRequests(_) => "rate_limited",

@@ -3,8 +3,8 @@
 //! password hashing (argon2 takes 19 MiB and tens of milliseconds a try).
 //!
 //! The limits, from cheap to strict:
-//! - per client address (sign-in and sign-up), so a fresh email per try buys
-//!   nothing;
+//! - per client address (sign-in: 60 at once, then one a second; sign-up: a
+//!   configured number an hour), so a fresh email per try buys nothing;
 //! - per email *and* client for sign-in: five tries, then one every 12 s;
 //! - per email alone, a ceiling that *slows* (each try waits its turn, at most
 //!   [`MAX_SLOWDOWN`]) rather than refuses, so that someone guessing a
@@ -87,19 +87,27 @@ fn quota(burst: u32, every: Duration) -> Quota {
     Quota::with_period(every).expect("non-zero period").allow_burst(NonZeroU32::new(burst).expect("non-zero burst"))
 }
 
+/// Sign-ups one client address may make in an hour, unless configured
+/// (`MARGIN_SIGNUPS_PER_CLIENT_HOUR`): enough for a school's staff training
+/// behind one address, too few to fill the database.
+pub const SIGNUPS_PER_CLIENT_HOUR: u32 = 60;
+
 impl Default for AccountLimits {
     fn default() -> Self {
-        Self::with_clock(LimitClock::real())
+        Self::with_clock(LimitClock::real(), SIGNUPS_PER_CLIENT_HOUR)
     }
 }
 
 impl AccountLimits {
-    pub fn with_clock(clock: LimitClock) -> Self {
+    /// Limits on `clock`; `signups_per_hour` per client address (all at once
+    /// at most, then evenly over the hour).
+    pub fn with_clock(clock: LimitClock, signups_per_hour: u32) -> Self {
         let limiter = |burst, every| RateLimiter::dashmap_with_clock(quota(burst, every), clock.clone());
+        let signups = signups_per_hour.max(1);
         Self {
             // A school behind one address signs in together in the morning.
             sign_in_per_client: limiter(60, Duration::from_secs(1)),
-            sign_up_per_client: limiter(20, Duration::from_secs(180)),
+            sign_up_per_client: limiter(signups, Duration::from_secs(3600) / signups),
             sign_in_per_email_client: limiter(5, Duration::from_secs(12)),
             sign_in_per_email: limiter(20, Duration::from_secs(6)),
             clock,

@@ -4,14 +4,19 @@
 use axum::{
     extract::{DefaultBodyLimit, State},
     middleware,
-    routing::get,
+    routing::{any, get},
     Json, Router,
 };
 use leptos_axum::{generate_route_list, LeptosRoutes};
 
 pub use crate::net::no_delay;
 
-use super::{auth_routes, bodies, chat_routes, csrf, headers, error::Result, guard, lesson_api, lesson_forms, proposal_api, state::AppState};
+use super::{
+    auth_routes, bodies, chat_routes, csrf,
+    error::{AppError, Result},
+    guard, headers, lesson_api, lesson_forms, proposal_api,
+    state::AppState,
+};
 use crate::app::{shell, App};
 
 pub fn build(state: AppState) -> Router {
@@ -25,6 +30,9 @@ pub fn build(state: AppState) -> Router {
         .merge(proposal_api::router())
         .merge(lesson_forms::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
+        // Under /api/ even a wrong address or method answers in JSON.
+        .route("/api/{*rest}", any(api_not_found))
+        .method_not_allowed_fallback(method_not_allowed)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
         .layer(DefaultBodyLimit::max(bodies::LESSON_BODY))
@@ -33,6 +41,14 @@ pub fn build(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), csrf::same_origin))
         .layer(middleware::from_fn(headers::security))
         .with_state(state)
+}
+
+async fn api_not_found() -> AppError {
+    AppError::NotFound
+}
+
+async fn method_not_allowed() -> AppError {
+    AppError::MethodNotAllowed
 }
 
 /// Liveness and database reachability, for load balancers and `make run` checks.

@@ -6,7 +6,16 @@ use std::{future::IntoFuture, net::SocketAddr, process::ExitCode, sync::Arc, tim
 use leptos::config::get_configuration;
 use tracing_subscriber::EnvFilter;
 
-use super::{ai::AiRuntime, chats, config::Config, db, router, state::AppState};
+use axum::serve::ListenerExt;
+
+use super::{
+    ai::AiRuntime,
+    chats,
+    config::Config,
+    connections::{Counted, PerClientCap},
+    db, router,
+    state::AppState,
+};
 use crate::agent::config::AiConfig;
 
 pub async fn run() -> ExitCode {
@@ -46,6 +55,7 @@ pub async fn run() -> ExitCode {
         tracing::warn!("the assistant is unavailable: {why}");
     }
     let shutdown_secs = config.shutdown_secs;
+    let (max_connections, trusted) = (config.max_connections_per_client, config.trusted_proxies.clone());
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
@@ -63,7 +73,14 @@ pub async fn run() -> ExitCode {
     // router itself would rebuild its route table for every connection.
     // The peer address reaches handlers for per-client limits (`client_addr`).
     let stopping = Arc::new(tokio::sync::Notify::new());
-    let served = axum::serve(router::no_delay(listener), app.into_make_service_with_connect_info::<SocketAddr>())
+    // Each client address holds a bounded number of connections; each
+    // connection sends small writes at once (see `net::no_delay`).
+    let listener = PerClientCap::new(listener, max_connections, trusted).tap_io(|c: &mut Counted| {
+        if let Err(e) = c.tcp().set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
+    let served = axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown({
             let stopping = stopping.clone();
             async move {

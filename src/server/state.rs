@@ -10,7 +10,7 @@ use sqlx::SqlitePool;
 use super::{
     ai::AiRuntime,
     config::Config,
-    limits::{AccountLimits, HashGate},
+    limits::{AccountLimits, HashGate, LimitClock},
     turns::TurnHub,
 };
 
@@ -31,12 +31,13 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(leptos_options: LeptosOptions, db: SqlitePool, config: Config, ai: AiRuntime) -> Self {
+        let signups = config.signups_per_client_hour;
         Self {
             leptos_options,
             turn_writer: super::db::turn_writer(&db),
             db,
             config: Arc::new(config),
-            limits: Arc::new(AccountLimits::default()),
+            limits: Arc::new(AccountLimits::with_clock(LimitClock::real(), signups)),
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default()),

@@ -53,8 +53,9 @@ pub async fn app_with(config: Config) -> TestApp {
 /// (returned, to move it).
 pub async fn app_with_still_clock(config: Config) -> (TestApp, LimitClock) {
     let clock = LimitClock::manual();
+    let signups = config.signups_per_client_hour;
     let mut app = app_with(config).await;
-    app.state.limits = std::sync::Arc::new(AccountLimits::with_clock(clock.clone()));
+    app.state.limits = std::sync::Arc::new(AccountLimits::with_clock(clock.clone(), signups));
     app.router = router::build(app.state.clone());
     (app, clock)
 }

@@ -12,7 +12,7 @@ fn ip(last: u8) -> IpAddr {
 
 fn limits() -> (AccountLimits, LimitClock) {
     let clock = LimitClock::manual();
-    (AccountLimits::with_clock(clock.clone()), clock)
+    (AccountLimits::with_clock(clock.clone(), 20), clock)
 }
 
 #[test]
