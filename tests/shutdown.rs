@@ -1,7 +1,10 @@
-//! A stop is bounded: the real server process, SIGTERMed with 50 turns
-//! streaming, readers that never read and an upload that never finishes,
-//! exits within `MARGIN_SHUTDOWN_SECS` (after the turns' own grace) and has
-//! stored every turn as interrupted with the words it had.
+//! The real server process, stopped.
+//! - SIGTERMed with 50 turns streaming, readers that never read and an upload
+//!   that never finishes, it exits within `MARGIN_SHUTDOWN_SECS` (after the
+//!   turns' own grace) and has stored every turn as interrupted with the
+//!   words it had.
+//! - Killed (-9) mid-turn, the next process marks the turn interrupted, and
+//!   Retry runs it again with the question shown once.
 
 use std::{
     io::{Read, Write},
@@ -20,43 +23,76 @@ const SHUTDOWN_SECS: u64 = 2;
 const DEADLINE: Duration = Duration::from_secs(5 + SHUTDOWN_SECS + 13);
 
 fn free_port() -> u16 {
+    // Taken back at once; the server binds it a moment later.
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The real server binary on a free port, over the SQLite file `db`.
+struct Server {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(db: &std::path::Path, site_root: &std::path::Path) -> Self {
+        let port = free_port();
+        let child = Command::new(env!("CARGO_BIN_EXE_margin"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+            .env("LEPTOS_OUTPUT_NAME", "margin")
+            .env("LEPTOS_SITE_ROOT", site_root)
+            .env("AI_PROVIDER", "demo")
+            .env("MARGIN_SHUTDOWN_SECS", SHUTDOWN_SECS.to_string())
+            .env("RUST_LOG", "warn")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("server starts");
+        let base = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::new();
+        let started = Instant::now();
+        loop {
+            if let Ok(r) = http.get(format!("{base}/healthz")).send().await {
+                if r.status().is_success() {
+                    break;
+                }
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "server never became healthy");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Self { child, base }
+    }
+
+    fn signal(&self, signal: &str) {
+        let sent = Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap();
+        assert!(sent.success());
+    }
+}
+
+/// Waits (with a deadline) until `sql`, a count, says `want`.
+async fn until_count(pool: &sqlx::SqlitePool, sql: &str, want: i64) {
+    let waiting = Instant::now();
+    loop {
+        let n: i64 = sqlx::query_scalar(sql).fetch_one(pool).await.unwrap();
+        if n == want {
+            return;
+        }
+        assert!(waiting.elapsed() < Duration::from_secs(60), "{sql}: {n}, not {want}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply() {
     let dir = tempfile::tempdir().unwrap();
     let db_path = dir.path().join("margin.db");
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_margin"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("DATABASE_URL", format!("sqlite://{}", db_path.display()))
-        .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-        .env("LEPTOS_OUTPUT_NAME", "margin")
-        .env("LEPTOS_SITE_ROOT", dir.path())
-        .env("AI_PROVIDER", "demo")
-        .env("MARGIN_SHUTDOWN_SECS", SHUTDOWN_SECS.to_string())
-        .env("RUST_LOG", "warn")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("server starts");
-
+    let server = Server::start(&db_path, dir.path()).await;
+    let base = server.base.clone();
+    let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
     let http = reqwest::Client::new();
-    let started = Instant::now();
-    loop {
-        if let Ok(r) = http.get(format!("{base}/healthz")).send().await {
-            if r.status().is_success() {
-                break;
-            }
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "server never became healthy");
-        tokio::task::yield_now().await;
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 
     let post = |path: String, auth: Option<String>, body: Value| {
         let mut req = http.post(format!("{base}{path}")).json(&body);
@@ -113,27 +149,19 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
     // Every turn's first words are stored before the stop (checkpoints), so
     // "kept its words" below is about the stop, not about timing.
     let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
-    let waiting = Instant::now();
-    loop {
-        let with_words: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'running' AND content LIKE 'Thinking%'",
-        )
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-        if with_words == TURNS as i64 {
-            break;
-        }
-        assert!(waiting.elapsed() < Duration::from_secs(60), "only {with_words} turns stored their first words");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until_count(
+        &pool,
+        "SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'running' AND content LIKE 'Thinking%'",
+        TURNS as i64,
+    )
+    .await;
 
     let stopped_at = Instant::now();
-    let killed = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
-    assert!(killed.success());
+    server.signal("-TERM");
     let (tx, rx) = mpsc::channel();
+    let mut child = server.child;
     std::thread::spawn(move || {
-        let status = server.wait();
+        let status = child.wait();
         let _ = tx.send(status);
     });
     let status = rx.recv_timeout(DEADLINE).unwrap_or_else(|_| panic!("the server was still running {DEADLINE:?} after SIGTERM"));
@@ -153,4 +181,64 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
     let mut rest = Vec::new();
     let _ = slow.read_to_end(&mut rest);
     drop(streams);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("margin.db");
+    let mut server = Server::start(&db_path, dir.path()).await;
+    let http = reqwest::Client::new();
+    let signup: Value = http
+        .post(format!("{}/api/auth/signup", server.base))
+        .json(&json!({"email": "kill@school.org", "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let auth = format!("Bearer {}", signup["token"].as_str().unwrap());
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
+    let owner: String = sqlx::query_scalar("SELECT id FROM users").fetch_one(&pool).await.unwrap();
+    let lesson = margin::server::lessons::create(&pool, &owner, "Killed").await.unwrap().id;
+    let chat = margin::server::chats::create_session(&pool, &owner, &lesson, "").await.unwrap().id;
+    let turn = |retry: bool| {
+        http.post(format!("{}/api/chat/stream", server.base))
+            .header("authorization", &auth)
+            .json(&json!({"sessionId": chat, "content": "hold on", "retry": retry}))
+            .send()
+    };
+    let held = turn(false).await.unwrap();
+    assert!(held.status().is_success());
+    until_count(&pool, "SELECT COUNT(*) FROM chat_messages WHERE status = 'running' AND content LIKE 'Thinking%'", 1).await;
+
+    // No chance to save anything: the next process finds the turn running.
+    server.signal("-KILL");
+    server.child.wait().unwrap();
+    drop(held);
+    let server = Server::start(&db_path, dir.path()).await;
+    until_count(&pool, "SELECT COUNT(*) FROM chat_messages WHERE status = 'interrupted'", 1).await;
+
+    let http = reqwest::Client::new();
+    let retried = http
+        .post(format!("{}/api/chat/stream", server.base))
+        .header("authorization", &auth)
+        .json(&json!({"sessionId": chat, "content": "hold on", "retry": true}))
+        .send()
+        .await
+        .unwrap();
+    assert!(retried.status().is_success(), "{}", retried.status());
+    let turn_id = retried.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT role, status FROM chat_messages ORDER BY seq").fetch_all(&pool).await.unwrap();
+    assert_eq!(rows, vec![("user".to_string(), "complete".to_string()), ("assistant".to_string(), "running".to_string())]);
+    let cancelled = http
+        .post(format!("{}/api/chat/turns/{turn_id}/cancel", server.base))
+        .header("authorization", &auth)
+        .send()
+        .await
+        .unwrap();
+    assert!(cancelled.status().is_success());
+    drop(retried);
+    server.signal("-TERM");
 }
