@@ -26,10 +26,6 @@ pub const SESSION_COOKIE: &str = "margin_session";
 const MAX_PASSWORD_LEN: usize = 1024;
 const MAX_EMAIL_LEN: usize = 254;
 
-pub fn normalize_email(email: &str) -> String {
-    email.trim().to_lowercase()
-}
-
 /// Refuses an email or password too long to be real, before it is hashed,
 /// counted or looked up.
 pub fn check_lengths(email: &str, password: &str) -> Result<()> {

@@ -159,6 +159,7 @@ impl AccountLimits {
     }
 }
 
+/// Emails are counted as sign-in reads them: case and surrounding spaces aside.
 fn normalize(email: &str) -> String {
     email.trim().to_lowercase()
 }
