@@ -21,6 +21,8 @@ pub mod ids;
 pub mod lesson_api;
 pub mod lesson_forms;
 pub mod lessons;
+pub mod library;
+pub mod library_api;
 pub mod limits;
 pub mod proposal_api;
 pub mod proposals;

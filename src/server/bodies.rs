@@ -20,7 +20,7 @@ use axum::{
 
 use super::{chat_routes::MAX_TURN_BODY, error::AppError};
 
-/// A lesson document and its details.
+/// A lesson document and its details (a save, or a lesson created from XML).
 pub const LESSON_BODY: usize = 1024 * 1024;
 /// A turn's request (checked again, more closely, by the route).
 pub const TURN_BODY: usize = MAX_TURN_BODY * 4;
@@ -39,7 +39,9 @@ pub fn limit_for(method: &Method, path: &str) -> usize {
         ACCOUNT_BODY
     } else if path == "/api/chat/stream" {
         TURN_BODY
-    } else if method == Method::PUT && path.starts_with("/api/lessons/") && path.ends_with("/document") {
+    } else if (method == Method::PUT && path.starts_with("/api/lessons/") && path.ends_with("/document"))
+        || (method == Method::POST && path == "/api/lessons")
+    {
         LESSON_BODY
     } else {
         SMALL_BODY
@@ -108,6 +110,7 @@ mod tests {
         assert_eq!(limit_for(&Method::POST, "/api/chat/stream"), TURN_BODY);
         assert_eq!(limit_for(&Method::PUT, "/api/lessons/abc/document"), LESSON_BODY);
         assert_eq!(limit_for(&Method::POST, "/api/lessons/abc/document"), SMALL_BODY);
+        assert_eq!(limit_for(&Method::POST, "/api/lessons"), LESSON_BODY);
         assert_eq!(limit_for(&Method::POST, "/api/list_lessons123"), SMALL_BODY);
     }
 }

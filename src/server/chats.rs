@@ -26,6 +26,9 @@ fn chat_title_or_default(title: &str) -> String {
     if t.is_empty() { DEFAULT_CHAT_TITLE.into() } else { t }
 }
 
+/// A chat's lesson is not in the trash (a condition on `chat_sessions`).
+const IN_LIVE_LESSON: &str = "lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)";
+
 /// Columns of `chat_sessions`, as `ChatSession` reads them.
 const SESSION_COLUMNS: &str = "id, lesson_id, title, created_at, updated_at";
 
@@ -55,7 +58,7 @@ pub async fn list_sessions(db: &SqlitePool, owner: &str, lesson_id: &str) -> Res
 }
 
 pub async fn get_session(db: &SqlitePool, owner: &str, id: &str) -> Result<ChatSession> {
-    let session = sqlx::query_as(&format!("SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE id = ? AND owner_id = ?"))
+    let session = sqlx::query_as(&format!("SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE id = ? AND owner_id = ? AND {IN_LIVE_LESSON}"))
         .bind(id)
         .bind(owner)
         .fetch_optional(db)
@@ -109,7 +112,7 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
               FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals
          FROM sessions s JOIN users u ON u.id = s.user_id
          LEFT JOIN chat_sessions c ON c.id = ?2 AND c.owner_id = u.id
-         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id
+         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id AND l.deleted_at IS NULL
          WHERE s.token_hash = ?1 AND s.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
     )
     .bind(super::auth::token_hash(token))
@@ -163,7 +166,10 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
 
 pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<ChatSession> {
     let done = sqlx::query(
-        "UPDATE chat_sessions SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND owner_id = ?",
+        &format!(
+            "UPDATE chat_sessions SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+             WHERE id = ? AND owner_id = ? AND {IN_LIVE_LESSON}"
+        ),
     )
     .bind(chat_title_or_default(title))
     .bind(id)
@@ -177,7 +183,11 @@ pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str)
 }
 
 pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
-    let done = sqlx::query("DELETE FROM chat_sessions WHERE id = ? AND owner_id = ?").bind(id).bind(owner).execute(db).await?;
+    let done = sqlx::query(&format!("DELETE FROM chat_sessions WHERE id = ? AND owner_id = ? AND {IN_LIVE_LESSON}"))
+        .bind(id)
+        .bind(owner)
+        .execute(db)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::NotFound);
     }
@@ -418,7 +428,7 @@ pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Re
 pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<ChatMessage> {
     let row: Option<MessageRow> = sqlx::query_as(&format!(
         "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
-         WHERE m.turn_id = ? AND s.owner_id = ?"
+         WHERE m.turn_id = ? AND s.owner_id = ? AND s.{IN_LIVE_LESSON}"
     ))
     .bind(turn_id)
     .bind(owner)
@@ -436,7 +446,7 @@ pub async fn turn_lesson(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<
     Ok(sqlx::query_as(
         "SELECT l.document_xml, l.revision FROM chat_messages m
            JOIN chat_sessions s ON s.id = m.session_id
-           JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = s.owner_id
+           JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = s.owner_id AND l.deleted_at IS NULL
          WHERE m.turn_id = ? AND s.owner_id = ?",
     )
     .bind(turn_id)

@@ -49,6 +49,9 @@ pub enum AppError {
     /// A lesson title the teacher must change.
     #[error("{}", .0.message())]
     Title(TitleRefusal),
+    /// A lesson document with these problems (nothing was stored).
+    #[error("The lesson has problems, so nothing was created. Each is listed with its line.")]
+    InvalidLesson(Vec<crate::lesson::LessonError>),
     /// An edit that collides with changes made since: these of its changes.
     #[error("The lesson was changed in the same places since, so nothing was changed. Look at the changes below and make them by hand if you still want them.")]
     Overlap(Vec<crate::lesson::Change>),
@@ -59,7 +62,7 @@ impl AppError {
         match self {
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::NotFound => StatusCode::NOT_FOUND,
-            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::BadRequest(_) | Self::InvalidLesson(_) => StatusCode::BAD_REQUEST,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) | Self::Overlap(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -87,6 +90,7 @@ impl AppError {
             Self::Unauthorized => "unauthorized",
             Self::NotFound => "not_found",
             Self::BadRequest(_) => "bad_request",
+            Self::InvalidLesson(_) => "invalid_lesson",
             Self::Forbidden(_) => "forbidden",
             Self::Conflict(_) | Self::Overlap(_) => "conflict",
             Self::PayloadTooLarge(_) => "too_large",
@@ -118,6 +122,12 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         if let Self::Internal(cause) = &self {
             tracing::error!(%cause, "internal error");
+        }
+        if let Self::InvalidLesson(errors) = &self {
+            // Not in `ErrorReply`: the browser never reads these, and its
+            // bundle would carry their reader.
+            let body = serde_json::json!({ "error": self.to_string(), "code": self.code(), "errors": errors });
+            return (self.status(), Json(body)).into_response();
         }
         let conflicts = match &self {
             Self::Overlap(changes) => changes.clone(),

@@ -1,5 +1,6 @@
 //! Lessons in the database. Every query is scoped to the owner: a lesson that
-//! belongs to someone else is `NotFound`, exactly like one that does not exist.
+//! belongs to someone else is `NotFound`, exactly like one that does not exist,
+//! and so is one in the trash (`library` manages the trash).
 
 use sqlx::SqlitePool;
 
@@ -36,7 +37,7 @@ pub fn starter_document(title: &str) -> String {
 /// The teacher's lessons, most recently changed first.
 pub async fn list_for_owner(db: &SqlitePool, owner_id: &str) -> Result<Vec<LessonSummary>> {
     Ok(sqlx::query_as::<_, LessonSummary>(
-        "SELECT id, title, updated_at FROM lessons WHERE owner_id = ? ORDER BY updated_at DESC, id",
+        "SELECT id, title, updated_at FROM lessons WHERE owner_id = ? AND deleted_at IS NULL ORDER BY updated_at DESC, id",
     )
     .bind(owner_id)
     .fetch_all(db)
@@ -71,7 +72,8 @@ pub async fn create(db: &SqlitePool, owner_id: &str, title: &str) -> Result<Less
 /// One of the teacher's lessons.
 pub async fn get_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Lesson> {
     sqlx::query_as::<_, Lesson>(
-        "SELECT id, title, document_xml, revision, updated_at, review_edits FROM lessons WHERE id = ? AND owner_id = ?",
+        "SELECT id, title, document_xml, revision, updated_at, review_edits FROM lessons
+         WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
     )
     .bind(id)
     .bind(owner_id)
@@ -82,7 +84,7 @@ pub async fn get_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Less
 
 /// Whether the teacher owns this lesson.
 pub async fn is_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<bool> {
-    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM lessons WHERE id = ? AND owner_id = ?")
+    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM lessons WHERE id = ? AND owner_id = ? AND deleted_at IS NULL")
         .bind(id)
         .bind(owner_id)
         .fetch_optional(db)
@@ -136,7 +138,7 @@ async fn save_revision(
     let updated = sqlx::query(
         "UPDATE lessons SET document_xml = ?, revision = revision + 1,
                 updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ? AND owner_id = ? AND revision = ?",
+         WHERE id = ? AND owner_id = ? AND revision = ? AND deleted_at IS NULL",
     )
     .bind(&doc)
     .bind(id)
@@ -200,7 +202,7 @@ pub async fn get_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64
 
 /// Turns "Review edits before applying" on or off for one of the teacher's lessons.
 pub async fn set_review_edits(db: &SqlitePool, owner_id: &str, id: &str, on: bool) -> Result<()> {
-    let done = sqlx::query("UPDATE lessons SET review_edits = ? WHERE id = ? AND owner_id = ?")
+    let done = sqlx::query("UPDATE lessons SET review_edits = ? WHERE id = ? AND owner_id = ? AND deleted_at IS NULL")
         .bind(on)
         .bind(id)
         .bind(owner_id)

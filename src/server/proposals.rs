@@ -75,7 +75,8 @@ struct Row {
 
 async fn get(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Row> {
     sqlx::query_as::<_, Row>(
-        "SELECT id, lesson_id, base_revision, document_xml, summary, changes, status FROM proposals WHERE id = ? AND owner_id = ?",
+        "SELECT id, lesson_id, base_revision, document_xml, summary, changes, status FROM proposals
+         WHERE id = ? AND owner_id = ? AND lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)",
     )
     .bind(id)
     .bind(owner_id)

@@ -14,7 +14,7 @@ pub use crate::net::no_delay;
 use super::{
     auth_routes, bodies, chat_routes, csrf,
     error::{AppError, Result},
-    guard, headers, lesson_api, lesson_forms, proposal_api,
+    guard, headers, lesson_api, lesson_forms, library_api, proposal_api,
     state::AppState,
 };
 use crate::app::{shell, App};
@@ -27,6 +27,7 @@ pub fn build(state: AppState) -> Router {
         .merge(auth_routes::router())
         .merge(chat_routes::router())
         .merge(lesson_api::router())
+        .merge(library_api::router())
         .merge(proposal_api::router())
         .merge(lesson_forms::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))

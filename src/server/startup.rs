@@ -116,7 +116,8 @@ pub async fn run() -> ExitCode {
     }
 }
 
-/// Periodic clean-up: forget idle rate-limit entries and expired sessions.
+/// Periodic clean-up: forget idle rate-limit entries and expired sessions,
+/// and delete lessons that have been in the trash for 30 days.
 fn spawn_housekeeping(state: AppState) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
@@ -128,6 +129,11 @@ fn spawn_housekeeping(state: AppState) {
                 .await;
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "could not delete expired sessions");
+            }
+            match super::library::purge(&state.db, "now").await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(lessons = n, "emptied lessons older than 30 days from the trash"),
+                Err(e) => tracing::warn!(error = %e, "could not empty the trash"),
             }
         }
     });

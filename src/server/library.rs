@@ -1,0 +1,241 @@
+//! A teacher's lessons as a collection: finding them (search, sort, pages),
+//! renaming, duplicating, importing one from XML, and the trash (delete,
+//! restore, delete forever, and the purge of what has been there 30 days).
+//!
+//! A lesson in the trash keeps its revisions, chats and proposals; every
+//! other query treats it as gone (`lessons`, `chats`, `proposals`), so
+//! restoring it brings everything back as it was.
+
+use serde::{Deserialize, Serialize};
+use sqlx::SqlitePool;
+
+use super::{
+    error::{AppError, Result},
+    ids,
+    lessons::{self, clean_title},
+};
+use crate::{
+    lesson,
+    models::{Lesson, LessonSummary},
+    refusals::MAX_LESSON_TITLE_CHARS,
+};
+
+/// Days a deleted lesson stays in the trash.
+pub const TRASH_DAYS: u32 = 30;
+/// Most lessons one page of a list holds.
+pub const MAX_PAGE: i64 = 200;
+
+/// How a list is ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sort {
+    /// Most recently changed first.
+    #[default]
+    Edited,
+    /// By title, A to Z.
+    Title,
+}
+
+/// One page of a teacher's lessons, and how many match in all.
+#[derive(Debug, Serialize)]
+pub struct LessonPage {
+    pub lessons: Vec<LessonSummary>,
+    pub total: i64,
+}
+
+/// `%text%` for LIKE, with LIKE's own wildcards taken literally.
+fn like_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// The teacher's lessons whose title or text contains `query` (all when it
+/// is empty), in `sort` order, `limit` from `offset`.
+///
+/// A plain `LIKE` over titles and documents: a teacher's few hundred lessons
+/// take a millisecond or two. (SQLite's FTS5 would rank and stem, at the cost
+/// of a second copy of every document; not needed yet.)
+pub async fn find(db: &SqlitePool, owner: &str, query: &str, sort: Sort, limit: i64, offset: i64) -> Result<LessonPage> {
+    let query = query.trim();
+    let pattern = like_pattern(query);
+    let order = match sort {
+        Sort::Edited => "updated_at DESC, id",
+        Sort::Title => "title COLLATE NOCASE, id",
+    };
+    let filter = "owner_id = ?1 AND deleted_at IS NULL
+         AND (?2 = '' OR title LIKE ?3 ESCAPE '\\' OR document_xml LIKE ?3 ESCAPE '\\')";
+    let lessons = sqlx::query_as::<_, LessonSummary>(&format!(
+        "SELECT id, title, updated_at FROM lessons WHERE {filter} ORDER BY {order} LIMIT ?4 OFFSET ?5"
+    ))
+    .bind(owner)
+    .bind(query)
+    .bind(&pattern)
+    .bind(limit.clamp(1, MAX_PAGE))
+    .bind(offset.max(0))
+    .fetch_all(db)
+    .await?;
+    let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM lessons WHERE {filter}"))
+        .bind(owner)
+        .bind(query)
+        .bind(&pattern)
+        .fetch_one(db)
+        .await?;
+    Ok(LessonPage { lessons, total })
+}
+
+/// Gives a lesson a new title.
+pub async fn rename(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<Lesson> {
+    let title = clean_title(title)?;
+    let done = sqlx::query(
+        "UPDATE lessons SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+         WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
+    )
+    .bind(&title)
+    .bind(id)
+    .bind(owner)
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    lessons::get_owned(db, owner, id).await
+}
+
+/// A new lesson with `title` and `document` (already valid) as its first version.
+async fn insert(db: &SqlitePool, owner: &str, title: &str, document: &str, summary: &str) -> Result<Lesson> {
+    let id = ids::new_id();
+    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, revision) VALUES (?, ?, ?, ?, 1)")
+        .bind(&id)
+        .bind(owner)
+        .bind(title)
+        .bind(document)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES (?, 1, ?, 'teacher', ?)")
+        .bind(&id)
+        .bind(document)
+        .bind(summary)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    lessons::get_owned(db, owner, &id).await
+}
+
+/// A title cut to the length titles may have.
+fn fit_title(title: &str) -> String {
+    title.chars().take(MAX_LESSON_TITLE_CHARS).collect()
+}
+
+/// "Copy of …": the lesson's current document as a new lesson, without its
+/// history or chats.
+pub async fn duplicate(db: &SqlitePool, owner: &str, id: &str) -> Result<Lesson> {
+    let original = lessons::get_owned(db, owner, id).await?;
+    let title = fit_title(&format!("Copy of {}", original.title));
+    let summary: String = format!("Copied from “{}”", original.title).chars().take(200).collect();
+    insert(db, owner, &title, &original.document_xml, &summary).await
+}
+
+/// A lesson made from an XML file. Nothing is created unless the document is
+/// valid; the errors say where each problem is. Without a title, the
+/// lesson's first heading names it.
+pub async fn import(db: &SqlitePool, owner: &str, title: Option<&str>, xml: &str) -> Result<Lesson> {
+    if xml.len() > lesson::MAX_BYTES {
+        return Err(AppError::PayloadTooLarge(format!("The lesson is too large. Keep it under {} KB.", lesson::MAX_BYTES / 1024)));
+    }
+    let root = lesson::normalize(xml).map_err(AppError::InvalidLesson)?;
+    let heading = root
+        .children
+        .iter()
+        .find_map(|n| match n {
+            lesson::Node::Element(e) if e.name == "h1" => Some(e.text()),
+            _ => None,
+        })
+        .filter(|t| !t.trim().is_empty());
+    let title = match title.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(t) => clean_title(t)?,
+        None => clean_title(&fit_title(heading.as_deref().unwrap_or("Imported lesson")))?,
+    };
+    insert(db, owner, &title, &root.to_xml(), "Imported the lesson").await
+}
+
+/// A lesson in the trash.
+#[derive(Debug, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct Trashed {
+    pub id: String,
+    pub title: String,
+    pub deleted_at: String,
+}
+
+/// Moves a lesson to the trash.
+pub async fn trash(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
+    let done = sqlx::query(
+        "UPDATE lessons SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+         WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
+    )
+    .bind(id)
+    .bind(owner)
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}
+
+/// Takes a lesson out of the trash, with its chats and history.
+pub async fn restore(db: &SqlitePool, owner: &str, id: &str) -> Result<Lesson> {
+    let done = sqlx::query("UPDATE lessons SET deleted_at = NULL WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL")
+        .bind(id)
+        .bind(owner)
+        .execute(db)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    lessons::get_owned(db, owner, id).await
+}
+
+/// Deletes a lesson in the trash for good, with everything that belongs to it.
+pub async fn delete_forever(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
+    let done = sqlx::query("DELETE FROM lessons WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL")
+        .bind(id)
+        .bind(owner)
+        .execute(db)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}
+
+/// The teacher's trash, most recently deleted first.
+pub async fn list_trash(db: &SqlitePool, owner: &str) -> Result<Vec<Trashed>> {
+    Ok(sqlx::query_as(
+        "SELECT id, title, deleted_at FROM lessons WHERE owner_id = ? AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, id",
+    )
+    .bind(owner)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Deletes for good every lesson in the trash for `TRASH_DAYS` as of `now`
+/// (an ISO time; the clock is the caller's, so tests can pick the day).
+pub async fn purge(db: &SqlitePool, now: &str) -> Result<u64> {
+    let done = sqlx::query("DELETE FROM lessons WHERE deleted_at IS NOT NULL AND deleted_at <= strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)")
+        .bind(now)
+        .bind(format!("-{TRASH_DAYS} days"))
+        .execute(db)
+        .await?;
+    Ok(done.rows_affected())
+}
+
+/// The chats of a lesson (in the trash or not), to stop their running turns.
+pub async fn chat_ids(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar("SELECT id FROM chat_sessions WHERE lesson_id = ? AND owner_id = ?")
+        .bind(lesson_id)
+        .bind(owner)
+        .fetch_all(db)
+        .await?)
+}

@@ -1,0 +1,202 @@
+//! The JSON API for lessons as a collection: list and search, create (from
+//! XML too), read, rename, duplicate, the trash and its purge.
+
+mod common;
+
+use axum::http::{Method, StatusCode};
+use common::{app, teacher, Auth, TestApp};
+use margin::server::library;
+use serde_json::{json, Value};
+
+async fn create(app: &TestApp, token: &str, body: Value) -> Value {
+    let r = app.post_json("/api/lessons", Auth::Bearer(token), body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    r.json()
+}
+
+fn doc(title: &str, text: &str) -> String {
+    format!("<lesson><h1>{title}</h1><p>{text}</p></lesson>")
+}
+
+fn titles(page: &Value) -> Vec<&str> {
+    page["lessons"].as_array().unwrap().iter().map(|l| l["title"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn lessons_are_listed_searched_sorted_and_paged() {
+    let app = app().await;
+    let t = app.sign_up("list@x.org").await;
+    for (title, text) in [("Gamma rays", "light"), ("alpha decay", "atoms"), ("Beta blockers", "the heart and atoms")] {
+        create(&app, &t, json!({"title": title, "xml": doc(title, text)})).await;
+    }
+    let all = app.get("/api/lessons", Auth::Bearer(&t)).await.json();
+    assert_eq!(all["total"], 3);
+    assert_eq!(titles(&all), vec!["Beta blockers", "alpha decay", "Gamma rays"], "most recently changed first");
+    let by_title = app.get("/api/lessons?sort=title", Auth::Bearer(&t)).await.json();
+    assert_eq!(titles(&by_title), vec!["alpha decay", "Beta blockers", "Gamma rays"]);
+    // Titles and the lesson's text, any case; LIKE's wildcards are plain text.
+    let atoms = app.get("/api/lessons?q=ATOMS&sort=title", Auth::Bearer(&t)).await.json();
+    assert_eq!((titles(&atoms), atoms["total"].as_i64()), (vec!["alpha decay", "Beta blockers"], Some(2)));
+    assert_eq!(app.get("/api/lessons?q=%25", Auth::Bearer(&t)).await.json()["total"], 0);
+    let page = app.get("/api/lessons?sort=title&limit=1&offset=1", Auth::Bearer(&t)).await.json();
+    assert_eq!((titles(&page), page["total"].as_i64()), (vec!["Beta blockers"], Some(3)));
+    // Another teacher sees none of them.
+    let other = app.sign_up("other@x.org").await;
+    assert_eq!(app.get("/api/lessons", Auth::Bearer(&other)).await.json()["total"], 0);
+}
+
+#[tokio::test]
+async fn a_lesson_is_created_empty_or_from_xml_and_invalid_xml_creates_nothing() {
+    let app = app().await;
+    let t = app.sign_up("make@x.org").await;
+    let empty = create(&app, &t, json!({"title": "Fractions"})).await;
+    assert_eq!((empty["title"].as_str(), empty["revision"].as_i64()), (Some("Fractions"), Some(1)));
+    assert!(empty["html"]["teacher"].as_str().unwrap().contains("Fractions"));
+    // From XML, named by its first heading when no title is given.
+    let imported = create(&app, &t, json!({"xml": doc("Photosynthesis", "Plants make sugar.")})).await;
+    assert_eq!(imported["title"], "Photosynthesis");
+    assert!(imported["documentXml"].as_str().unwrap().contains("Plants make sugar."));
+    let read = app.get(&format!("/api/lessons/{}", imported["id"].as_str().unwrap()), Auth::Bearer(&t)).await;
+    assert_eq!(read.json()["documentXml"], imported["documentXml"]);
+    // Every problem with its line; nothing created.
+    let bad = app.post_json("/api/lessons", Auth::Bearer(&t), json!({"title": "Bad", "xml": "<lesson>\n<p>open\n</lesson>"})).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.body);
+    assert_eq!(bad.json()["code"], "invalid_lesson");
+    assert!(bad.json()["errors"][0]["line"].as_u64().unwrap() >= 1, "{}", bad.body);
+    assert_eq!(app.get("/api/lessons", Auth::Bearer(&t)).await.json()["total"], 2);
+    let blank = app.post_json("/api/lessons", Auth::Bearer(&t), json!({"title": "  "})).await;
+    assert_eq!(blank.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn rename_and_duplicate_and_another_teachers_ids_are_not_found() {
+    let app = app().await;
+    let t = teacher(&app, "dup@x.org").await;
+    let r = app.send_json(Method::PATCH, &format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token), json!({"title": " Verbs,  revised "})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["title"], "Verbs, revised");
+    let blank = app.send_json(Method::PATCH, &format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token), json!({"title": ""})).await;
+    assert_eq!(blank.status, StatusCode::BAD_REQUEST);
+
+    let copy = app.post_json(&format!("/api/lessons/{}/duplicate", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(copy.status, StatusCode::CREATED, "{}", copy.body);
+    let copy = copy.json();
+    let original = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(copy["title"], "Copy of Verbs, revised");
+    assert_eq!(copy["documentXml"], original["documentXml"]);
+    assert_eq!(copy["revision"], 1);
+    let copy_chats = app.get(&format!("/api/lessons/{}/chats", copy["id"].as_str().unwrap()), Auth::Bearer(&t.token)).await;
+    assert_eq!(copy_chats.json().as_array().unwrap().len(), 0, "a copy has no chats");
+
+    let stranger = app.sign_up("stranger@x.org").await;
+    let id = &t.lesson_id;
+    for (method, path) in [
+        (Method::GET, format!("/api/lessons/{id}")),
+        (Method::PATCH, format!("/api/lessons/{id}")),
+        (Method::DELETE, format!("/api/lessons/{id}")),
+        (Method::POST, format!("/api/lessons/{id}/duplicate")),
+        (Method::POST, format!("/api/lessons/{id}/restore")),
+        (Method::DELETE, format!("/api/trash/{id}")),
+    ] {
+        let r = app.send_json(method.clone(), &path, Auth::Bearer(&stranger), json!({"title": "Mine now"})).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{method} {path}: {}", r.body);
+    }
+    assert_eq!(app.get(&format!("/api/lessons/{id}"), Auth::Bearer(&t.token)).await.json()["title"], "Verbs, revised");
+}
+
+#[tokio::test]
+async fn the_trash_hides_a_lesson_with_its_chats_and_restore_brings_everything_back() {
+    let app = app().await;
+    let t = teacher(&app, "trash@x.org").await;
+    let bearer = Auth::Bearer(&t.token);
+    let save = app
+        .put_json(&format!("/api/lessons/{}/document", t.lesson_id), bearer, json!({"xml": doc("Verbs", "Run, ran."), "baseRevision": 1}))
+        .await;
+    assert_eq!(save.status, StatusCode::OK, "{}", save.body);
+
+    let r = app.send_json(Method::DELETE, &format!("/api/lessons/{}", t.lesson_id), bearer, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["days"], 30);
+    assert_eq!(app.get("/api/lessons", bearer).await.json()["total"], 0);
+    for path in [
+        format!("/api/lessons/{}", t.lesson_id),
+        format!("/api/lessons/{}/revisions", t.lesson_id),
+        format!("/api/lessons/{}/chats", t.lesson_id),
+        format!("/api/chats/{}/messages", t.session_id),
+    ] {
+        assert_eq!(app.get(&path, bearer).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let stream = app.post_json("/api/chat/stream", bearer, json!({"sessionId": t.session_id, "content": "hello"})).await;
+    assert_eq!(stream.status, StatusCode::NOT_FOUND);
+    let trash = app.get("/api/trash", bearer).await.json();
+    assert_eq!(trash[0]["id"], t.lesson_id.as_str());
+    assert_eq!(trash[0]["title"], "Verbs");
+
+    let back = app.post_json(&format!("/api/lessons/{}/restore", t.lesson_id), bearer, json!({})).await;
+    assert_eq!(back.status, StatusCode::OK, "{}", back.body);
+    assert_eq!(back.json()["revision"], 2);
+    let revisions = app.get(&format!("/api/lessons/{}/revisions", t.lesson_id), bearer).await.json();
+    assert_eq!(revisions.as_array().unwrap().len(), 2);
+    let chats = app.get(&format!("/api/lessons/{}/chats", t.lesson_id), bearer).await.json();
+    assert_eq!(chats[0]["id"], t.session_id.as_str());
+    assert_eq!(app.get("/api/trash", bearer).await.json().as_array().unwrap().len(), 0);
+}
+
+#[tokio::test]
+async fn delete_forever_works_only_from_the_trash_and_the_purge_takes_what_is_30_days_old() {
+    let app = app().await;
+    let t = teacher(&app, "purge@x.org").await;
+    let bearer = Auth::Bearer(&t.token);
+    let path = format!("/api/trash/{}", t.lesson_id);
+    assert_eq!(app.send_json(Method::DELETE, &path, bearer, json!({})).await.status, StatusCode::NOT_FOUND, "not in the trash yet");
+    app.send_json(Method::DELETE, &format!("/api/lessons/{}", t.lesson_id), bearer, json!({})).await;
+    assert_eq!(app.send_json(Method::DELETE, &path, bearer, json!({})).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(app.post_json(&format!("/api/lessons/{}/restore", t.lesson_id), bearer, json!({})).await.status, StatusCode::NOT_FOUND);
+    let chats: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM chat_sessions").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(chats, 0, "its chats went with it");
+
+    // The purge, on a clock the test sets.
+    let other = create(&app, &t.token, json!({"title": "Old"})).await;
+    let id = other["id"].as_str().unwrap();
+    app.send_json(Method::DELETE, &format!("/api/lessons/{id}"), bearer, json!({})).await;
+    let deleted_at: String = sqlx::query_scalar("SELECT deleted_at FROM lessons WHERE id = ?").bind(id).fetch_one(&app.state.db).await.unwrap();
+    let db = app.state.db.clone();
+    let day = |n: i64| {
+        let (db, deleted_at) = (db.clone(), deleted_at.clone());
+        async move {
+            sqlx::query_scalar::<_, String>("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)")
+                .bind(&deleted_at)
+                .bind(format!("+{n} days"))
+                .fetch_one(&db)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(library::purge(&app.state.db, &day(29).await).await.unwrap(), 0);
+    assert_eq!(app.get("/api/trash", bearer).await.json().as_array().unwrap().len(), 1);
+    assert_eq!(library::purge(&app.state.db, &day(30).await).await.unwrap(), 1);
+    assert_eq!(app.get("/api/trash", bearer).await.json().as_array().unwrap().len(), 0);
+}
+
+#[tokio::test]
+async fn deleting_a_lesson_stops_its_running_turn_first() {
+    let app = app().await;
+    let t = teacher(&app, "busy@x.org").await;
+    let bearer = Auth::Bearer(&t.token);
+    let req = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream")
+        .header("authorization", format!("Bearer {}", t.token))
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(json!({"sessionId": t.session_id, "content": "hold on"}).to_string()))
+        .unwrap();
+    let res = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(app.state.turns.running_in(&t.session_id).is_some());
+    let r = app.send_json(Method::DELETE, &format!("/api/lessons/{}", t.lesson_id), bearer, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(app.state.turns.running_in(&t.session_id).is_none());
+    let status: String = sqlx::query_scalar("SELECT status FROM chat_messages WHERE role = 'assistant'").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(status, "cancelled");
+    drop(res);
+}
