@@ -12,4 +12,5 @@ pub mod lesson_view;
 pub mod lessons_page;
 pub mod not_found;
 pub mod top_bar;
+pub mod trash_page;
 pub mod xml_editor;

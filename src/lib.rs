@@ -15,6 +15,7 @@ pub mod components;
 pub mod lesson;
 pub mod models;
 pub mod refusals;
+pub mod url;
 mod wire_enum;
 
 #[cfg(feature = "ssr")]

@@ -33,6 +33,23 @@ pub struct LessonSummary {
     pub updated_at: String,
 }
 
+/// One page of the lessons list, and how many lessons match in all.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonList {
+    pub lessons: Vec<LessonSummary>,
+    pub total: i64,
+}
+
+/// A lesson in the trash, and when it was put there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct TrashedLesson {
+    pub id: String,
+    pub title: String,
+    pub deleted_at: String,
+}
+
 /// A lesson with its current document.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]

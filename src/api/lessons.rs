@@ -5,13 +5,27 @@
 
 use leptos::prelude::*;
 
-use crate::models::{Lesson, LessonSummary};
+use crate::models::{Lesson, LessonList, TrashedLesson};
 
+/// Lessons on one page of the list.
+pub const LESSONS_PER_PAGE: i64 = 50;
+
+/// One page of the teacher's lessons: those matching `query` (all when
+/// empty), ordered by `sort` (`title`, or last edited), from `offset`.
 #[server]
-pub async fn list_lessons() -> Result<Vec<LessonSummary>, ServerFnError> {
+pub async fn list_lessons(query: String, sort: String, offset: i64) -> Result<LessonList, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    use crate::server::library::{find, Sort};
+    let (state, user) = require_user().await?;
+    find(&state.db, &user.id, &query, Sort::from_word(&sort), LESSONS_PER_PAGE, offset).await.map_err(fail)
+}
+
+/// The teacher's trash, most recently deleted first.
+#[server]
+pub async fn list_trash() -> Result<Vec<TrashedLesson>, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    crate::server::lessons::list_for_owner(&state.db, &user.id).await.map_err(fail)
+    crate::server::library::list_trash(&state.db, &user.id).await.map_err(fail)
 }
 
 #[server]

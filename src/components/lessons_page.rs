@@ -1,4 +1,5 @@
-//! The teacher's home: their lessons, and "New lesson".
+//! The teacher's home: their lessons (searched, sorted, a page at a time,
+//! each with Duplicate, Download XML and Delete), and "New lesson".
 //!
 //! The page is rendered on the server only. The one interactive part, the
 //! "New lesson" button that opens the form, is a small island; the form
@@ -12,7 +13,11 @@ use leptos_router::hooks::use_query_map;
 
 use super::{hydrated::mark_hydrated, top_bar::TopBar};
 use crate::{
-    api::{error_text, lessons::list_lessons},
+    api::{
+        error_text,
+        lessons::{list_lessons, LESSONS_PER_PAGE},
+    },
+    models::LessonList,
     refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
@@ -23,37 +28,110 @@ pub fn new_lesson_error(code: &str) -> String {
 
 #[component]
 pub fn LessonsPage() -> impl IntoView {
-    let lessons = Resource::new(|| (), |_| list_lessons());
     let query = use_query_map();
+    let read = |name: &str| query.read_untracked().get(name).unwrap_or_default();
     let error = query.read_untracked().get("error").map(|c| new_lesson_error(&c));
-    let title = query.read_untracked().get("title").unwrap_or_default();
+    let title = read("title");
+    let (search, sort) = (read("q"), read("sort"));
+    let offset: i64 = read("offset").parse().unwrap_or(0).max(0);
+    let trashed = query.read_untracked().get("trashed");
+    let lessons = Resource::new(
+        {
+            let (search, sort) = (search.clone(), sort.clone());
+            move || (search.clone(), sort.clone(), offset)
+        },
+        |(q, sort, offset)| list_lessons(q, sort, offset),
+    );
 
     view! {
         <Title text="Your lessons · Margin"/>
         <TopBar/>
         <main class="page">
             <NewLesson error title/>
+            {trashed.map(|id| view! {
+                <form class="notice" method="post" action=format!("/lessons/{id}/restore") role="status">
+                    "The lesson is in the Trash, where it stays for 30 days. "
+                    <button type="submit" class="quiet">"Undo"</button>
+                </form>
+            })}
+            <SearchForm search=search.clone() sort=sort.clone()/>
             <Suspense fallback=|| view! { <p class="muted">"Loading your lessons…"</p> }>
-                {move || Suspend::new(async move {
-                    match lessons.await {
-                        Ok(list) if list.is_empty() => Either::Left(Either::Left(view! {
-                            <p class="empty">"No lessons yet. Press “New lesson” to start one."</p>
-                        })),
-                        Ok(list) => Either::Left(Either::Right(view! {
-                            <ul class="lesson-list">
-                                {list.into_iter().map(|l| view! {
-                                    <li>
-                                        <a href=format!("/lessons/{}", l.id)>{l.title}</a>
-                                        <span class="muted">"Changed " {l.updated_at.get(..10).unwrap_or_default().to_string()}</span>
-                                    </li>
-                                }).collect_view()}
-                            </ul>
-                        })),
-                        Err(e) => Either::Right(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
-                    }
-                })}
+                {move || {
+                    let (search, sort) = (search.clone(), sort.clone());
+                    Suspend::new(async move {
+                        match lessons.await {
+                            Ok(list) if list.lessons.is_empty() => {
+                                let said = if search.is_empty() && offset == 0 {
+                                    "No lessons yet. Press “New lesson” to start one.".to_string()
+                                } else {
+                                    format!("No lessons match “{search}”.")
+                                };
+                                Either::Left(Either::Left(view! { <p class="empty">{said}</p> }))
+                            }
+                            Ok(list) => Either::Left(Either::Right(view! {
+                                <LessonRows list search sort offset/>
+                            })),
+                            Err(e) => Either::Right(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
+                        }
+                    })
+                }}
             </Suspense>
+            <p class="trash-link"><a href="/trash">"Trash"</a></p>
         </main>
+    }
+}
+
+/// The search box and the order, as a plain GET form (the list is the server's).
+#[component]
+fn SearchForm(search: String, sort: String) -> impl IntoView {
+    view! {
+        <form class="lesson-search" method="get" action="/" role="search">
+            <label for="lesson-search">"Search lessons"</label>
+            <input id="lesson-search" type="search" name="q" value=search placeholder="Title or words in the lesson"/>
+            <label for="lesson-sort">"Sort by"</label>
+            <select id="lesson-sort" name="sort">
+                <option value="edited" selected=sort != "title">"Last edited"</option>
+                <option value="title" selected=sort == "title">"Title"</option>
+            </select>
+            <button type="submit">"Search"</button>
+        </form>
+    }
+}
+
+/// One page of lessons, each with Duplicate, Download XML and Delete, and
+/// links to the pages before and after.
+#[component]
+fn LessonRows(list: LessonList, search: String, sort: String, offset: i64) -> impl IntoView {
+    let page_link = move |to: i64| {
+        let query = crate::url::query(&[("q", &search), ("sort", &sort), ("offset", &to.to_string())]);
+        format!("/?{query}")
+    };
+    let shown = list.lessons.len() as i64;
+    let previous = (offset > 0).then(|| page_link((offset - LESSONS_PER_PAGE).max(0)));
+    let next = (offset + shown < list.total).then(|| page_link(offset + shown));
+    view! {
+        <p class="muted">{format!("{} lesson{}", list.total, if list.total == 1 { "" } else { "s" })}</p>
+        <ul class="lesson-list">
+            {list.lessons.into_iter().map(|l| view! {
+                <li>
+                    <a href=format!("/lessons/{}", l.id)>{l.title.clone()}</a>
+                    <span class="muted">"Changed " {l.updated_at.get(..10).unwrap_or_default().to_string()}</span>
+                    <span class="lesson-actions">
+                        <form method="post" action=format!("/lessons/{}/duplicate", l.id)>
+                            <button type="submit" class="quiet" aria-label=format!("Duplicate {}", l.title)>"Duplicate"</button>
+                        </form>
+                        <a class="quiet" href=format!("/lessons/{}/download", l.id) aria-label=format!("Download XML of {}", l.title)>"Download XML"</a>
+                        <form method="post" action=format!("/lessons/{}/delete", l.id)>
+                            <button type="submit" class="quiet danger" aria-label=format!("Delete {}", l.title)>"Delete"</button>
+                        </form>
+                    </span>
+                </li>
+            }).collect_view()}
+        </ul>
+        <nav class="pages" aria-label="Pages">
+            {previous.map(|href| view! { <a href=href>"Previous page"</a> })}
+            {next.map(|href| view! { <a href=href>"Next page"</a> })}
+        </nav>
     }
 }
 

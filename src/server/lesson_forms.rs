@@ -1,27 +1,139 @@
-//! The browser's plain HTML form for creating a lesson. Like the sign-in
-//! forms, it answers with redirects, so "New lesson" works as soon as the
-//! page arrives and needs no code in the browser bundle: on success to the
-//! new lesson, otherwise back to the list with a short error code and the
-//! title that was typed (so nothing is lost). Opening `/lessons/new` in the
+//! The browser's plain HTML forms for lessons: create, duplicate, delete to
+//! the trash, restore, delete forever, and the "Download XML" link. Like the
+//! sign-in forms, they answer with redirects, so they work as soon as the
+//! page arrives and need no code in the browser bundle. Creating goes to the
+//! new lesson, or back to the list with a short error code and the title
+//! that was typed (so nothing is lost). Opening `/lessons/new` in the
 //! address bar leads to the list, where the form is.
 
 use axum::{
     extract::State,
+    http::header,
     response::{IntoResponse, Redirect, Response},
-    routing::get,
+    routing::{get, post},
     Router,
 };
 use serde::Deserialize;
 
 use super::{
-    extract::{ApiForm},current_user::CurrentUser, error::AppError, lessons, state::AppState};
+    current_user::CurrentUser,
+    error::AppError,
+    extract::{ApiForm, ApiPath},
+    lessons, library, library_api,
+    state::AppState,
+};
 use crate::refusals::TitleRefusal;
 
 /// Where the form posts. Not a lesson page, though it looks like one.
 pub const NEW_LESSON_PATH: &str = "/lessons/new";
 
 pub fn router() -> Router<AppState> {
-    Router::new().route(NEW_LESSON_PATH, get(|| async { Redirect::to("/") }).post(form_create))
+    Router::new()
+        .route(NEW_LESSON_PATH, get(|| async { Redirect::to("/") }).post(form_create))
+        .route("/lessons/{id}/duplicate", post(form_duplicate))
+        .route("/lessons/{id}/delete", post(form_delete))
+        .route("/lessons/{id}/restore", post(form_restore))
+        .route("/lessons/{id}/download", get(download))
+        .route("/trash/{id}/delete", post(form_delete_forever))
+}
+
+/// A teacher's form sent without a session goes to sign in; a lesson that
+/// is not theirs (or not there) to the app's "not found" page.
+fn answer(done: Result<String, AppError>) -> Response {
+    match done {
+        Ok(to) => Redirect::to(&to).into_response(),
+        Err(AppError::Unauthorized) => Redirect::to("/signin").into_response(),
+        Err(AppError::NotFound) => Redirect::to("/lessons/not-found").into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "a lesson form failed");
+            Redirect::to("/?error=server").into_response()
+        }
+    }
+}
+
+fn signed_in(user: Result<Option<CurrentUser>, AppError>) -> Result<CurrentUser, AppError> {
+    user?.ok_or(AppError::Unauthorized)
+}
+
+/// "Duplicate": to the copy.
+async fn form_duplicate(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let CurrentUser(user) = signed_in(user)?;
+        let copy = library::duplicate(&state.db, &user.id, &id).await?;
+        Ok(format!("/lessons/{}", copy.id))
+    }.await)
+}
+
+/// "Delete": to the list, which says the lesson is in the trash and offers Undo.
+async fn form_delete(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let CurrentUser(user) = signed_in(user)?;
+        library_api::trash_lesson(&state, &user.id, &id).await?;
+        Ok(format!("/?trashed={id}"))
+    }.await)
+}
+
+/// "Restore" (in the trash, or Undo after a delete): to the lesson.
+async fn form_restore(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let CurrentUser(user) = signed_in(user)?;
+        library::restore(&state.db, &user.id, &id).await?;
+        Ok(format!("/lessons/{id}"))
+    }.await)
+}
+
+/// "Delete forever" in the trash: back to the trash.
+async fn form_delete_forever(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let CurrentUser(user) = signed_in(user)?;
+        library::delete_forever(&state.db, &user.id, &id).await?;
+        Ok("/trash".to_string())
+    }.await)
+}
+
+/// "Download XML": the lesson's document as a file named after the lesson.
+async fn download(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
+    let lesson = lessons::get_owned(&state.db, &user.id, &id).await?;
+    let (ascii, full) = file_names(&lesson.title);
+    let disposition = format!("attachment; filename=\"{ascii}.xml\"; filename*=UTF-8''{}.xml", crate::url::percent_encode(&full));
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/xml; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        lesson.document_xml,
+    )
+        .into_response())
+}
+
+/// File names from a title: letters (any script), digits, spaces and dashes
+/// kept, the rest dropped; and the same in ASCII alone, for browsers that
+/// read only `filename=`.
+fn file_names(title: &str) -> (String, String) {
+    let tidy = |keep: &dyn Fn(char) -> bool| {
+        let kept: String = title.chars().map(|c| if keep(c) { c } else { ' ' }).collect();
+        let joined = kept.split_whitespace().collect::<Vec<_>>().join(" ");
+        if joined.is_empty() {
+            "lesson".to_string()
+        } else {
+            joined
+        }
+    };
+    let full = tidy(&|c: char| c.is_alphanumeric() || c == '-');
+    let ascii = tidy(&|c: char| c.is_ascii_alphanumeric() || c == '-');
+    (ascii, full)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_names_come_from_the_title_and_stay_header_safe() {
+        assert_eq!(file_names("Verbs: the \"present\" tense"), ("Verbs the present tense".into(), "Verbs the present tense".into()));
+        assert_eq!(file_names("Les verbes français"), ("Les verbes fran ais".into(), "Les verbes français".into()));
+        assert_eq!(file_names("\r\n;\\"), ("lesson".into(), "lesson".into()));
+    }
 }
 
 #[derive(Deserialize)]

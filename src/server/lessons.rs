@@ -10,7 +10,7 @@ use super::{
 };
 use crate::{
     lesson::{self, Change, Element},
-    models::{Author, Lesson, LessonSummary, Revision, RevisionSummary, SaveOutcome, SaveReply},
+    models::{Author, Lesson, Revision, RevisionSummary, SaveOutcome, SaveReply},
     refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
@@ -32,16 +32,6 @@ pub fn starter_document(title: &str) -> String {
         "<lesson>\n  <h1 id=\"b1\">{}</h1>\n  <p id=\"b2\">Start writing your lesson here, or ask the assistant for a first draft.</p>\n</lesson>\n",
         crate::lesson::escape_text(title)
     )
-}
-
-/// The teacher's lessons, most recently changed first.
-pub async fn list_for_owner(db: &SqlitePool, owner_id: &str) -> Result<Vec<LessonSummary>> {
-    Ok(sqlx::query_as::<_, LessonSummary>(
-        "SELECT id, title, updated_at FROM lessons WHERE owner_id = ? AND deleted_at IS NULL ORDER BY updated_at DESC, id",
-    )
-    .bind(owner_id)
-    .fetch_all(db)
-    .await?)
 }
 
 /// Creates a lesson with its first revision.

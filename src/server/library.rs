@@ -6,7 +6,7 @@
 //! other query treats it as gone (`lessons`, `chats`, `proposals`), so
 //! restoring it brings everything back as it was.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use super::{
@@ -16,7 +16,7 @@ use super::{
 };
 use crate::{
     lesson,
-    models::{Lesson, LessonSummary},
+    models::{Lesson, LessonList, LessonSummary, TrashedLesson},
     refusals::MAX_LESSON_TITLE_CHARS,
 };
 
@@ -36,12 +36,17 @@ pub enum Sort {
     Title,
 }
 
-/// One page of a teacher's lessons, and how many match in all.
-#[derive(Debug, Serialize)]
-pub struct LessonPage {
-    pub lessons: Vec<LessonSummary>,
-    pub total: i64,
+impl Sort {
+    /// `title` or anything else (the default order).
+    pub fn from_word(word: &str) -> Self {
+        if word == "title" {
+            Self::Title
+        } else {
+            Self::Edited
+        }
+    }
 }
+
 
 /// `%text%` for LIKE, with LIKE's own wildcards taken literally.
 fn like_pattern(text: &str) -> String {
@@ -55,7 +60,7 @@ fn like_pattern(text: &str) -> String {
 /// A plain `LIKE` over titles and documents: a teacher's few hundred lessons
 /// take a millisecond or two. (SQLite's FTS5 would rank and stem, at the cost
 /// of a second copy of every document; not needed yet.)
-pub async fn find(db: &SqlitePool, owner: &str, query: &str, sort: Sort, limit: i64, offset: i64) -> Result<LessonPage> {
+pub async fn find(db: &SqlitePool, owner: &str, query: &str, sort: Sort, limit: i64, offset: i64) -> Result<LessonList> {
     let query = query.trim();
     let pattern = like_pattern(query);
     let order = match sort {
@@ -80,7 +85,7 @@ pub async fn find(db: &SqlitePool, owner: &str, query: &str, sort: Sort, limit: 
         .bind(&pattern)
         .fetch_one(db)
         .await?;
-    Ok(LessonPage { lessons, total })
+    Ok(LessonList { lessons, total })
 }
 
 /// Gives a lesson a new title.
@@ -159,15 +164,6 @@ pub async fn import(db: &SqlitePool, owner: &str, title: Option<&str>, xml: &str
     insert(db, owner, &title, &root.to_xml(), "Imported the lesson").await
 }
 
-/// A lesson in the trash.
-#[derive(Debug, Serialize, sqlx::FromRow)]
-#[serde(rename_all = "camelCase")]
-pub struct Trashed {
-    pub id: String,
-    pub title: String,
-    pub deleted_at: String,
-}
-
 /// Moves a lesson to the trash.
 pub async fn trash(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
     let done = sqlx::query(
@@ -211,7 +207,7 @@ pub async fn delete_forever(db: &SqlitePool, owner: &str, id: &str) -> Result<()
 }
 
 /// The teacher's trash, most recently deleted first.
-pub async fn list_trash(db: &SqlitePool, owner: &str) -> Result<Vec<Trashed>> {
+pub async fn list_trash(db: &SqlitePool, owner: &str) -> Result<Vec<TrashedLesson>> {
     Ok(sqlx::query_as(
         "SELECT id, title, deleted_at FROM lessons WHERE owner_id = ? AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, id",
     )

@@ -19,10 +19,13 @@ use super::{
     error::{AppError, Result},
     extract::{ApiJson, ApiPath, ApiQuery},
     lessons,
-    library::{self, LessonPage, Sort, Trashed},
+    library::{self, Sort},
     state::AppState,
 };
-use crate::{lesson::LessonHtml, models::Lesson};
+use crate::{
+    lesson::LessonHtml,
+    models::{Lesson, LessonList, TrashedLesson},
+};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -86,7 +89,7 @@ struct Rename {
     title: String,
 }
 
-async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<LessonPage>> {
+async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<LessonList>> {
     let limit = q.limit.unwrap_or(50);
     Ok(Json(library::find(&state.db, &user.id, &q.q, q.sort, limit, q.offset).await?))
 }
@@ -157,7 +160,7 @@ async fn restore(State(state): State<AppState>, CurrentUser(user): CurrentUser, 
     Ok(Json(library::restore(&state.db, &user.id, &id).await?.into()))
 }
 
-async fn list_trash(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<Vec<Trashed>>> {
+async fn list_trash(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<Vec<TrashedLesson>>> {
     Ok(Json(library::list_trash(&state.db, &user.id).await?))
 }
 

@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import { expect, test } from "./csp";
+import { createLesson, signUp, uniqueEmail } from "./helpers";
+
+const list = (page: import("@playwright/test").Page) => page.locator(".lesson-list li > a");
+
+test("lessons can be searched and sorted, duplicated and downloaded", async ({ page }) => {
+  await signUp(page, uniqueEmail("library"));
+  for (const title of ["Volcanoes", "algebra basics", "Birds of prey"]) await createLesson(page, title);
+  await page.goto("/");
+  await expect(list(page)).toHaveText(["Birds of prey", "algebra basics", "Volcanoes"]);
+
+  await page.getByLabel("Sort by").selectOption("title");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(list(page)).toHaveText(["algebra basics", "Birds of prey", "Volcanoes"]);
+
+  await page.getByRole("searchbox", { name: "Search lessons" }).fill("BIRDS");
+  await page.getByRole("searchbox", { name: "Search lessons" }).press("Enter");
+  await expect(list(page)).toHaveText(["Birds of prey"]);
+  await page.getByRole("searchbox", { name: "Search lessons" }).fill("nothing like this");
+  await page.getByRole("searchbox", { name: "Search lessons" }).press("Enter");
+  await expect(page.getByText("No lessons match “nothing like this”.")).toBeVisible();
+
+  await page.goto("/");
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download XML of Volcanoes" }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe("Volcanoes.xml");
+  const xml = readFileSync(await file.path(), "utf8");
+  expect(xml).toContain("<lesson>");
+  expect(xml).toContain("Volcanoes");
+
+  await page.getByRole("button", { name: "Duplicate Volcanoes" }).click();
+  await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
+  await page.goto("/");
+  await expect(list(page)).toHaveText(["Copy of Volcanoes", "Birds of prey", "algebra basics", "Volcanoes"]);
+});
+
+test("a deleted lesson goes to the Trash, Undo and Restore bring it back, Delete forever does not", async ({ page }) => {
+  await signUp(page, uniqueEmail("trash"));
+  await createLesson(page, "Fractions");
+  await createLesson(page, "Decimals");
+  await page.goto("/");
+
+  await page.getByRole("button", { name: "Delete Fractions" }).click();
+  await expect(page.getByRole("status")).toContainText("The lesson is in the Trash");
+  await expect(list(page)).toHaveText(["Decimals"]);
+  await page.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByRole("heading", { name: "Fractions", level: 1 })).toBeVisible();
+
+  await page.goto("/");
+  await page.getByRole("button", { name: "Delete Fractions" }).click();
+  await page.getByRole("button", { name: "Delete Decimals" }).click();
+  await page.getByRole("link", { name: "Trash" }).click();
+  await expect(page.locator(".trashed-title")).toHaveText(["Decimals", "Fractions"]);
+  await page.getByRole("button", { name: "Restore Fractions" }).click();
+  await expect(page.getByRole("heading", { name: "Fractions", level: 1 })).toBeVisible();
+
+  await page.goto("/trash");
+  await page.getByRole("button", { name: "Delete Decimals forever" }).click();
+  await expect(page.getByText("The Trash is empty.")).toBeVisible();
+  await page.goto("/");
+  await expect(list(page)).toHaveText(["Fractions"]);
+});
