@@ -12,7 +12,7 @@ test("sign up, create a lesson, open it, and find it again after a reload", asyn
   await expect(page.getByRole("complementary", { name: "Assistant" })).toBeVisible();
 
   await page.goto("/");
-  await page.getByRole("link", { name: "French verbs" }).click();
+  await page.getByRole("link", { name: "French verbs", exact: true }).click();
   await expect(page).toHaveURL(url);
 });
 
