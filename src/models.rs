@@ -40,6 +40,14 @@ pub struct LessonList {
     pub total: i64,
 }
 
+/// Why a lesson file could not be imported: its name and every problem,
+/// each with its line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub file: String,
+    pub problems: Vec<String>,
+}
+
 /// A lesson in the trash, and when it was put there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]

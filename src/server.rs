@@ -18,6 +18,7 @@ pub mod extract;
 pub mod guard;
 pub mod headers;
 pub mod ids;
+pub mod import_reports;
 pub mod lesson_api;
 pub mod lesson_forms;
 pub mod lessons;

@@ -51,20 +51,21 @@ async fn server_functions_check_the_session_and_the_owner() {
     let ana = app.sign_up("ana@x.org").await;
     let ben = app.sign_up("ben@x.org").await;
 
-    let anon = app.post_form(ListLessons::PATH, Auth::None, &[]).await;
+    let all: &[(&str, &str)] = &[("query", ""), ("sort", ""), ("offset", "0")];
+    let anon = app.post_form(ListLessons::PATH, Auth::None, all).await;
     assert_eq!(anon.status, StatusCode::UNAUTHORIZED, "{}", anon.body);
 
     // Lessons are created by the plain form (tested below), not a server function.
     let ana_id = app.user_id(&ana).await;
     let id = lessons::create(&app.state.db, &ana_id, "Fractions").await.unwrap().id;
 
-    let list = app.post_form(ListLessons::PATH, Auth::Cookie(&ana), &[]).await;
+    let list = app.post_form(ListLessons::PATH, Auth::Cookie(&ana), all).await;
     let list: serde_json::Value = serde_json::from_str(&list.body).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 1);
-    assert_eq!(list[0]["title"], "Fractions");
+    assert_eq!(list["total"], 1);
+    assert_eq!(list["lessons"][0]["title"], "Fractions");
 
-    let bens = app.post_form(ListLessons::PATH, Auth::Cookie(&ben), &[]).await;
-    assert_eq!(bens.body, "[]");
+    let bens = app.post_form(ListLessons::PATH, Auth::Cookie(&ben), all).await;
+    assert_eq!(bens.body, r#"{"lessons":[],"total":0}"#);
     let stolen = app.post_form(GetLesson::PATH, Auth::Cookie(&ben), &[("id", id.as_str())]).await;
     assert_eq!(stolen.status, StatusCode::NOT_FOUND);
 

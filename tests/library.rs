@@ -200,3 +200,47 @@ async fn deleting_a_lesson_stops_its_running_turn_first() {
     assert_eq!(status, "cancelled");
     drop(res);
 }
+
+/// The "Import lesson" form posting `xml` as the file `name`.
+async fn import_file(app: &TestApp, token: &str, name: &str, xml: &str) -> common::Reply {
+    let body = format!(
+        "--b0undary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/xml\r\n\r\n{xml}\r\n--b0undary--\r\n"
+    );
+    let req = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/lessons/import")
+        .header("cookie", format!("margin_session={token}"))
+        .header("origin", common::OWN_ORIGIN)
+        .header("content-type", "multipart/form-data; boundary=b0undary")
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    app.send(req).await
+}
+
+#[tokio::test]
+async fn the_import_form_makes_a_lesson_or_reports_every_problem_and_makes_nothing() {
+    use leptos::server_fn::ServerFn;
+    let app = app().await;
+    let t = app.sign_up("import@x.org").await;
+    let ok = import_file(&app, &t, "tides.xml", &doc("Tides", "The moon pulls the sea.")).await;
+    assert!(ok.status.is_redirection(), "{}", ok.body);
+    let id = ok.location().strip_prefix("/lessons/").expect("to the new lesson").to_string();
+    let made = app.get(&format!("/api/lessons/{id}"), Auth::Bearer(&t)).await.json();
+    assert_eq!(made["title"], "Tides");
+
+    let bad = import_file(&app, &t, "broken.xml", "<lesson>\n<h1>Broken</h1>\n<p>never closed\n</lesson>").await;
+    let token = bad.location().strip_prefix("/?import=").expect("back to the list with a report").to_string();
+    assert_eq!(app.get("/api/lessons", Auth::Bearer(&t)).await.json()["total"], 1, "nothing created");
+    let path = <margin::api::lessons::FindImportReport as ServerFn>::PATH;
+    let report = app.post_form(path, Auth::Cookie(&t), &[("token", token.as_str())]).await;
+    let report = report.json();
+    assert_eq!(report["file"], "broken.xml");
+    assert!(report["problems"][0].as_str().unwrap().starts_with("Line "), "{report}");
+    // The list page shows it.
+    let page = app.get(&format!("/?import={token}"), Auth::Cookie(&t)).await;
+    assert!(page.body.contains("“broken.xml” was not imported"), "{}", page.body);
+    // Another teacher cannot read it.
+    let other = app.sign_up("nosy@x.org").await;
+    let theirs = app.post_form(path, Auth::Cookie(&other), &[("token", token.as_str())]).await;
+    assert_eq!(theirs.body, "null");
+}

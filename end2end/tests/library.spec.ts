@@ -62,3 +62,28 @@ test("a deleted lesson goes to the Trash, Undo and Restore bring it back, Delete
   await page.goto("/");
   await expect(list(page)).toHaveText(["Fractions"]);
 });
+
+test("a lesson file is imported, and a file with problems lists each with its line and creates nothing", async ({ page }) => {
+  await signUp(page, uniqueEmail("import"));
+  await page.getByLabel("Import lesson").setInputFiles({
+    name: "broken.xml",
+    mimeType: "application/xml",
+    buffer: Buffer.from("<lesson>\n<h1>Broken</h1>\n<p>never closed\n</lesson>\n"),
+  });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  const problems = page.getByRole("alert");
+  await expect(problems).toContainText("“broken.xml” was not imported");
+  await expect(problems.locator("li").first()).toContainText(/^Line \d+, column \d+/);
+  await expect(page.getByText("No lessons yet.")).toBeVisible();
+
+  await page.getByLabel("Import lesson").setInputFiles({
+    name: "tides.xml",
+    mimeType: "application/xml",
+    buffer: Buffer.from("<lesson><h1>Tides</h1><p>The moon pulls the sea.</p></lesson>"),
+  });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
+  await expect(page.getByRole("heading", { name: "Tides", level: 1 })).toBeVisible();
+  await page.goto("/");
+  await expect(list(page)).toHaveText(["Tides"]);
+});

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::models::{Lesson, LessonList, TrashedLesson};
+use crate::models::{ImportReport, Lesson, LessonList, TrashedLesson};
 
 /// Lessons on one page of the list.
 pub const LESSONS_PER_PAGE: i64 = 50;
@@ -33,4 +33,13 @@ pub async fn get_lesson(id: String) -> Result<Lesson, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
     crate::server::lessons::get_owned(&state.db, &user.id, &id).await.map_err(fail)
+}
+
+/// Why the teacher's last lesson file could not be imported (`token` from
+/// the address the import redirected to).
+#[server]
+pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, ServerFnError> {
+    use super::ssr::require_user;
+    let (state, user) = require_user().await?;
+    Ok(state.import_reports.get(&user.id, &token))
 }

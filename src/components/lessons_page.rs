@@ -1,5 +1,6 @@
 //! The teacher's home: their lessons (searched, sorted, a page at a time,
-//! each with Duplicate, Download XML and Delete), and "New lesson".
+//! each with Duplicate, Download XML and Delete), "New lesson" and
+//! "Import lesson".
 //!
 //! The page is rendered on the server only. The one interactive part, the
 //! "New lesson" button that opens the form, is a small island; the form
@@ -15,9 +16,9 @@ use super::{hydrated::mark_hydrated, top_bar::TopBar};
 use crate::{
     api::{
         error_text,
-        lessons::{list_lessons, LESSONS_PER_PAGE},
+        lessons::{find_import_report, list_lessons, LESSONS_PER_PAGE},
     },
-    models::LessonList,
+    models::{ImportReport, LessonList},
     refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
@@ -35,6 +36,13 @@ pub fn LessonsPage() -> impl IntoView {
     let (search, sort) = (read("q"), read("sort"));
     let offset: i64 = read("offset").parse().unwrap_or(0).max(0);
     let trashed = query.read_untracked().get("trashed");
+    let import = query.read_untracked().get("import");
+    let report = Resource::new(move || import.clone(), |token| async move {
+        match token {
+            Some(t) => find_import_report(t).await.ok().flatten(),
+            None => None,
+        }
+    });
     let lessons = Resource::new(
         {
             let (search, sort) = (search.clone(), sort.clone());
@@ -54,6 +62,10 @@ pub fn LessonsPage() -> impl IntoView {
                     <button type="submit" class="quiet">"Undo"</button>
                 </form>
             })}
+            <ImportForm/>
+            <Suspense>
+                {move || Suspend::new(async move { report.await.map(|r| view! { <ImportProblems report=r/> }) })}
+            </Suspense>
             <SearchForm search=search.clone() sort=sort.clone()/>
             <Suspense fallback=|| view! { <p class="muted">"Loading your lessons…"</p> }>
                 {move || {
@@ -78,6 +90,29 @@ pub fn LessonsPage() -> impl IntoView {
             </Suspense>
             <p class="trash-link"><a href="/trash">"Trash"</a></p>
         </main>
+    }
+}
+
+/// "Import lesson": a plain form that uploads a lesson file.
+#[component]
+fn ImportForm() -> impl IntoView {
+    view! {
+        <form class="lesson-import" method="post" action="/lessons/import" enctype="multipart/form-data">
+            <label for="lesson-file">"Import lesson"</label>
+            <input id="lesson-file" type="file" name="file" accept=".xml,application/xml,text/xml" required/>
+            <button type="submit">"Import"</button>
+        </form>
+    }
+}
+
+/// Every problem of a file that could not be imported; nothing was created.
+#[component]
+fn ImportProblems(report: ImportReport) -> impl IntoView {
+    view! {
+        <div class="form-error import-problems" role="alert">
+            <p>{format!("“{}” was not imported, so no lesson was created. Fix these and import it again:", report.file)}</p>
+            <ul>{report.problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+        </div>
     }
 }
 

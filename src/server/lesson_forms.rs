@@ -1,5 +1,6 @@
-//! The browser's plain HTML forms for lessons: create, duplicate, delete to
-//! the trash, restore, delete forever, and the "Download XML" link. Like the
+//! The browser's plain HTML forms for lessons: create, import a file,
+//! duplicate, delete to the trash, restore, delete forever, and the
+//! "Download XML" link. Like the
 //! sign-in forms, they answer with redirects, so they work as soon as the
 //! page arrives and need no code in the browser bundle. Creating goes to the
 //! new lesson, or back to the list with a short error code and the title
@@ -7,7 +8,7 @@
 //! address bar leads to the list, where the form is.
 
 use axum::{
-    extract::State,
+    extract::{Multipart, State},
     http::header,
     response::{IntoResponse, Redirect, Response},
     routing::{get, post},
@@ -22,7 +23,7 @@ use super::{
     lessons, library, library_api,
     state::AppState,
 };
-use crate::refusals::TitleRefusal;
+use crate::{models::ImportReport, refusals::TitleRefusal};
 
 /// Where the form posts. Not a lesson page, though it looks like one.
 pub const NEW_LESSON_PATH: &str = "/lessons/new";
@@ -35,6 +36,44 @@ pub fn router() -> Router<AppState> {
         .route("/lessons/{id}/restore", post(form_restore))
         .route("/lessons/{id}/download", get(download))
         .route("/trash/{id}/delete", post(form_delete_forever))
+        .route(IMPORT_PATH, get(|| async { Redirect::to("/") }).post(form_import))
+}
+
+/// Where "Import lesson" posts its file.
+pub const IMPORT_PATH: &str = "/lessons/import";
+
+/// "Import lesson": a lesson file (and nothing else) as a new lesson, then
+/// to it; when the file has problems, nothing is created and the list shows
+/// every problem with its line.
+async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, mut form: Multipart) -> Response {
+    let CurrentUser(user) = match signed_in(user) {
+        Ok(u) => u,
+        Err(e) => return answer(Err(e)),
+    };
+    let (mut file, mut bytes) = (String::new(), None);
+    loop {
+        match form.next_field().await {
+            Ok(Some(field)) if field.name() == Some("file") => {
+                file = field.file_name().unwrap_or("lesson.xml").chars().take(200).collect();
+                bytes = field.bytes().await.ok();
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(_) => break,
+        }
+    }
+    let problems = match bytes.as_deref().map(std::str::from_utf8) {
+        None => vec!["Choose a lesson file (.xml) to import.".to_string()],
+        Some(Err(_)) => vec!["The file is not text in UTF-8. Save it as UTF-8 XML and try again.".to_string()],
+        Some(Ok(xml)) => match library::import(&state.db, &user.id, None, xml).await {
+            Ok(lesson) => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
+            Err(AppError::InvalidLesson(errors)) => errors.iter().map(|e| sentence(&e.to_string())).collect(),
+            Err(e @ (AppError::PayloadTooLarge(_) | AppError::Title(_))) => vec![e.to_string()],
+            Err(e) => return answer(Err(e)),
+        },
+    };
+    let token = state.import_reports.keep(&user.id, ImportReport { file, problems });
+    Redirect::to(&format!("/?import={token}")).into_response()
 }
 
 /// A teacher's form sent without a session goes to sign in; a lesson that
@@ -53,6 +92,15 @@ fn answer(done: Result<String, AppError>) -> Response {
 
 fn signed_in(user: Result<Option<CurrentUser>, AppError>) -> Result<CurrentUser, AppError> {
     user?.ok_or(AppError::Unauthorized)
+}
+
+/// `text` with a capital first letter.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// "Duplicate": to the copy.

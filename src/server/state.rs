@@ -10,6 +10,7 @@ use sqlx::SqlitePool;
 use super::{
     ai::AiRuntime,
     config::Config,
+    import_reports::ImportReports,
     limits::{AccountLimits, HashGate, LimitClock},
     turns::TurnHub,
 };
@@ -27,6 +28,8 @@ pub struct AppState {
     pub hash_gate: Arc<HashGate>,
     pub ai: Arc<AiRuntime>,
     pub turns: Arc<TurnHub>,
+    /// Problems of lesson files that could not be imported, briefly.
+    pub import_reports: Arc<ImportReports>,
 }
 
 impl AppState {
@@ -41,6 +44,7 @@ impl AppState {
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default()),
+            import_reports: Arc::new(ImportReports::default()),
         }
     }
 }
