@@ -57,34 +57,20 @@ impl Config {
             database_url: env::var("DATABASE_URL").unwrap_or(d.database_url),
             secure_cookies: flag("MARGIN_SECURE_COOKIES").unwrap_or(d.secure_cookies),
             allow_signup: flag("MARGIN_ALLOW_SIGNUP").unwrap_or(d.allow_signup),
-            session_days: env::var("MARGIN_SESSION_DAYS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|d| *d > 0)
-                .unwrap_or(d.session_days),
-            keepalive_secs: env::var("MARGIN_KEEPALIVE_SECS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|s| *s > 0)
-                .unwrap_or(d.keepalive_secs),
+            session_days: positive("MARGIN_SESSION_DAYS").unwrap_or(d.session_days),
+            keepalive_secs: positive("MARGIN_KEEPALIVE_SECS").unwrap_or(d.keepalive_secs),
             trusted_proxies: env::var("MARGIN_TRUSTED_PROXIES").map(|v| IpRange::parse_list(&v)).unwrap_or_default(),
             public_origin: env::var("MARGIN_PUBLIC_URL").ok().and_then(|v| origin_of(&v)),
-            shutdown_secs: env::var("MARGIN_SHUTDOWN_SECS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(d.shutdown_secs),
-            max_connections_per_client: env::var("MARGIN_MAX_CONNECTIONS_PER_CLIENT")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|n| *n > 0)
-                .unwrap_or(d.max_connections_per_client),
-            signups_per_client_hour: env::var("MARGIN_SIGNUPS_PER_CLIENT_HOUR")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|n| *n > 0)
-                .unwrap_or(d.signups_per_client_hour),
+            shutdown_secs: env::var("MARGIN_SHUTDOWN_SECS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(d.shutdown_secs),
+            max_connections_per_client: positive("MARGIN_MAX_CONNECTIONS_PER_CLIENT").unwrap_or(d.max_connections_per_client),
+            signups_per_client_hour: positive("MARGIN_SIGNUPS_PER_CLIENT_HOUR").unwrap_or(d.signups_per_client_hour),
         }
     }
+}
+
+/// A whole number above zero from the environment.
+fn positive<T: std::str::FromStr + PartialOrd + Default>(name: &str) -> Option<T> {
+    env::var(name).ok()?.trim().parse().ok().filter(|n| *n > T::default())
 }
 
 fn flag(name: &str) -> Option<bool> {

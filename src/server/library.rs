@@ -164,46 +164,33 @@ pub async fn import(db: &SqlitePool, owner: &str, title: Option<&str>, xml: &str
     insert(db, owner, &title, &root.to_xml(), "Imported the lesson").await
 }
 
-/// Moves a lesson to the trash.
-pub async fn trash(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
-    let done = sqlx::query(
-        "UPDATE lessons SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
-    )
-    .bind(id)
-    .bind(owner)
-    .execute(db)
-    .await?;
+/// Runs `sql` (binding the lesson id, then the owner) on exactly one of the
+/// teacher's lessons; none matched is `NotFound`.
+async fn one_lesson(db: &SqlitePool, sql: &str, owner: &str, id: &str) -> Result<()> {
+    let done = sqlx::query(sql).bind(id).bind(owner).execute(db).await?;
     if done.rows_affected() == 0 {
         return Err(AppError::NotFound);
     }
     Ok(())
 }
 
+/// Moves a lesson to the trash.
+pub async fn trash(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
+    let sql = "UPDATE lessons SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+               WHERE id = ? AND owner_id = ? AND deleted_at IS NULL";
+    one_lesson(db, sql, owner, id).await
+}
+
 /// Takes a lesson out of the trash, with its chats and history.
 pub async fn restore(db: &SqlitePool, owner: &str, id: &str) -> Result<Lesson> {
-    let done = sqlx::query("UPDATE lessons SET deleted_at = NULL WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL")
-        .bind(id)
-        .bind(owner)
-        .execute(db)
-        .await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
+    let sql = "UPDATE lessons SET deleted_at = NULL WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL";
+    one_lesson(db, sql, owner, id).await?;
     lessons::get_owned(db, owner, id).await
 }
 
 /// Deletes a lesson in the trash for good, with everything that belongs to it.
 pub async fn delete_forever(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
-    let done = sqlx::query("DELETE FROM lessons WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL")
-        .bind(id)
-        .bind(owner)
-        .execute(db)
-        .await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
-    Ok(())
+    one_lesson(db, "DELETE FROM lessons WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL", owner, id).await
 }
 
 /// The teacher's trash, most recently deleted first.
