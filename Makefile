@@ -78,9 +78,11 @@ e2e-deps: browser npm-deps
 
 ## Benchmarks: what the server adds to time-to-first-text, CPU per 1,000
 ## streamed deltas, and memory per open stream (see benches/turns.rs); the
-## change list of two lessons at the size cap (benches/changes.rs).
+## change list of two lessons at the size cap (benches/changes.rs); the
+## lessons list and search of a teacher with 1,000 lessons (benches/library.rs).
 bench:
 	cargo bench --features ssr --bench changes
+	cargo bench --features ssr --bench library
 	cargo bench --features ssr --bench turns
 
 ## The sidebar benchmark: a release build in Chromium streaming a 20,000

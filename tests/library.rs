@@ -38,6 +38,9 @@ async fn lessons_are_listed_searched_sorted_and_paged() {
     let atoms = app.get("/api/lessons?q=ATOMS&sort=title", Auth::Bearer(&t)).await.json();
     assert_eq!((titles(&atoms), atoms["total"].as_i64()), (vec!["alpha decay", "Beta blockers"], Some(2)));
     assert_eq!(app.get("/api/lessons?q=%25", Auth::Bearer(&t)).await.json()["total"], 0);
+    // The lesson's words, not its markup.
+    assert_eq!(app.get("/api/lessons?q=lesson", Auth::Bearer(&t)).await.json()["total"], 0);
+    assert_eq!(app.get("/api/lessons?q=id%3D", Auth::Bearer(&t)).await.json()["total"], 0);
     let page = app.get("/api/lessons?sort=title&limit=1&offset=1", Auth::Bearer(&t)).await.json();
     assert_eq!((titles(&page), page["total"].as_i64()), (vec!["Beta blockers"], Some(3)));
     // Another teacher sees none of them.

@@ -37,26 +37,34 @@ pub fn starter_document(title: &str) -> String {
 /// Creates a lesson with its first revision.
 pub async fn create(db: &SqlitePool, owner_id: &str, title: &str) -> Result<Lesson> {
     let title = clean_title(title)?;
+    insert(db, owner_id, &title, &starter_document(&title), "Created the lesson").await
+}
+
+/// A new lesson with `title` and `document` (already valid) as its first version.
+pub(super) async fn insert(db: &SqlitePool, owner_id: &str, title: &str, document: &str, summary: &str) -> Result<Lesson> {
     let id = ids::new_id();
-    let doc = starter_document(&title);
     let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, revision) VALUES (?, ?, ?, ?, 1)")
+    sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, search_text, revision) VALUES (?, ?, ?, ?, ?, 1)")
         .bind(&id)
         .bind(owner_id)
-        .bind(&title)
-        .bind(&doc)
+        .bind(title)
+        .bind(document)
+        .bind(search_text(document))
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
-        "INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary)
-         VALUES (?, 1, ?, 'teacher', 'Created the lesson')",
-    )
-    .bind(&id)
-    .bind(&doc)
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES (?, 1, ?, 'teacher', ?)")
+        .bind(&id)
+        .bind(document)
+        .bind(summary)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     get_owned(db, owner_id, &id).await
+}
+
+/// The words of a lesson, without its markup: what search looks in.
+pub fn search_text(document: &str) -> String {
+    lesson::parse(document).map(|root| root.text()).unwrap_or_default()
 }
 
 /// One of the teacher's lessons.
@@ -126,11 +134,12 @@ async fn save_revision(
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };
     let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
     let updated = sqlx::query(
-        "UPDATE lessons SET document_xml = ?, revision = revision + 1,
+        "UPDATE lessons SET document_xml = ?, search_text = ?, revision = revision + 1,
                 updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
          WHERE id = ? AND owner_id = ? AND revision = ? AND deleted_at IS NULL",
     )
     .bind(&doc)
+    .bind(root.text())
     .bind(id)
     .bind(owner_id)
     .bind(base_revision)

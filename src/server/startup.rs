@@ -45,6 +45,9 @@ pub async fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Err(e) = super::library::fill_search_text(&pool).await {
+        tracing::error!(error = %e, "could not prepare older lessons for search");
+    }
     match chats::interrupt_running(&pool).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(turns = n, "marked turns left running by the last process as interrupted"),
