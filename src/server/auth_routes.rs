@@ -18,11 +18,11 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use super::{
-    extract::{ApiJson, ApiForm},
     auth,
     client_addr::ClientAddr,
     current_user::CurrentUser,
     error::{AppError, Result},
+    extract::{ApiForm, ApiJson},
     state::AppState,
 };
 use crate::{models::UserInfo, refusals::AccountRefusal};

@@ -73,9 +73,7 @@ pub async fn limit(req: Request, next: Next) -> Response {
     let bytes = match read {
         Ok(b) => b,
         Err(e) => {
-            let too_big = std::error::Error::source(&e)
-                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
-                || e.to_string().contains("length limit");
+            let too_big = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
             if too_big {
                 return too_large(limit);
             }

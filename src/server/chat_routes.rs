@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::{
     body::Bytes,
-    extract::{DefaultBodyLimit, State},
+    extract::State,
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::{get, post},
@@ -17,11 +17,11 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use super::{
-    extract::{ApiJson, ApiPath, ApiQuery},
     ai::AiStatus,
     auth, chats,
     current_user::CurrentUser,
     error::{AppError, Result},
+    extract::{ApiJson, ApiPath, ApiQuery},
     state::AppState,
     turns::{self, CancelStatus, NewTurn},
 };
@@ -34,7 +34,7 @@ pub const MAX_TURN_BODY: usize = 512 * 1024;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/api/chat/stream", post(stream).layer(DefaultBodyLimit::max(MAX_TURN_BODY * 4)))
+        .route("/api/chat/stream", post(stream))
         .route("/api/chat/turns/{turn_id}/events", get(resume))
         .route("/api/chat/turns/{turn_id}/cancel", post(cancel))
         .route("/api/lessons/{lesson_id}/chats", get(list_sessions).post(create_session))

@@ -225,6 +225,11 @@ pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &
     Ok(())
 }
 
+/// Why a Retry was refused.
+fn not_retryable() -> AppError {
+    AppError::Conflict("Only the chat's last reply can be tried again, and only if it did not finish.".into())
+}
+
 /// What Retry asks again: the chat's last question, when the reply to it is
 /// the chat's last message and did not finish.
 pub fn retry_question(history: &[StoredMessage]) -> Result<String> {
@@ -234,14 +239,14 @@ pub fn retry_question(history: &[StoredMessage]) -> Result<String> {
         {
             Ok(question.clone())
         }
-        _ => Err(AppError::Conflict("Only the chat's last reply can be tried again, and only if it did not finish.".into())),
+        _ => Err(not_retryable()),
     }
 }
 
 /// Stores the start of a retried turn: the reply that did not finish makes
 /// way for the new one, under the same question (which is not stored again).
 pub async fn restart_turn(db: &SqlitePool, session_id: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
     let removed = sqlx::query(
         "DELETE FROM chat_messages WHERE session_id = ?1 AND role = 'assistant'
            AND status IN ('error', 'interrupted', 'cancelled')
@@ -251,7 +256,7 @@ pub async fn restart_turn(db: &SqlitePool, session_id: &str, ids: &TurnIds<'_>, 
     .execute(&mut *tx)
     .await?;
     if removed.rows_affected() != 1 {
-        return Err(AppError::Conflict("Only the chat's last reply can be tried again, and only if it did not finish.".into()));
+        return Err(not_retryable());
     }
     sqlx::query(
         "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1;

@@ -88,17 +88,14 @@ pub fn resolve(peer: IpAddr, headers: &HeaderMap, trusted: &[IpRange]) -> IpAddr
     }
     // Walk the forwarded chain from the nearest hop; the first address no
     // trusted proxy accounts for is the client.
-    let hops: Vec<IpAddr> = headers
+    let listed: Vec<&str> = headers
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(str::trim)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .map_while(|h| h.parse::<IpAddr>().ok().map(canonical))
         .collect();
+    let hops = listed.into_iter().rev().map_while(|h| h.parse::<IpAddr>().ok().map(canonical));
     let mut client = peer;
     for hop in hops {
         client = hop;

@@ -19,9 +19,9 @@ use axum::{
 use serde::Deserialize;
 
 use super::{
-    extract::{ApiJson, ApiPath, ApiQuery},
     current_user::CurrentUser,
     error::{AppError, Result},
+    extract::{ApiJson, ApiPath, ApiQuery},
     lessons,
     state::AppState,
 };

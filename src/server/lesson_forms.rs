@@ -1,11 +1,10 @@
 //! The browser's plain HTML forms for lessons: create, import a file,
 //! duplicate, delete to the trash, restore, delete forever, and the
-//! "Download XML" link. Like the
-//! sign-in forms, they answer with redirects, so they work as soon as the
-//! page arrives and need no code in the browser bundle. Creating goes to the
-//! new lesson, or back to the list with a short error code and the title
-//! that was typed (so nothing is lost). Opening `/lessons/new` in the
-//! address bar leads to the list, where the form is.
+//! "Download XML" link. Like the sign-in forms, they answer with redirects,
+//! so they work as soon as the page arrives and need no code in the browser
+//! bundle. Creating goes to the new lesson, or back to the list with a short
+//! error code and the title that was typed (so nothing is lost). Opening
+//! `/lessons/new` in the address bar leads to the list, where the form is.
 
 use axum::{
     extract::{Multipart, State},
@@ -20,7 +19,7 @@ use super::{
     current_user::CurrentUser,
     error::AppError,
     extract::{ApiForm, ApiPath},
-    lessons, library, library_api,
+    lessons, library,
     state::AppState,
 };
 use crate::{models::ImportReport, refusals::TitleRefusal};
@@ -116,7 +115,7 @@ async fn form_duplicate(State(state): State<AppState>, user: Result<Option<Curre
 async fn form_delete(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
     answer(async {
         let CurrentUser(user) = signed_in(user)?;
-        library_api::trash_lesson(&state, &user.id, &id).await?;
+        library::trash(&state.db, &state.turns, &user.id, &id).await?;
         Ok(format!("/?trashed={id}"))
     }.await)
 }

@@ -6,12 +6,15 @@
 //! other query treats it as gone (`lessons`, `chats`, `proposals`), so
 //! restoring it brings everything back as it was.
 
+use std::time::Duration;
+
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use super::{
     error::{AppError, Result},
     lessons::{self, clean_title},
+    turns::TurnHub,
 };
 use crate::{
     lesson,
@@ -153,8 +156,18 @@ async fn one_lesson(db: &SqlitePool, sql: &str, owner: &str, id: &str) -> Result
     Ok(())
 }
 
-/// Moves a lesson to the trash.
-pub async fn trash(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
+/// Moves a lesson to the trash, stopping a reply running in any of its
+/// chats first (and waiting, a little, until it has stopped).
+pub async fn trash(db: &SqlitePool, turns: &TurnHub, owner: &str, id: &str) -> Result<()> {
+    lessons::get_owned(db, owner, id).await?;
+    for chat in chat_ids(db, owner, id).await? {
+        if let Some(log) = turns.running_in(&chat) {
+            log.cancel.cancel();
+            if tokio::time::timeout(Duration::from_secs(10), log.finished()).await.is_err() {
+                return Err(AppError::Conflict("A reply in this lesson is still stopping. Try again in a moment.".into()));
+            }
+        }
+    }
     let sql = "UPDATE lessons SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
                WHERE id = ? AND owner_id = ? AND deleted_at IS NULL";
     one_lesson(db, sql, owner, id).await
@@ -203,7 +216,7 @@ pub async fn fill_search_text(db: &SqlitePool) -> Result<u64> {
 }
 
 /// The chats of a lesson (in the trash or not), to stop their running turns.
-pub async fn chat_ids(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<String>> {
+async fn chat_ids(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<String>> {
     Ok(sqlx::query_scalar("SELECT id FROM chat_sessions WHERE lesson_id = ? AND owner_id = ?")
         .bind(lesson_id)
         .bind(owner)

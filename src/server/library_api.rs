@@ -3,8 +3,6 @@
 //! restore, and delete forever. Bearer or cookie; another teacher's lesson is
 //! 404 like one that does not exist.
 
-use std::time::Duration;
-
 use axum::{
     extract::State,
     http::StatusCode,
@@ -16,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     current_user::CurrentUser,
-    error::{AppError, Result},
+    error::Result,
     extract::{ApiJson, ApiPath, ApiQuery},
     lessons,
     library::{self, Sort},
@@ -128,31 +126,8 @@ struct TrashReply {
     days: u32,
 }
 
-/// Moves a lesson to the trash, stopping a turn running in any of its chats first.
-pub async fn trash_lesson(state: &AppState, owner: &str, id: &str) -> Result<()> {
-    lessons::get_owned(&state.db, owner, id).await?;
-    for chat in library::chat_ids(&state.db, owner, id).await? {
-        if let Some(log) = state.turns.running_in(&chat) {
-            log.cancel.cancel();
-            let mut rx = log.subscribe();
-            let stopped = tokio::time::timeout(Duration::from_secs(10), async {
-                while !log.is_finished() {
-                    if rx.changed().await.is_err() {
-                        break;
-                    }
-                }
-            })
-            .await;
-            if stopped.is_err() {
-                return Err(AppError::Conflict("A reply in this lesson is still stopping. Try again in a moment.".into()));
-            }
-        }
-    }
-    library::trash(&state.db, owner, id).await
-}
-
 async fn trash(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<TrashReply>> {
-    trash_lesson(&state, &user.id, &id).await?;
+    library::trash(&state.db, &state.turns, &user.id, &id).await?;
     Ok(Json(TrashReply { status: "trashed", days: library::TRASH_DAYS }))
 }
 

@@ -36,7 +36,9 @@ pub fn build(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
-        .layer(DefaultBodyLimit::max(bodies::LESSON_BODY))
+        // `bodies::limit` has read every body under its route's limit, so
+        // axum's own default limit (2 MB for every route) has nothing to add.
+        .layer(DefaultBodyLimit::disable())
         // Outermost last: a cross-site write is refused before its body is read.
         .layer(middleware::from_fn(bodies::limit))
         .layer(middleware::from_fn_with_state(state.clone(), csrf::same_origin))

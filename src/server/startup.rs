@@ -3,10 +3,9 @@
 
 use std::{future::IntoFuture, net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 
+use axum::serve::ListenerExt;
 use leptos::config::get_configuration;
 use tracing_subscriber::EnvFilter;
-
-use axum::serve::ListenerExt;
 
 use super::{
     ai::AiRuntime,
@@ -72,10 +71,6 @@ pub async fn run() -> ExitCode {
         }
     };
     tracing::info!("Margin is listening on http://{addr}");
-    // `into_make_service` turns the routes into services once; serving the
-    // router itself would rebuild its route table for every connection.
-    // The peer address reaches handlers for per-client limits (`client_addr`).
-    let stopping = Arc::new(tokio::sync::Notify::new());
     // Each client address holds a bounded number of connections; each
     // connection sends small writes at once (see `net::no_delay`).
     let listener = PerClientCap::new(listener, max_connections, trusted).tap_io(|c: &mut Counted| {
@@ -83,6 +78,10 @@ pub async fn run() -> ExitCode {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
     });
+    let stopping = Arc::new(tokio::sync::Notify::new());
+    // `into_make_service…` turns the routes into services once (serving the
+    // router itself would rebuild its route table for every connection); the
+    // peer address reaches handlers for per-client limits (`client_addr`).
     let served = axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown({
             let stopping = stopping.clone();

@@ -88,6 +88,16 @@ impl TurnLog {
     pub fn is_finished(&self) -> bool {
         self.since(u64::MAX).1
     }
+
+    /// Waits until the turn has ended (its last event is in the log).
+    pub async fn finished(&self) {
+        let mut rx = self.subscribe();
+        while !self.is_finished() {
+            if rx.changed().await.is_err() {
+                return;
+            }
+        }
+    }
 }
 
 /// The turns of this process.
@@ -221,12 +231,7 @@ impl TurnHub {
         }
         let wait = async {
             for log in &running {
-                let mut rx = log.subscribe();
-                while !log.is_finished() {
-                    if rx.changed().await.is_err() {
-                        break;
-                    }
-                }
+                log.finished().await;
             }
         };
         if tokio::time::timeout(grace, wait).await.is_err() {
