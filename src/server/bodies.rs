@@ -1,8 +1,8 @@
 //! Request bodies: every route has a size limit, and what is too large or
 //! unreadable is answered in the API's JSON error shape, never 500.
 //!
-//! One middleware reads each body up to its route's limit before any handler
-//! runs (every handler reads its whole body anyway, and the largest is a
+//! The edge middleware (`router::edge`) reads each body up to its route's
+//! limit before any handler runs (every handler reads its whole body anyway, and the largest is a
 //! lesson or a turn). tower-http's `RequestBodyLimitLayer` is not used: it
 //! answers 413 in plain text, and a body that overflows while a Leptos server
 //! function reads it comes back as a 500 "length limit exceeded".
@@ -14,7 +14,6 @@ use axum::{
     body::{to_bytes, Body},
     extract::Request,
     http::{header, Method, StatusCode},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 
@@ -55,7 +54,9 @@ fn too_large(limit: usize) -> Response {
     AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", limit / 1024)).into_response()
 }
 
-pub async fn limit(req: Request, next: Next) -> Response {
+/// `req` with its body read whole under its route's limit, or the answer
+/// when it is too large, too slow or unreadable.
+pub async fn read(req: Request) -> Result<Request, Response> {
     let limit = limit_for(req.method(), req.uri().path());
     let declared = req
         .headers()
@@ -63,30 +64,29 @@ pub async fn limit(req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return too_large(limit);
+        return Err(too_large(limit));
     }
     let (parts, body) = req.into_parts();
     let read = match tokio::time::timeout(BODY_READ_TIMEOUT, to_bytes(body, limit)).await {
         Ok(read) => read,
-        Err(_) => return AppError::RequestTimeout.into_response(),
+        Err(_) => return Err(AppError::RequestTimeout.into_response()),
     };
     let bytes = match read {
         Ok(b) => b,
         Err(e) => {
             let too_big = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
             if too_big {
-                return too_large(limit);
+                return Err(too_large(limit));
             }
-            return AppError::BadRequest("The request's body could not be read.".into()).into_response();
+            return Err(AppError::BadRequest("The request's body could not be read.".into()).into_response());
         }
     };
-    let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
-    server_fn_rejection(res).await
+    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 /// A server function's "could not read your arguments" (a 500 carrying the
 /// `serverfnerror` header and an `Args|`-style body) as a JSON 400.
-async fn server_fn_rejection(res: Response) -> Response {
+pub async fn server_fn_rejection(res: Response) -> Response {
     if res.status() != StatusCode::INTERNAL_SERVER_ERROR || !res.headers().contains_key("serverfnerror") {
         return res;
     }

@@ -13,9 +13,8 @@
 //! cannot change).
 
 use axum::{
-    extract::{Request, State},
+    extract::Request,
     http::{header, HeaderMap, Method},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 
@@ -53,13 +52,14 @@ pub fn allowed(method: &Method, headers: &HeaderMap, public: Option<&str>, liste
     auth::token_from_headers(headers).is_none()
 }
 
-pub async fn same_origin(State(state): State<AppState>, req: Request, next: Next) -> Response {
+/// `None` when `req` may go ahead, else the refusal to send.
+pub fn check(state: &AppState, req: &Request) -> Option<Response> {
     let listen = state.leptos_options.site_addr.to_string();
     if allowed(req.method(), req.headers(), state.config.public_origin.as_deref(), &listen) {
-        return next.run(req).await;
+        return None;
     }
     tracing::warn!(path = %req.uri().path(), "refused a write from another site");
-    AppError::Forbidden("This request came from another website, so nothing was changed.".into()).into_response()
+    Some(AppError::Forbidden("This request came from another website, so nothing was changed.".into()).into_response())
 }
 
 #[cfg(test)]

@@ -11,9 +11,7 @@
 
 use axum::{
     extract::Request,
-    http::{header, HeaderValue},
-    middleware::Next,
-    response::Response,
+    http::{header, HeaderMap, HeaderValue},
 };
 
 use super::ids;
@@ -31,16 +29,21 @@ pub fn content_security_policy(nonce: &str) -> String {
     )
 }
 
-pub async fn security(mut req: Request, next: Next) -> Response {
-    let nonce = ids::random_hex(16);
-    req.extensions_mut().insert(CspNonce(nonce.clone()));
-    let mut res = next.run(req).await;
-    let h = res.headers_mut();
-    if let Ok(csp) = HeaderValue::from_str(&content_security_policy(&nonce)) {
-        h.insert(header::CONTENT_SECURITY_POLICY, csp);
+impl CspNonce {
+    /// A fresh nonce, put on the request for the page's shell to find.
+    pub fn attach(req: &mut Request) -> Self {
+        let nonce = Self(ids::random_hex(16));
+        req.extensions_mut().insert(nonce.clone());
+        nonce
     }
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    res
+
+    /// The security headers, with this nonce in the policy.
+    pub fn apply(&self, h: &mut HeaderMap) {
+        if let Ok(csp) = HeaderValue::from_str(&content_security_policy(&self.0)) {
+            h.insert(header::CONTENT_SECURITY_POLICY, csp);
+        }
+        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
 }

@@ -2,8 +2,9 @@
 //! server functions, static files, and the layers around them.
 
 use axum::{
-    extract::{DefaultBodyLimit, State},
-    middleware,
+    extract::{DefaultBodyLimit, Request, State},
+    middleware::{self, Next},
+    response::Response,
     routing::{any, get},
     Json, Router,
 };
@@ -14,7 +15,9 @@ pub use crate::net::no_delay;
 use super::{
     auth_routes, bodies, chat_routes, csrf,
     error::{AppError, Result},
-    guard, headers, lesson_api, lesson_forms, library_api, proposal_api,
+    guard,
+    headers::CspNonce,
+    lesson_api, lesson_forms, library_api, proposal_api,
     state::AppState,
 };
 use crate::app::{shell, App};
@@ -36,14 +39,28 @@ pub fn build(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
-        // `bodies::limit` has read every body under its route's limit, so
-        // axum's own default limit (2 MB for every route) has nothing to add.
+        // `edge` has read every body under its route's limit, so axum's own
+        // default limit (2 MB for every route) has nothing to add.
         .layer(DefaultBodyLimit::disable())
-        // Outermost last: a cross-site write is refused before its body is read.
-        .layer(middleware::from_fn(bodies::limit))
-        .layer(middleware::from_fn_with_state(state.clone(), csrf::same_origin))
-        .layer(middleware::from_fn(headers::security))
+        .layer(middleware::from_fn_with_state(state.clone(), edge))
         .with_state(state)
+}
+
+/// What every request passes first, in one layer (each layer is one more
+/// future held by every request in flight): the security headers and the
+/// CSP nonce (`headers`), the cross-site check (`csrf`, before the body is
+/// read), the body under its limit (`bodies`).
+async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let nonce = CspNonce::attach(&mut req);
+    let mut res = match csrf::check(&state, &req) {
+        Some(refused) => refused,
+        None => match bodies::read(req).await {
+            Ok(req) => bodies::server_fn_rejection(next.run(req).await).await,
+            Err(refused) => refused,
+        },
+    };
+    nonce.apply(res.headers_mut());
+    res
 }
 
 async fn api_not_found() -> AppError {
