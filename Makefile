@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps cargo-test e2e bench bench-ui bench-islands fuzz soak
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test cargo-test-postgres e2e bench bench-ui bench-islands fuzz soak
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -31,8 +31,18 @@ test: tools e2e-deps cargo-test e2e
 # process), tests that call Leptos server functions while another renders a
 # page hung about 1 run in 8. Suspected shared Leptos state across runtimes;
 # see the notes of 2026-11-22.
+#
+# Then the integration suites again on PostgreSQL, each test in a database of
+# its own (tests/common/database.rs), on the server scripts/test-postgres
+# finds or starts.
 cargo-test:
 	cargo test --features ssr -- --test-threads=1
+	$(MAKE) cargo-test-postgres
+
+cargo-test-postgres:
+	url="$$(scripts/test-postgres)" && \
+		MARGIN_TEST_DATABASE=postgres MARGIN_TEST_POSTGRES_URL="$$url" \
+		cargo test --features ssr --test '*' -- --test-threads=1
 
 e2e:
 	rm -rf target/e2e && mkdir -p target/e2e

@@ -36,7 +36,7 @@ async fn main() {
     sqlx::query("INSERT INTO users (id, email, password_hash) VALUES ('t', 't@x.org', 'x')").execute(&pool).await.unwrap();
     let mut tx = pool.begin().await.unwrap();
     for i in 0..LESSONS {
-        sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, updated_at) VALUES (?, 't', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?))")
+        sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, updated_at) VALUES ($1, 't', $2, $3, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', $4))")
             .bind(format!("l{i}"))
             .bind(format!("Lesson {i}"))
             .bind(document(i))

@@ -70,6 +70,7 @@ pub struct Lesson {
     pub updated_at: String,
     /// "Review edits before applying": the agent's edits wait for the teacher.
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", sqlx(try_from = "crate::server::db::Flag"))]
     pub review_edits: bool,
 }
 

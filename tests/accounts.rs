@@ -191,9 +191,16 @@ async fn health_reports_ok_and_the_database_is_set_up() {
     let r = app.get("/healthz", Auth::None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json()["status"], "ok");
+    let migrated: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success").fetch_one(&app.state.db).await.unwrap();
+    assert!(migrated >= 1);
+    if common::database::postgres() {
+        return;
+    }
     let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode").fetch_one(&app.state.db).await.unwrap();
     assert_eq!(mode, "wal");
     let (fk,): (i64,) = sqlx::query_as("PRAGMA foreign_keys").fetch_one(&app.state.db).await.unwrap();
     assert_eq!(fk, 1);
+    let (sync,): (i64,) = sqlx::query_as("PRAGMA synchronous").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(sync, 1, "NORMAL");
     assert!(app.dir.path().join("nested/margin.db").exists());
 }

@@ -212,15 +212,12 @@ async fn a_turn_whose_messages_cannot_be_stored_leaves_no_trace() {
     // nor keeps the chat busy.
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;
-    sqlx::query("CREATE TRIGGER no_room BEFORE INSERT ON chat_messages BEGIN SELECT RAISE(ABORT, 'disk full'); END")
-        .execute(&app.state.db)
-        .await
-        .unwrap();
+    app.refuse_inserts("chat_messages").await;
     let res = post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "Add a fill-in-the-blank exercise about French verbs"})).await;
     let (status, body) = json_error(res).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("internal")));
 
-    sqlx::query("DROP TRIGGER no_room").execute(&app.state.db).await.unwrap();
+    app.allow_inserts("chat_messages").await;
     assert!(messages(&app, &t).await.is_empty());
     let res = start(&app, &t, "test").await;
     let turn = turn_id(&res);

@@ -122,13 +122,13 @@ async fn two_hundred_concurrent_writes_over_twenty_accounts_all_land() {
     // Every write answered as done is stored.
     for (i, a) in accounts.iter().enumerate() {
         assert!(saved[i] >= 1, "teacher {i}: no save won");
-        let revisions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM lesson_revisions WHERE lesson_id = ?")
+        let revisions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM lesson_revisions WHERE lesson_id = $1")
             .bind(&a.lesson)
             .fetch_one(&app.state.db)
             .await
             .unwrap();
         assert_eq!(revisions as usize, 1 + saved[i], "teacher {i}: revisions");
-        let chat_count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM chat_sessions WHERE lesson_id = ?")
+        let chat_count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM chat_sessions WHERE lesson_id = $1")
             .bind(&a.lesson)
             .fetch_one(&app.state.db)
             .await

@@ -82,7 +82,7 @@ async fn creating_a_lesson_stores_its_first_revision() {
     let ana_id = app.user_id(&ana).await;
     let lesson = lessons::create(&app.state.db, &ana_id, "Plants").await.unwrap();
     let (n, author, doc): (i64, String, String) =
-        sqlx::query_as("SELECT number, author, document_xml FROM lesson_revisions WHERE lesson_id = ?")
+        sqlx::query_as("SELECT number, author, document_xml FROM lesson_revisions WHERE lesson_id = $1")
             .bind(&lesson.id)
             .fetch_one(&app.state.db)
             .await

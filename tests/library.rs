@@ -162,22 +162,11 @@ async fn delete_forever_works_only_from_the_trash_and_the_purge_takes_what_is_30
     let other = create(&app, &t.token, json!({"title": "Old"})).await;
     let id = other["id"].as_str().unwrap();
     app.send_json(Method::DELETE, &format!("/api/lessons/{id}"), bearer, json!({})).await;
-    let deleted_at: String = sqlx::query_scalar("SELECT deleted_at FROM lessons WHERE id = ?").bind(id).fetch_one(&app.state.db).await.unwrap();
-    let db = app.state.db.clone();
-    let day = |n: i64| {
-        let (db, deleted_at) = (db.clone(), deleted_at.clone());
-        async move {
-            sqlx::query_scalar::<_, String>("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)")
-                .bind(&deleted_at)
-                .bind(format!("+{n} days"))
-                .fetch_one(&db)
-                .await
-                .unwrap()
-        }
-    };
-    assert_eq!(library::purge(&app.state.db, &day(29).await).await.unwrap(), 0);
+    let deleted_at: String = sqlx::query_scalar("SELECT deleted_at FROM lessons WHERE id = $1").bind(id).fetch_one(&app.state.db).await.unwrap();
+    let day = |n: u64| margin::server::db::time::shifted(&deleted_at, std::time::Duration::from_secs(n * 86_400), true).unwrap();
+    assert_eq!(library::purge(&app.state.db, &day(29)).await.unwrap(), 0);
     assert_eq!(app.get("/api/trash", bearer).await.json().as_array().unwrap().len(), 1);
-    assert_eq!(library::purge(&app.state.db, &day(30).await).await.unwrap(), 1);
+    assert_eq!(library::purge(&app.state.db, &day(30)).await.unwrap(), 1);
     assert_eq!(app.get("/api/trash", bearer).await.json().as_array().unwrap().len(), 0);
 }
 

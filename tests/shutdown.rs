@@ -16,6 +16,9 @@ use std::{
 
 use serde_json::{json, Value};
 
+#[path = "common/database.rs"]
+mod database;
+
 const TURNS: usize = 50;
 const NEVER_READ: usize = 5;
 const SHUTDOWN_SECS: u64 = 2;
@@ -27,19 +30,19 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The real server binary on a free port, over the SQLite file `db`.
+/// The real server binary on a free port, over the database at `db`.
 struct Server {
     child: std::process::Child,
     base: String,
 }
 
 impl Server {
-    async fn start(db: &std::path::Path, site_root: &std::path::Path) -> Self {
+    async fn start(db: &str, site_root: &std::path::Path) -> Self {
         let port = free_port();
         let child = Command::new(env!("CARGO_BIN_EXE_margin"))
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+            .env("DATABASE_URL", db)
             .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
             .env("LEPTOS_OUTPUT_NAME", "margin")
             .env("LEPTOS_SITE_ROOT", site_root)
@@ -73,7 +76,7 @@ impl Server {
 }
 
 /// Waits (with a deadline) until `sql`, a count, says `want`.
-async fn until_count(pool: &sqlx::SqlitePool, sql: &str, want: i64) {
+async fn until_count(pool: &margin::server::db::Db, sql: &str, want: i64) {
     let waiting = Instant::now();
     loop {
         let n: i64 = sqlx::query_scalar(sql).fetch_one(pool).await.unwrap();
@@ -88,8 +91,8 @@ async fn until_count(pool: &sqlx::SqlitePool, sql: &str, want: i64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply() {
     let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("margin.db");
-    let server = Server::start(&db_path, dir.path()).await;
+    let database = database::TestDatabase::new(dir.path()).await;
+    let server = Server::start(&database.url, dir.path()).await;
     let base = server.base.clone();
     let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
     let http = reqwest::Client::new();
@@ -148,7 +151,7 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
 
     // Every turn's first words are stored before the stop (checkpoints), so
     // "kept its words" below is about the stop, not about timing.
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
+    let pool = margin::server::db::connect(&database.url).await.unwrap();
     until_count(
         &pool,
         "SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'running' AND content LIKE 'Thinking%'",
@@ -186,8 +189,8 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_once() {
     let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("margin.db");
-    let mut server = Server::start(&db_path, dir.path()).await;
+    let database = database::TestDatabase::new(dir.path()).await;
+    let mut server = Server::start(&database.url, dir.path()).await;
     let http = reqwest::Client::new();
     let signup: Value = http
         .post(format!("{}/api/auth/signup", server.base))
@@ -199,7 +202,7 @@ async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_
         .await
         .unwrap();
     let auth = format!("Bearer {}", signup["token"].as_str().unwrap());
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
+    let pool = margin::server::db::connect(&database.url).await.unwrap();
     let owner: String = sqlx::query_scalar("SELECT id FROM users").fetch_one(&pool).await.unwrap();
     let lesson = margin::server::lessons::create(&pool, &owner, "Killed").await.unwrap().id;
     let chat = margin::server::chats::create_session(&pool, &owner, &lesson, "").await.unwrap().id;
@@ -217,7 +220,7 @@ async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_
     server.signal("-KILL");
     server.child.wait().unwrap();
     drop(held);
-    let server = Server::start(&db_path, dir.path()).await;
+    let server = Server::start(&database.url, dir.path()).await;
     until_count(&pool, "SELECT COUNT(*) FROM chat_messages WHERE status = 'interrupted'", 1).await;
 
     let http = reqwest::Client::new();

@@ -3,15 +3,17 @@
 //! a request carries (cookie for the browser, `Authorization: Bearer` for API
 //! clients; both carry the same token; `CurrentUser` turns it into a teacher).
 
+use std::time::Duration;
+
 use argon2::{
     password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
     Argon2,
 };
 use axum::http::{header, HeaderMap};
 use sha2::{Digest, Sha256};
-use sqlx::SqlitePool;
 
 use super::{
+    db::{self, Db},
     error::{AppError, Result},
     ids,
     limits::HashGate,
@@ -94,7 +96,7 @@ pub(super) fn token_hash(token: &str) -> String {
 
 /// Creates an account. The email must be new; the message never reveals more
 /// than that the address cannot be used.
-pub async fn create_user(db: &SqlitePool, gate: &HashGate, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
+pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
     validate_new_account(email, password)?;
     if !allow_signup {
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(db).await?;
@@ -105,7 +107,7 @@ pub async fn create_user(db: &SqlitePool, gate: &HashGate, allow_signup: bool, e
     let email = email.trim().to_string();
     let hash = hash_password(gate, password.to_string()).await?;
     let id = ids::new_id();
-    let inserted = sqlx::query("INSERT INTO users (id, email, password_hash) VALUES (?, ?, ?)")
+    let inserted = sqlx::query("INSERT INTO users (id, email, password_hash) VALUES ($1, $2, $3)")
         .bind(&id)
         .bind(&email)
         .bind(&hash)
@@ -128,8 +130,8 @@ struct Account {
 
 /// Checks an email and password. A wrong email and a wrong password get the
 /// same answer, so the message gives no hint whether the account exists.
-pub async fn authenticate(db: &SqlitePool, gate: &HashGate, email: &str, password: &str) -> Result<UserInfo> {
-    let row: Option<Account> = sqlx::query_as("SELECT id, email, password_hash FROM users WHERE email = ?")
+pub async fn authenticate(db: &Db, gate: &HashGate, email: &str, password: &str) -> Result<UserInfo> {
+    let row: Option<Account> = sqlx::query_as("SELECT id, email, password_hash FROM users WHERE lower(email) = lower($1)")
         .bind(email.trim())
         .fetch_optional(db)
         .await?;
@@ -151,23 +153,23 @@ pub async fn authenticate(db: &SqlitePool, gate: &HashGate, email: &str, passwor
 }
 
 /// Starts a session for a teacher and returns its token (shown once, never stored).
-pub async fn create_session(db: &SqlitePool, user_id: &str, days: u32) -> Result<String> {
+pub async fn create_session(db: &Db, user_id: &str, days: u32) -> Result<String> {
     let token = ids::random_hex(32);
     sqlx::query(
         "INSERT INTO sessions (token_hash, user_id, expires_at)
-         VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?))",
+         VALUES ($1, $2, $3)",
     )
     .bind(token_hash(&token))
     .bind(user_id)
-    .bind(format!("+{days} days"))
+    .bind(db::time::from_now(Duration::from_secs(u64::from(days) * 86_400)))
     .execute(db)
     .await?;
     Ok(token)
 }
 
 /// Ends a session; unknown tokens are ignored.
-pub async fn delete_session(db: &SqlitePool, token: &str) -> Result<()> {
-    sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+pub async fn delete_session(db: &Db, token: &str) -> Result<()> {
+    sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
         .bind(token_hash(token))
         .execute(db)
         .await?;
@@ -175,12 +177,13 @@ pub async fn delete_session(db: &SqlitePool, token: &str) -> Result<()> {
 }
 
 /// The teacher a live session token belongs to.
-pub async fn user_for_token(db: &SqlitePool, token: &str) -> Result<Option<UserInfo>> {
+pub async fn user_for_token(db: &Db, token: &str) -> Result<Option<UserInfo>> {
     let user: Option<UserInfo> = sqlx::query_as(
         "SELECT u.id, u.email FROM sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = ? AND s.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+         WHERE s.token_hash = $1 AND s.expires_at > $2",
     )
     .bind(token_hash(token))
+    .bind(db::time::now())
     .fetch_optional(db)
     .await?;
     Ok(user)

@@ -1,11 +1,11 @@
 //! Chat sessions and messages in the database, always scoped to their owner:
 //! someone else's session is `NotFound`, exactly like one that does not exist.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::LazyLock};
 
-use sqlx::SqlitePool;
 
 use super::{
+    db::{self, Db},
     error::{AppError, Result},
     ids, lessons, proposals,
 };
@@ -32,10 +32,10 @@ const IN_LIVE_LESSON: &str = "lesson_id IN (SELECT id FROM lessons WHERE deleted
 /// Columns of `chat_sessions`, as `ChatSession` reads them.
 const SESSION_COLUMNS: &str = "id, lesson_id, title, created_at, updated_at";
 
-pub async fn create_session(db: &SqlitePool, owner: &str, lesson_id: &str, title: &str) -> Result<ChatSession> {
+pub async fn create_session(db: &Db, owner: &str, lesson_id: &str, title: &str) -> Result<ChatSession> {
     lessons::get_owned(db, owner, lesson_id).await?;
     let id = ids::new_id();
-    sqlx::query("INSERT INTO chat_sessions (id, owner_id, lesson_id, title) VALUES (?, ?, ?, ?)")
+    sqlx::query("INSERT INTO chat_sessions (id, owner_id, lesson_id, title) VALUES ($1, $2, $3, $4)")
         .bind(&id)
         .bind(owner)
         .bind(lesson_id)
@@ -45,10 +45,10 @@ pub async fn create_session(db: &SqlitePool, owner: &str, lesson_id: &str, title
     get_session(db, owner, &id).await
 }
 
-pub async fn list_sessions(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<ChatSession>> {
+pub async fn list_sessions(db: &Db, owner: &str, lesson_id: &str) -> Result<Vec<ChatSession>> {
     lessons::get_owned(db, owner, lesson_id).await?;
     let sessions = sqlx::query_as(&format!(
-        "SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE owner_id = ? AND lesson_id = ? ORDER BY updated_at DESC, id"
+        "SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE owner_id = $1 AND lesson_id = $2 ORDER BY updated_at DESC, id"
     ))
     .bind(owner)
     .bind(lesson_id)
@@ -57,8 +57,8 @@ pub async fn list_sessions(db: &SqlitePool, owner: &str, lesson_id: &str) -> Res
     Ok(sessions)
 }
 
-pub async fn get_session(db: &SqlitePool, owner: &str, id: &str) -> Result<ChatSession> {
-    let session = sqlx::query_as(&format!("SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE id = ? AND owner_id = ? AND {IN_LIVE_LESSON}"))
+pub async fn get_session(db: &Db, owner: &str, id: &str) -> Result<ChatSession> {
+    let session = sqlx::query_as(&format!("SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE id = $1 AND owner_id = $2 AND {IN_LIVE_LESSON}"))
         .bind(id)
         .bind(owner)
         .fetch_optional(db)
@@ -90,34 +90,52 @@ struct UserAndChat {
     updated_at: Option<String>,
     document_xml: Option<String>,
     revision: Option<i64>,
-    review_edits: Option<bool>,
+    review_edits: Option<db::Flag>,
     /// `[[seq, role, content, tool_calls, status], …]`, newest first.
     history: String,
     /// `[[id, status, applied revision, reason], …]`: the chat's proposals.
     proposals: String,
 }
 
+/// The query of `user_and_chat`, written once per backend (they gather
+/// rows into JSON differently).
+fn user_and_chat_sql(backend: db::Backend) -> &'static str {
+    static SQLITE: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Sqlite));
+    static POSTGRES: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Postgres));
+    match backend {
+        db::Backend::Sqlite => &SQLITE,
+        db::Backend::Postgres => &POSTGRES,
+    }
+}
+
+fn user_and_chat_query(backend: db::Backend) -> String {
+    let history = backend.json_rows("m.seq, m.role, m.content, m.tool_calls, m.status");
+    let proposals = backend.json_rows("p.id, p.status, p.applied_revision, p.reason");
+    format!(
+        "SELECT u.id AS user_id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
+           l.review_edits,
+           (SELECT {history}
+              FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
+                    WHERE session_id = c.id ORDER BY seq DESC LIMIT $3) m) AS history,
+           (SELECT {proposals}
+              FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals
+         FROM sessions s JOIN users u ON u.id = s.user_id
+         LEFT JOIN chat_sessions c ON c.id = $2 AND c.owner_id = u.id
+         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id AND l.deleted_at IS NULL
+         WHERE s.token_hash = $1 AND s.expires_at > $4"
+    )
+}
+
 /// The teacher a session token belongs to and, if it is theirs, the chat
 /// `chat_id` with its lesson and its last `history_limit` messages. One
 /// query, the conversation gathered into a JSON array, because this is on the
 /// way to the first word of a reply. `None`: the token is unknown or expired.
-pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
-    let row: Option<UserAndChat> = sqlx::query_as(
-        "SELECT u.id AS user_id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
-           l.review_edits,
-           (SELECT json_group_array(json_array(m.seq, m.role, m.content, m.tool_calls, m.status))
-              FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
-                    WHERE session_id = c.id ORDER BY seq DESC LIMIT ?3) m) AS history,
-           (SELECT json_group_array(json_array(p.id, p.status, p.applied_revision, p.reason))
-              FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals
-         FROM sessions s JOIN users u ON u.id = s.user_id
-         LEFT JOIN chat_sessions c ON c.id = ?2 AND c.owner_id = u.id
-         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id AND l.deleted_at IS NULL
-         WHERE s.token_hash = ?1 AND s.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-    )
+pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
+    let row: Option<UserAndChat> = sqlx::query_as(user_and_chat_sql(db::Backend::of(db)))
     .bind(super::auth::token_hash(token))
     .bind(chat_id)
     .bind(history_limit as i64)
+    .bind(db::time::now())
     .fetch_optional(db)
     .await?;
     let Some(UserAndChat {
@@ -160,20 +178,21 @@ pub async fn user_and_chat(db: &SqlitePool, token: &str, chat_id: &str, history_
         })
         .collect();
     let session = ChatSession { id, lesson_id, title, created_at, updated_at };
-    let review_edits = review_edits.unwrap_or(false);
+    let review_edits = review_edits.is_some_and(bool::from);
     Ok(Some((user, Some(ChatStart { session, document_xml, revision, review_edits, history }))))
 }
 
-pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<ChatSession> {
+pub async fn rename_session(db: &Db, owner: &str, id: &str, title: &str) -> Result<ChatSession> {
     let done = sqlx::query(
         &format!(
-            "UPDATE chat_sessions SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-             WHERE id = ? AND owner_id = ? AND {IN_LIVE_LESSON}"
+            "UPDATE chat_sessions SET title = $1, updated_at = $4
+             WHERE id = $2 AND owner_id = $3 AND {IN_LIVE_LESSON}"
         ),
     )
     .bind(chat_title_or_default(title))
     .bind(id)
     .bind(owner)
+    .bind(db::time::now())
     .execute(db)
     .await?;
     if done.rows_affected() == 0 {
@@ -182,8 +201,8 @@ pub async fn rename_session(db: &SqlitePool, owner: &str, id: &str, title: &str)
     get_session(db, owner, id).await
 }
 
-pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
-    let done = sqlx::query(&format!("DELETE FROM chat_sessions WHERE id = ? AND owner_id = ? AND {IN_LIVE_LESSON}"))
+pub async fn delete_session(db: &Db, owner: &str, id: &str) -> Result<()> {
+    let done = sqlx::query(&format!("DELETE FROM chat_sessions WHERE id = $1 AND owner_id = $2 AND {IN_LIVE_LESSON}"))
         .bind(id)
         .bind(owner)
         .execute(db)
@@ -195,35 +214,63 @@ pub async fn delete_session(db: &SqlitePool, owner: &str, id: &str) -> Result<()
 }
 
 /// Stores the teacher's message and the reply's (running) message, and marks
-/// the chat as just used (naming it after the message if it has none yet):
-/// two statements sent at once, as this is on the way to the first word of
-/// the reply. The messages are one statement, both or neither; a single write
-/// statement takes SQLite's write lock before it reads, so their sequence
-/// numbers cannot race another writer. The chat is touched first, so a
-/// failure there stores nothing.
-pub async fn start_turn(db: &SqlitePool, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
-    sqlx::query(
-        "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-           title = CASE WHEN title = ?7 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = ?1) THEN ?8 ELSE title END
-         WHERE id = ?1;
-         WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = ?1)
-         INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
-         SELECT ?2, ?1, last + 1, 'user', ?3, 'complete', NULL, NULL FROM n
-         UNION ALL
-         SELECT ?4, ?1, last + 2, 'assistant', '', 'running', ?5, ?6 FROM n",
-    )
-    .bind(session_id)
-    .bind(ids.user_message)
-    .bind(content)
-    .bind(ids.assistant_message)
-    .bind(model)
-    .bind(ids.turn)
-    .bind(DEFAULT_CHAT_TITLE)
-    .bind(title_from(content))
-    .execute(db)
-    .await?;
-    Ok(())
+/// the chat as just used (naming it after the message if it has none yet),
+/// in one round trip, as this is on the way to the first word of the reply
+/// (`START_TURN`). The messages are one statement, both or neither. Their
+/// sequence numbers cannot be taken twice: SQLite's write statement holds the
+/// write lock before it reads, and in PostgreSQL `(session_id, seq)` is
+/// unique, so a second instance starting a turn in the same chat at the same
+/// moment fails rather than interleaving (`TurnInChat`).
+pub async fn start_turn(db: &Db, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
+    let sql = match db::Backend::of(db) {
+        db::Backend::Sqlite => START_TURN_SQLITE,
+        db::Backend::Postgres => START_TURN_POSTGRES,
+    };
+    let done = sqlx::query(sql)
+        .bind(session_id)
+        .bind(ids.user_message)
+        .bind(content)
+        .bind(ids.assistant_message)
+        .bind(model)
+        .bind(ids.turn)
+        .bind(DEFAULT_CHAT_TITLE)
+        .bind(title_from(content))
+        .bind(db::time::now())
+        .execute(db)
+        .await;
+    match done {
+        Ok(_) => Ok(()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(AppError::Conflict(TURN_IN_CHAT.into())),
+        Err(e) => Err(e.into()),
+    }
 }
+
+/// Why a turn could not start: another one (on another instance, or in a
+/// race) took the chat first.
+pub const TURN_IN_CHAT: &str = "A reply is already being written in this chat.";
+
+/// `start_turn` for SQLite: two statements in one call (the chat is touched
+/// first, so a failure there stores nothing).
+const START_TURN_SQLITE: &str = "UPDATE chat_sessions SET updated_at = $9,
+       title = CASE WHEN title = $7 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1) THEN $8 ELSE title END
+     WHERE id = $1;
+     WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1)
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL FROM n
+     UNION ALL
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6 FROM n";
+
+/// `start_turn` for PostgreSQL, which prepares one statement at a time: the
+/// touch of the chat is a data-modifying `WITH`.
+const START_TURN_POSTGRES: &str = "WITH touched AS (
+       UPDATE chat_sessions SET updated_at = $9,
+         title = CASE WHEN title = $7 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1) THEN $8 ELSE title END
+       WHERE id = $1 RETURNING id),
+     n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1)
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL FROM n, touched
+     UNION ALL
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6 FROM n, touched";
 
 /// Why a Retry was refused.
 fn not_retryable() -> AppError {
@@ -245,12 +292,12 @@ pub fn retry_question(history: &[StoredMessage]) -> Result<String> {
 
 /// Stores the start of a retried turn: the reply that did not finish makes
 /// way for the new one, under the same question (which is not stored again).
-pub async fn restart_turn(db: &SqlitePool, session_id: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+pub async fn restart_turn(db: &Db, session_id: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
+    let mut tx = db::begin_write(db).await?;
     let removed = sqlx::query(
-        "DELETE FROM chat_messages WHERE session_id = ?1 AND role = 'assistant'
+        "DELETE FROM chat_messages WHERE session_id = $1 AND role = 'assistant'
            AND status IN ('error', 'interrupted', 'cancelled')
-           AND seq = (SELECT MAX(seq) FROM chat_messages WHERE session_id = ?1)",
+           AND seq = (SELECT MAX(seq) FROM chat_messages WHERE session_id = $1)",
     )
     .bind(session_id)
     .execute(&mut *tx)
@@ -258,10 +305,14 @@ pub async fn restart_turn(db: &SqlitePool, session_id: &str, ids: &TurnIds<'_>, 
     if removed.rows_affected() != 1 {
         return Err(not_retryable());
     }
+    sqlx::query("UPDATE chat_sessions SET updated_at = $2 WHERE id = $1")
+        .bind(session_id)
+        .bind(db::time::now())
+        .execute(&mut *tx)
+        .await?;
     sqlx::query(
-        "UPDATE chat_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1;
-         INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
-         SELECT ?2, ?1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', ?3, ?4 FROM chat_messages WHERE session_id = ?1",
+        "INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
+         SELECT $2, $1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', $3, $4 FROM chat_messages WHERE session_id = $1",
     )
     .bind(session_id)
     .bind(ids.assistant_message)
@@ -284,11 +335,11 @@ pub struct TurnIds<'a> {
 /// loses little): the text and the reasoning are appended, never rewritten, and the steps are
 /// written only when they changed. A turn's steps only ever grow, so an empty
 /// list means "unchanged" (the message starts with none).
-pub async fn save_progress(db: &SqlitePool, message_id: &str, text: &str, reasoning: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
+pub async fn save_progress(db: &Db, message_id: &str, text: &str, reasoning: &str, tool_calls: &[ToolCallRecord]) -> Result<()> {
     let tool_calls = (!tool_calls.is_empty()).then_some(tool_calls);
     sqlx::query(
-        "UPDATE chat_messages SET content = content || ?1, reasoning = reasoning || ?4, tool_calls = COALESCE(?2, tool_calls)
-         WHERE id = ?3 AND status = 'running'",
+        "UPDATE chat_messages SET content = content || $1, reasoning = reasoning || $4, tool_calls = COALESCE($2, tool_calls)
+         WHERE id = $3 AND status = 'running'",
     )
     .bind(text)
     .bind(tool_calls.map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into())))
@@ -300,11 +351,11 @@ pub async fn save_progress(db: &SqlitePool, message_id: &str, text: &str, reason
 }
 
 /// Stores a turn's message as it ended.
-pub async fn finish_turn(db: &SqlitePool, message_id: &str, f: &TurnRecord) -> Result<()> {
+pub async fn finish_turn(db: &Db, message_id: &str, f: &TurnRecord) -> Result<()> {
     sqlx::query(
-        "UPDATE chat_messages SET content = ?, reasoning = ?, tool_calls = ?, document_xml = ?, status = ?, error_code = ?,
-                error_message = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?
-         WHERE id = ?",
+        "UPDATE chat_messages SET content = $1, reasoning = $2, tool_calls = $3, document_xml = $4, status = $5, error_code = $6,
+                error_message = $7, prompt_tokens = $8, completion_tokens = $9, total_tokens = $10
+         WHERE id = $11",
     )
     .bind(&f.text)
     .bind(&f.reasoning)
@@ -324,7 +375,7 @@ pub async fn finish_turn(db: &SqlitePool, message_id: &str, f: &TurnRecord) -> R
 
 /// Turns left running by a process that died become interrupted, keeping the
 /// text they had saved. Returns how many there were.
-pub async fn interrupt_running(db: &SqlitePool) -> Result<u64> {
+pub async fn interrupt_running(db: &Db) -> Result<u64> {
     let done = sqlx::query(
         "UPDATE chat_messages SET status = 'interrupted', error_code = 'interrupted',
                 error_message = 'The server stopped before this reply was finished.'
@@ -412,10 +463,10 @@ fn with_marks(calls: &mut [ToolCallRecord], marks: &HashMap<String, ProposalMark
 }
 
 /// All messages of one of the teacher's sessions, oldest first.
-pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Result<Vec<ChatMessage>> {
+pub async fn list_messages(db: &Db, owner: &str, session_id: &str) -> Result<Vec<ChatMessage>> {
     get_session(db, owner, session_id).await?;
     let rows: Vec<MessageRow> =
-        sqlx::query_as(&format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages m WHERE m.session_id = ? ORDER BY m.seq"))
+        sqlx::query_as(&format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages m WHERE m.session_id = $1 ORDER BY m.seq"))
             .bind(session_id)
             .fetch_all(db)
             .await?;
@@ -430,10 +481,10 @@ pub async fn list_messages(db: &SqlitePool, owner: &str, session_id: &str) -> Re
 }
 
 /// The assistant message written by a turn, with the owner and session of that turn.
-pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<ChatMessage> {
+pub async fn turn_message(db: &Db, owner: &str, turn_id: &str) -> Result<ChatMessage> {
     let row: Option<MessageRow> = sqlx::query_as(&format!(
         "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
-         WHERE m.turn_id = ? AND s.owner_id = ? AND s.{IN_LIVE_LESSON}"
+         WHERE m.turn_id = $1 AND s.owner_id = $2 AND s.{IN_LIVE_LESSON}"
     ))
     .bind(turn_id)
     .bind(owner)
@@ -447,12 +498,12 @@ pub async fn turn_message(db: &SqlitePool, owner: &str, turn_id: &str) -> Result
 }
 
 /// The current document and revision of the lesson a turn's chat is about.
-pub async fn turn_lesson(db: &SqlitePool, owner: &str, turn_id: &str) -> Result<Option<(String, i64)>> {
+pub async fn turn_lesson(db: &Db, owner: &str, turn_id: &str) -> Result<Option<(String, i64)>> {
     Ok(sqlx::query_as(
         "SELECT l.document_xml, l.revision FROM chat_messages m
            JOIN chat_sessions s ON s.id = m.session_id
            JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = s.owner_id AND l.deleted_at IS NULL
-         WHERE m.turn_id = ? AND s.owner_id = ?",
+         WHERE m.turn_id = $1 AND s.owner_id = $2",
     )
     .bind(turn_id)
     .bind(owner)

@@ -1,49 +1,137 @@
-//! Opening the SQLite database: the file (and its folder) is created when
-//! missing, WAL mode lets readers and the writer work at once, foreign keys are
-//! enforced, and migrations run before anything else touches it.
+//! The database: SQLite (the default, one file, one machine) or PostgreSQL
+//! (many instances), chosen by the scheme of `DATABASE_URL`. Every query is
+//! written once, in the SQL both understand (`$1` parameters, text
+//! timestamps, `lower()` for case), and runs through sqlx's `Any` driver;
+//! where the dialects differ, the difference is one small function in
+//! `dialect`.
+//!
+//! SQLite: the file (and its folder) is created when missing, WAL mode lets
+//! readers and the writer work at once, and foreign keys are enforced.
+//! Migrations run before anything else touches either.
 
-use std::{str::FromStr, time::Duration};
+mod dialect;
+mod flag;
+pub mod time;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use std::time::Duration;
+
+use sqlx::{
+    any::{AnyConnectOptions, AnyPoolOptions},
+    AnyPool, Executor,
+};
+
+pub use dialect::{begin_write, Backend};
+pub use flag::Flag;
+
+/// A pool of connections to the database, whichever it is.
+pub type Db = AnyPool;
+
+/// SQLite's settings for each connection. WAL is kept by the file itself;
+/// the others are per connection. (Foreign keys and the busy timeout are
+/// sqlx's defaults for SQLite; set again here so they do not depend on it.)
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+     PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;";
 
 /// Opens (creating if needed) and migrates the database at `url`.
 ///
-/// Write transactions elsewhere start with `BEGIN IMMEDIATE`: a deferred one
-/// that reads first and writes later can fail at once with SQLITE_BUSY when
-/// another writer got in between, which the busy timeout cannot wait out.
-pub async fn connect(url: &str) -> Result<SqlitePool, sqlx::Error> {
-    let options = SqliteConnectOptions::from_str(url)?
-        .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Normal)
-        .busy_timeout(Duration::from_secs(5))
-        .foreign_keys(true);
-    if let Some(parent) = options.get_filename().parent() {
-        if !parent.as_os_str().is_empty() {
-            std::fs::create_dir_all(parent)?;
-        }
+/// Write transactions elsewhere start with `begin_write`: on SQLite a
+/// deferred one that reads first and writes later can fail at once with
+/// SQLITE_BUSY when another writer got in between, which the busy timeout
+/// cannot wait out.
+pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
+    sqlx::any::install_default_drivers();
+    let backend = Backend::of_url(url).ok_or_else(|| {
+        sqlx::Error::Configuration(format!("DATABASE_URL must start with sqlite:// or postgres://, not {:?}", scheme(url)).into())
+    })?;
+    let url = match backend {
+        Backend::Sqlite => sqlite_url(url)?,
+        Backend::Postgres => url.to_string(),
+    };
+    let options: AnyConnectOptions = url.parse()?;
+    let pool = pool_options(backend, 8).connect_with(options).await?;
+    match backend {
+        Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await?,
+        Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await?,
     }
-    // No ping before handing out a connection: it is a local file, not a
-    // network peer that may have gone away, and the ping would double the
-    // cost of every query.
-    let pool = SqlitePoolOptions::new()
-        .max_connections(8)
-        .test_before_acquire(false)
-        .connect_with(options)
-        .await?;
-    sqlx::migrate!().run(&pool).await?;
     Ok(pool)
 }
 
-/// A pool of one connection to the same database, for the writes of running
-/// turns (their messages, checkpoints, edits and ends), which come in bursts.
-/// SQLite lets one writer in at a time; writers that collide wait in its busy
-/// handler, which sleeps in steps of up to 100 ms, and a hundred turns
+/// The scheme of a URL, for messages (never the rest: it may hold a password).
+fn scheme(url: &str) -> &str {
+    url.split(':').next().unwrap_or("")
+}
+
+/// Pool settings. No ping before handing out a SQLite connection: it is a
+/// local file, not a network peer that may have gone away, and the ping
+/// would double the cost of every query. A PostgreSQL connection can be cut
+/// by the server or the network, so it is checked.
+fn pool_options(backend: Backend, max: u32) -> AnyPoolOptions {
+    let options = AnyPoolOptions::new().max_connections(max);
+    match backend {
+        Backend::Sqlite => options.test_before_acquire(false).after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute(SQLITE_PRAGMAS).await?;
+                Ok(())
+            })
+        }),
+        Backend::Postgres => options.acquire_timeout(Duration::from_secs(10)),
+    }
+}
+
+/// A SQLite URL that creates the file when missing (`mode=rwc`, unless the
+/// URL says otherwise), with its folder made first.
+fn sqlite_url(url: &str) -> Result<String, sqlx::Error> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url);
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    if path != ":memory:" {
+        if let Some(parent) = std::path::Path::new(path).parent() {
+            if !parent.as_os_str().is_empty() {
+                std::fs::create_dir_all(parent)?;
+            }
+        }
+    }
+    Ok(if query.split('&').any(|p| p.starts_with("mode=")) || path == ":memory:" {
+        url.to_string()
+    } else if query.is_empty() {
+        format!("sqlite://{path}?mode=rwc")
+    } else {
+        format!("sqlite://{path}?{query}&mode=rwc")
+    })
+}
+
+/// The pool the turn engine writes through: the writes of running turns
+/// (their messages, checkpoints, edits and ends) come in bursts.
+///
+/// SQLite lets one writer in at a time; writers that collide wait in its
+/// busy handler, which sleeps in steps of up to 100 ms, and a hundred turns
 /// starting at once then take seconds to store their messages. Queued for
-/// this one connection instead, each waits only for the writes before it.
-pub fn turn_writer(pool: &SqlitePool) -> SqlitePool {
-    SqlitePoolOptions::new()
-        .max_connections(1)
-        .test_before_acquire(false)
-        .connect_lazy_with((*pool.connect_options()).clone())
+/// one connection instead, each waits only for the writes before it.
+/// PostgreSQL takes concurrent writers, so there it is the same pool.
+pub fn turn_writer(db: &Db) -> Db {
+    match Backend::of(db) {
+        Backend::Sqlite => pool_options(Backend::Sqlite, 1).connect_lazy_with((*db.connect_options()).clone()),
+        Backend::Postgres => db.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_urls_create_the_file_unless_told_otherwise() {
+        assert_eq!(sqlite_url("sqlite://data/margin.db").unwrap(), "sqlite://data/margin.db?mode=rwc");
+        assert_eq!(sqlite_url("sqlite:data/margin.db").unwrap(), "sqlite://data/margin.db?mode=rwc");
+        assert_eq!(sqlite_url("sqlite://data/margin.db?cache=shared").unwrap(), "sqlite://data/margin.db?cache=shared&mode=rwc");
+        assert_eq!(sqlite_url("sqlite://data/margin.db?mode=ro").unwrap(), "sqlite://data/margin.db?mode=ro");
+    }
+
+    #[test]
+    fn the_backend_is_the_scheme() {
+        assert_eq!(Backend::of_url("sqlite://x.db"), Some(Backend::Sqlite));
+        assert_eq!(Backend::of_url("postgres://u@h/db"), Some(Backend::Postgres));
+        assert_eq!(Backend::of_url("postgresql://u@h/db"), Some(Backend::Postgres));
+        assert_eq!(Backend::of_url("mysql://u@h/db"), None);
+        assert_eq!(scheme("postgres://user:secret@h/db"), "postgres");
+    }
 }

@@ -2,9 +2,9 @@
 //! belongs to someone else is `NotFound`, exactly like one that does not exist,
 //! and so is one in the trash (`library` manages the trash).
 
-use sqlx::SqlitePool;
 
 use super::{
+    db::{self, Db},
     error::{AppError, Result},
     ids,
 };
@@ -35,16 +35,16 @@ pub fn starter_document(title: &str) -> String {
 }
 
 /// Creates a lesson with its first revision.
-pub async fn create(db: &SqlitePool, owner_id: &str, title: &str) -> Result<Lesson> {
+pub async fn create(db: &Db, owner_id: &str, title: &str) -> Result<Lesson> {
     let title = clean_title(title)?;
     insert(db, owner_id, &title, &starter_document(&title), "Created the lesson").await
 }
 
 /// A new lesson with `title` and `document` (already valid) as its first version.
-pub(super) async fn insert(db: &SqlitePool, owner_id: &str, title: &str, document: &str, summary: &str) -> Result<Lesson> {
+pub(super) async fn insert(db: &Db, owner_id: &str, title: &str, document: &str, summary: &str) -> Result<Lesson> {
     let id = ids::new_id();
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, search_text, revision) VALUES (?, ?, ?, ?, ?, 1)")
+    let mut tx = db::begin_write(db).await?;
+    sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, search_text, revision) VALUES ($1, $2, $3, $4, $5, 1)")
         .bind(&id)
         .bind(owner_id)
         .bind(title)
@@ -52,7 +52,7 @@ pub(super) async fn insert(db: &SqlitePool, owner_id: &str, title: &str, documen
         .bind(search_text(document))
         .execute(&mut *tx)
         .await?;
-    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES (?, 1, ?, 'teacher', ?)")
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES ($1, 1, $2, 'teacher', $3)")
         .bind(&id)
         .bind(document)
         .bind(summary)
@@ -68,10 +68,10 @@ pub fn search_text(document: &str) -> String {
 }
 
 /// One of the teacher's lessons.
-pub async fn get_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Lesson> {
+pub async fn get_owned(db: &Db, owner_id: &str, id: &str) -> Result<Lesson> {
     sqlx::query_as::<_, Lesson>(
         "SELECT id, title, document_xml, revision, updated_at, review_edits FROM lessons
-         WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
+         WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",
     )
     .bind(id)
     .bind(owner_id)
@@ -81,8 +81,8 @@ pub async fn get_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Less
 }
 
 /// Whether the teacher owns this lesson.
-pub async fn is_owned(db: &SqlitePool, owner_id: &str, id: &str) -> Result<bool> {
-    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM lessons WHERE id = ? AND owner_id = ? AND deleted_at IS NULL")
+pub async fn is_owned(db: &Db, owner_id: &str, id: &str) -> Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
         .bind(id)
         .bind(owner_id)
         .fetch_optional(db)
@@ -98,7 +98,7 @@ const MAX_SUMMARY_CHARS: usize = 200;
 /// The document is stored only if it is valid and `base_revision` is still the
 /// latest; otherwise nothing changes and the outcome says why.
 pub async fn save_document(
-    db: &SqlitePool,
+    db: &Db,
     owner_id: &str,
     id: &str,
     xml: &str,
@@ -111,12 +111,12 @@ pub async fn save_document(
 
 /// `save_document` for an edit of the agent's that the teacher reviewed and
 /// applied: the revision is the agent's, marked as applied by the teacher.
-pub async fn save_reviewed(db: &SqlitePool, owner_id: &str, id: &str, xml: &str, base_revision: i64, summary: &str) -> Result<SaveOutcome> {
+pub async fn save_reviewed(db: &Db, owner_id: &str, id: &str, xml: &str, base_revision: i64, summary: &str) -> Result<SaveOutcome> {
     save_revision(db, owner_id, id, xml, base_revision, (Author::Agent, true), summary).await
 }
 
 async fn save_revision(
-    db: &SqlitePool,
+    db: &Db,
     owner_id: &str,
     id: &str,
     xml: &str,
@@ -132,17 +132,18 @@ async fn save_revision(
     let doc = root.to_xml();
     let summary: String = summary.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_SUMMARY_CHARS).collect();
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = db::begin_write(db).await?;
     let updated = sqlx::query(
-        "UPDATE lessons SET document_xml = ?, search_text = ?, revision = revision + 1,
-                updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ? AND owner_id = ? AND revision = ? AND deleted_at IS NULL",
+        "UPDATE lessons SET document_xml = $1, search_text = $2, revision = revision + 1,
+                updated_at = $6
+         WHERE id = $3 AND owner_id = $4 AND revision = $5 AND deleted_at IS NULL",
     )
     .bind(&doc)
     .bind(root.text())
     .bind(id)
     .bind(owner_id)
     .bind(base_revision)
+    .bind(db::time::now())
     .execute(&mut *tx)
     .await?;
     if updated.rows_affected() == 0 {
@@ -151,7 +152,7 @@ async fn save_revision(
         return Ok(SaveOutcome::Conflict { current: latest });
     }
     let revision = base_revision + 1;
-    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, reviewed) VALUES (?, ?, ?, ?, ?, ?)")
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, reviewed) VALUES ($1, $2, $3, $4, $5, $6)")
         .bind(id)
         .bind(revision)
         .bind(&doc)
@@ -165,10 +166,10 @@ async fn save_revision(
 }
 
 /// The lesson's revisions, newest first.
-pub async fn list_revisions(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Vec<RevisionSummary>> {
+pub async fn list_revisions(db: &Db, owner_id: &str, id: &str) -> Result<Vec<RevisionSummary>> {
     get_owned(db, owner_id, id).await?;
-    let rows: Vec<(i64, String, String, String, bool)> = sqlx::query_as(
-        "SELECT number, author, summary, created_at, reviewed FROM lesson_revisions WHERE lesson_id = ? ORDER BY number DESC",
+    let rows: Vec<(i64, String, String, String, db::Flag)> = sqlx::query_as(
+        "SELECT number, author, summary, created_at, reviewed FROM lesson_revisions WHERE lesson_id = $1 ORDER BY number DESC",
     )
     .bind(id)
     .fetch_all(db)
@@ -180,16 +181,16 @@ pub async fn list_revisions(db: &SqlitePool, owner_id: &str, id: &str) -> Result
             author: Author::from_str(&author),
             summary,
             created_at,
-            reviewed,
+            reviewed: reviewed.into(),
         })
         .collect())
 }
 
 /// One revision of one of the teacher's lessons.
-pub async fn get_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64) -> Result<Revision> {
+pub async fn get_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Result<Revision> {
     get_owned(db, owner_id, id).await?;
     let row: Option<(i64, String, String, String, String)> = sqlx::query_as(
-        "SELECT number, author, summary, created_at, document_xml FROM lesson_revisions WHERE lesson_id = ? AND number = ?",
+        "SELECT number, author, summary, created_at, document_xml FROM lesson_revisions WHERE lesson_id = $1 AND number = $2",
     )
     .bind(id)
     .bind(number)
@@ -200,8 +201,8 @@ pub async fn get_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64
 }
 
 /// Turns "Review edits before applying" on or off for one of the teacher's lessons.
-pub async fn set_review_edits(db: &SqlitePool, owner_id: &str, id: &str, on: bool) -> Result<()> {
-    let done = sqlx::query("UPDATE lessons SET review_edits = ? WHERE id = ? AND owner_id = ? AND deleted_at IS NULL")
+pub async fn set_review_edits(db: &Db, owner_id: &str, id: &str, on: bool) -> Result<()> {
+    let done = sqlx::query("UPDATE lessons SET review_edits = $1 WHERE id = $2 AND owner_id = $3 AND deleted_at IS NULL")
         .bind(on)
         .bind(id)
         .bind(owner_id)
@@ -215,7 +216,7 @@ pub async fn set_review_edits(db: &SqlitePool, owner_id: &str, id: &str, on: boo
 
 /// What changed from revision `from` to revision `to` of one of the
 /// teacher's lessons.
-pub async fn changes_between(db: &SqlitePool, owner_id: &str, id: &str, from: i64, to: i64) -> Result<Vec<Change>> {
+pub async fn changes_between(db: &Db, owner_id: &str, id: &str, from: i64, to: i64) -> Result<Vec<Change>> {
     let (a, b) = (get_revision(db, owner_id, id, from).await?, get_revision(db, owner_id, id, to).await?);
     let (a, b) = (parsed(&a.document_xml)?, parsed(&b.document_xml)?);
     Ok(lesson::changes(&a, &b))
@@ -230,7 +231,7 @@ pub fn parsed(xml: &str) -> Result<Element> {
 /// Takes back what revision `number` changed, as a new revision by the
 /// teacher: the lesson as it was before it when nothing came after, else
 /// that edit's changes alone, when later edits touched other blocks.
-pub async fn undo_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64) -> Result<SaveReply> {
+pub async fn undo_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Result<SaveReply> {
     let current = get_owned(db, owner_id, id).await?;
     if number <= 1 {
         return Err(AppError::BadRequest("The first version of a lesson has nothing before it to go back to.".into()));
@@ -266,7 +267,7 @@ pub fn edit_reply(outcome: SaveOutcome, previous_xml: &str) -> Result<SaveReply>
 }
 
 /// Makes an earlier revision the current document, as a new revision.
-pub async fn restore_revision(db: &SqlitePool, owner_id: &str, id: &str, number: i64, base_revision: i64) -> Result<SaveOutcome> {
+pub async fn restore_revision(db: &Db, owner_id: &str, id: &str, number: i64, base_revision: i64) -> Result<SaveOutcome> {
     let old = get_revision(db, owner_id, id, number).await?;
     let summary = format!("Restored version {number}");
     save_document(db, owner_id, id, &old.document_xml, base_revision, Author::Teacher, &summary).await

@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::{
+    db::{self, Db},
     error::{AppError, Result},
     lessons::{self, clean_title},
     turns::TurnHub,
@@ -63,17 +63,20 @@ fn like_pattern(text: &str) -> String {
 /// (`search_text`, so "answer" does not find every exercise by its
 /// attribute): `make bench` times it with 1,000 lessons. SQLite's FTS5 would
 /// rank and stem, at the cost of an index kept in step with every save.
-pub async fn find(db: &SqlitePool, owner: &str, query: &str, sort: Sort, limit: i64, offset: i64) -> Result<LessonList> {
+pub async fn find(db: &Db, owner: &str, query: &str, sort: Sort, limit: i64, offset: i64) -> Result<LessonList> {
     let query = query.trim();
     let pattern = like_pattern(query);
     let order = match sort {
         Sort::Edited => "updated_at DESC, id",
-        Sort::Title => "title COLLATE NOCASE, id",
+        Sort::Title => "lower(title), id",
     };
-    let filter = "owner_id = ?1 AND deleted_at IS NULL
-         AND (?2 = '' OR title LIKE ?3 ESCAPE '\\' OR search_text LIKE ?3 ESCAPE '\\')";
+    let like = db::Backend::of(db).like();
+    let filter = format!(
+        "owner_id = $1 AND deleted_at IS NULL
+         AND ($2 = '' OR title {like} $3 ESCAPE '\\' OR search_text {like} $3 ESCAPE '\\')"
+    );
     let lessons = sqlx::query_as::<_, LessonSummary>(&format!(
-        "SELECT id, title, updated_at FROM lessons WHERE {filter} ORDER BY {order} LIMIT ?4 OFFSET ?5"
+        "SELECT id, title, updated_at FROM lessons WHERE {filter} ORDER BY {order} LIMIT $4 OFFSET $5"
     ))
     .bind(owner)
     .bind(query)
@@ -92,15 +95,16 @@ pub async fn find(db: &SqlitePool, owner: &str, query: &str, sort: Sort, limit: 
 }
 
 /// Gives a lesson a new title.
-pub async fn rename(db: &SqlitePool, owner: &str, id: &str, title: &str) -> Result<Lesson> {
+pub async fn rename(db: &Db, owner: &str, id: &str, title: &str) -> Result<Lesson> {
     let title = clean_title(title)?;
     let done = sqlx::query(
-        "UPDATE lessons SET title = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ? AND owner_id = ? AND deleted_at IS NULL",
+        "UPDATE lessons SET title = $1, updated_at = $4
+         WHERE id = $2 AND owner_id = $3 AND deleted_at IS NULL",
     )
     .bind(&title)
     .bind(id)
     .bind(owner)
+    .bind(db::time::now())
     .execute(db)
     .await?;
     if done.rows_affected() == 0 {
@@ -116,7 +120,7 @@ fn fit_title(title: &str) -> String {
 
 /// "Copy of …": the lesson's current document as a new lesson, without its
 /// history or chats.
-pub async fn duplicate(db: &SqlitePool, owner: &str, id: &str) -> Result<Lesson> {
+pub async fn duplicate(db: &Db, owner: &str, id: &str) -> Result<Lesson> {
     let original = lessons::get_owned(db, owner, id).await?;
     let title = fit_title(&format!("Copy of {}", original.title));
     let summary: String = format!("Copied from “{}”", original.title).chars().take(200).collect();
@@ -126,7 +130,7 @@ pub async fn duplicate(db: &SqlitePool, owner: &str, id: &str) -> Result<Lesson>
 /// A lesson made from an XML file. Nothing is created unless the document is
 /// valid; the errors say where each problem is. Without a title, the
 /// lesson's first heading names it.
-pub async fn import(db: &SqlitePool, owner: &str, title: Option<&str>, xml: &str) -> Result<Lesson> {
+pub async fn import(db: &Db, owner: &str, title: Option<&str>, xml: &str) -> Result<Lesson> {
     if xml.len() > lesson::MAX_BYTES {
         return Err(AppError::PayloadTooLarge(format!("The lesson is too large. Keep it under {} KB.", lesson::MAX_BYTES / 1024)));
     }
@@ -148,8 +152,8 @@ pub async fn import(db: &SqlitePool, owner: &str, title: Option<&str>, xml: &str
 
 /// Runs `sql` (binding the lesson id, then the owner) on exactly one of the
 /// teacher's lessons; none matched is `NotFound`.
-async fn one_lesson(db: &SqlitePool, sql: &str, owner: &str, id: &str) -> Result<()> {
-    let done = sqlx::query(sql).bind(id).bind(owner).execute(db).await?;
+async fn one_lesson(db: &Db, sql: &str, owner: &str, id: &str) -> Result<()> {
+    let done = sqlx::query(sql).bind(id).bind(owner).bind(db::time::now()).execute(db).await?;
     if done.rows_affected() == 0 {
         return Err(AppError::NotFound);
     }
@@ -158,7 +162,7 @@ async fn one_lesson(db: &SqlitePool, sql: &str, owner: &str, id: &str) -> Result
 
 /// Moves a lesson to the trash, stopping a reply running in any of its
 /// chats first (and waiting, a little, until it has stopped).
-pub async fn trash(db: &SqlitePool, turns: &TurnHub, owner: &str, id: &str) -> Result<()> {
+pub async fn trash(db: &Db, turns: &TurnHub, owner: &str, id: &str) -> Result<()> {
     lessons::get_owned(db, owner, id).await?;
     for chat in chat_ids(db, owner, id).await? {
         if let Some(log) = turns.running_in(&chat) {
@@ -168,27 +172,27 @@ pub async fn trash(db: &SqlitePool, turns: &TurnHub, owner: &str, id: &str) -> R
             }
         }
     }
-    let sql = "UPDATE lessons SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-               WHERE id = ? AND owner_id = ? AND deleted_at IS NULL";
+    let sql = "UPDATE lessons SET deleted_at = $3
+               WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL";
     one_lesson(db, sql, owner, id).await
 }
 
 /// Takes a lesson out of the trash, with its chats and history.
-pub async fn restore(db: &SqlitePool, owner: &str, id: &str) -> Result<Lesson> {
-    let sql = "UPDATE lessons SET deleted_at = NULL WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL";
+pub async fn restore(db: &Db, owner: &str, id: &str) -> Result<Lesson> {
+    let sql = "UPDATE lessons SET deleted_at = NULL WHERE id = $1 AND owner_id = $2 AND deleted_at IS NOT NULL";
     one_lesson(db, sql, owner, id).await?;
     lessons::get_owned(db, owner, id).await
 }
 
 /// Deletes a lesson in the trash for good, with everything that belongs to it.
-pub async fn delete_forever(db: &SqlitePool, owner: &str, id: &str) -> Result<()> {
-    one_lesson(db, "DELETE FROM lessons WHERE id = ? AND owner_id = ? AND deleted_at IS NOT NULL", owner, id).await
+pub async fn delete_forever(db: &Db, owner: &str, id: &str) -> Result<()> {
+    one_lesson(db, "DELETE FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NOT NULL", owner, id).await
 }
 
 /// The teacher's trash, most recently deleted first.
-pub async fn list_trash(db: &SqlitePool, owner: &str) -> Result<Vec<TrashedLesson>> {
+pub async fn list_trash(db: &Db, owner: &str) -> Result<Vec<TrashedLesson>> {
     Ok(sqlx::query_as(
-        "SELECT id, title, deleted_at FROM lessons WHERE owner_id = ? AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, id",
+        "SELECT id, title, deleted_at FROM lessons WHERE owner_id = $1 AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, id",
     )
     .bind(owner)
     .fetch_all(db)
@@ -197,27 +201,26 @@ pub async fn list_trash(db: &SqlitePool, owner: &str) -> Result<Vec<TrashedLesso
 
 /// Deletes for good every lesson in the trash for `TRASH_DAYS` as of `now`
 /// (an ISO time; the clock is the caller's, so tests can pick the day).
-pub async fn purge(db: &SqlitePool, now: &str) -> Result<u64> {
-    let done = sqlx::query("DELETE FROM lessons WHERE deleted_at IS NOT NULL AND deleted_at <= strftime('%Y-%m-%dT%H:%M:%fZ', ?, ?)")
-        .bind(now)
-        .bind(format!("-{TRASH_DAYS} days"))
+pub async fn purge(db: &Db, now: &str) -> Result<u64> {
+    let done = sqlx::query("DELETE FROM lessons WHERE deleted_at IS NOT NULL AND deleted_at <= $1")
+        .bind(db::time::shifted(now, Duration::from_secs(u64::from(TRASH_DAYS) * 86_400), false).ok_or_else(|| AppError::Internal(format!("not a time: {now}")))?)
         .execute(db)
         .await?;
     Ok(done.rows_affected())
 }
 
 /// Fills in the search text of lessons stored before it existed (run at start-up).
-pub async fn fill_search_text(db: &SqlitePool) -> Result<u64> {
+pub async fn fill_search_text(db: &Db) -> Result<u64> {
     let rows: Vec<(String, String)> = sqlx::query_as("SELECT id, document_xml FROM lessons WHERE search_text IS NULL").fetch_all(db).await?;
     for (id, xml) in &rows {
-        sqlx::query("UPDATE lessons SET search_text = ? WHERE id = ?").bind(lessons::search_text(xml)).bind(id).execute(db).await?;
+        sqlx::query("UPDATE lessons SET search_text = $1 WHERE id = $2").bind(lessons::search_text(xml)).bind(id).execute(db).await?;
     }
     Ok(rows.len() as u64)
 }
 
 /// The chats of a lesson (in the trash or not), to stop their running turns.
-async fn chat_ids(db: &SqlitePool, owner: &str, lesson_id: &str) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar("SELECT id FROM chat_sessions WHERE lesson_id = ? AND owner_id = ?")
+async fn chat_ids(db: &Db, owner: &str, lesson_id: &str) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar("SELECT id FROM chat_sessions WHERE lesson_id = $1 AND owner_id = $2")
         .bind(lesson_id)
         .bind(owner)
         .fetch_all(db)

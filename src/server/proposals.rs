@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
-use sqlx::SqlitePool;
 
 use super::{
+    db::{self, Db},
     error::{AppError, Result},
     ids, lessons,
 };
@@ -33,20 +33,24 @@ pub struct NewProposal<'a> {
 }
 
 /// Stores a proposal; a pending one for the same lesson is replaced by it.
-pub async fn create(db: &SqlitePool, p: NewProposal<'_>) -> Result<String> {
+pub async fn create(db: &Db, p: NewProposal<'_>) -> Result<String> {
     let id = ids::new_id();
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = db::begin_write(db).await?;
+    // Holds the lesson's row until the commit, so two turns proposing for
+    // the same lesson at once take turns (SQLite's write lock already does).
+    sqlx::query("UPDATE lessons SET revision = revision WHERE id = $1").bind(p.lesson_id).execute(&mut *tx).await?;
     sqlx::query(
-        "UPDATE proposals SET status = 'replaced', decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE lesson_id = ? AND owner_id = ? AND status = 'pending'",
+        "UPDATE proposals SET status = 'replaced', decided_at = $3
+         WHERE lesson_id = $1 AND owner_id = $2 AND status = 'pending'",
     )
     .bind(p.lesson_id)
     .bind(p.owner_id)
+    .bind(db::time::now())
     .execute(&mut *tx)
     .await?;
     sqlx::query(
         "INSERT INTO proposals (id, lesson_id, owner_id, message_id, base_revision, document_xml, summary, changes)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(&id)
     .bind(p.lesson_id)
@@ -73,10 +77,10 @@ struct Row {
     status: String,
 }
 
-async fn get(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Row> {
+async fn get(db: &Db, owner_id: &str, id: &str) -> Result<Row> {
     sqlx::query_as::<_, Row>(
         "SELECT id, lesson_id, base_revision, document_xml, summary, changes, status FROM proposals
-         WHERE id = ? AND owner_id = ? AND lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)",
+         WHERE id = $1 AND owner_id = $2 AND lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)",
     )
     .bind(id)
     .bind(owner_id)
@@ -86,7 +90,7 @@ async fn get(db: &SqlitePool, owner_id: &str, id: &str) -> Result<Row> {
 }
 
 /// One of the teacher's proposals, with the lesson it would make rendered.
-pub async fn open(db: &SqlitePool, owner_id: &str, id: &str) -> Result<ProposalReply> {
+pub async fn open(db: &Db, owner_id: &str, id: &str) -> Result<ProposalReply> {
     let row = get(db, owner_id, id).await?;
     Ok(ProposalReply {
         html: lesson::render_both(&row.document_xml),
@@ -116,7 +120,7 @@ fn decided(status: ProposalStatus) -> AppError {
 /// agent's, applied by the teacher. When the lesson changed since the
 /// proposal was made, its changes are made on top of the later ones; if they
 /// touch the same blocks, nothing is saved and the answer names them.
-pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<SaveReply> {
+pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
     let row = get(db, owner_id, id).await?;
     let status = ProposalStatus::from_str(&row.status);
     if status != ProposalStatus::Pending {
@@ -139,11 +143,11 @@ pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<SaveRepl
     let saved = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary).await;
     match &saved {
         Ok(SaveOutcome::Saved { revision, .. }) => {
-            sqlx::query("UPDATE proposals SET applied_revision = ? WHERE id = ?").bind(revision).bind(id).execute(db).await?;
+            sqlx::query("UPDATE proposals SET applied_revision = $1 WHERE id = $2").bind(revision).bind(id).execute(db).await?;
         }
         _ => {
             // Nothing was saved: the proposal waits again.
-            sqlx::query("UPDATE proposals SET status = 'pending', decided_at = NULL WHERE id = ?").bind(id).execute(db).await?;
+            sqlx::query("UPDATE proposals SET status = 'pending', decided_at = NULL WHERE id = $1").bind(id).execute(db).await?;
         }
     }
     lessons::edit_reply(saved?, &current.document_xml)
@@ -151,15 +155,16 @@ pub async fn apply(db: &SqlitePool, owner_id: &str, id: &str) -> Result<SaveRepl
 
 /// Decides a pending proposal, once: a proposal decided meanwhile (another
 /// click, another tab) is refused with what became of it.
-async fn claim(db: &SqlitePool, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<()> {
+async fn claim(db: &Db, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<()> {
     let done = sqlx::query(
-        "UPDATE proposals SET status = ?, reason = ?, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ? AND owner_id = ? AND status = 'pending'",
+        "UPDATE proposals SET status = $1, reason = $2, decided_at = $5
+         WHERE id = $3 AND owner_id = $4 AND status = 'pending'",
     )
     .bind(status.as_str())
     .bind(reason)
     .bind(id)
     .bind(owner_id)
+    .bind(db::time::now())
     .execute(db)
     .await?;
     if done.rows_affected() == 0 {
@@ -171,7 +176,7 @@ async fn claim(db: &SqlitePool, owner_id: &str, id: &str, status: ProposalStatus
 
 /// Discards a pending proposal, with the teacher's reason (tidied; empty
 /// means none).
-pub async fn discard(db: &SqlitePool, owner_id: &str, id: &str, reason: &str) -> Result<()> {
+pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<()> {
     let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REASON_CHARS).collect();
     claim(db, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await
 }
@@ -181,10 +186,10 @@ pub const MAX_REASON_CHARS: usize = 500;
 
 /// Where each proposal of a chat stands, by id: what its step shows and what
 /// the next turn tells the model.
-pub async fn marks_for_chat(db: &SqlitePool, session_id: &str) -> Result<HashMap<String, ProposalMark>> {
+pub async fn marks_for_chat(db: &Db, session_id: &str) -> Result<HashMap<String, ProposalMark>> {
     let rows: Vec<(String, String, Option<i64>, Option<String>)> = sqlx::query_as(
         "SELECT p.id, p.status, p.applied_revision, p.reason FROM proposals p JOIN chat_messages m ON m.id = p.message_id
-         WHERE m.session_id = ?",
+         WHERE m.session_id = $1",
     )
     .bind(session_id)
     .fetch_all(db)
@@ -193,9 +198,9 @@ pub async fn marks_for_chat(db: &SqlitePool, session_id: &str) -> Result<HashMap
 }
 
 /// Where the proposals of one reply stand, by id.
-pub async fn marks_for_message(db: &SqlitePool, message_id: &str) -> Result<HashMap<String, ProposalMark>> {
+pub async fn marks_for_message(db: &Db, message_id: &str) -> Result<HashMap<String, ProposalMark>> {
     let rows: Vec<(String, String, Option<i64>, Option<String>)> =
-        sqlx::query_as("SELECT id, status, applied_revision, reason FROM proposals WHERE message_id = ?").bind(message_id).fetch_all(db).await?;
+        sqlx::query_as("SELECT id, status, applied_revision, reason FROM proposals WHERE message_id = $1").bind(message_id).fetch_all(db).await?;
     Ok(marks(rows))
 }
 

@@ -126,13 +126,14 @@ fn spawn_housekeeping(state: AppState) {
         loop {
             tick.tick().await;
             state.limits.retain_recent();
-            let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
+            let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+                .bind(super::db::time::now())
                 .execute(&state.db)
                 .await;
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "could not delete expired sessions");
             }
-            match super::library::purge(&state.db, "now").await {
+            match super::library::purge(&state.db, &super::db::time::now()).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(lessons = n, "emptied lessons older than 30 days from the trash"),
                 Err(e) => tracing::warn!(error = %e, "could not empty the trash"),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
-use sqlx::SqlitePool;
+use super::db::Db;
 
 use super::{
     ai::AiRuntime,
@@ -18,11 +18,11 @@ use super::{
 #[derive(Clone, FromRef)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub db: SqlitePool,
+    pub db: Db,
     /// The same database, one connection: the turn engine writes through it
     /// (see `db::turn_writer`).
     #[from_ref(skip)]
-    pub turn_writer: SqlitePool,
+    pub turn_writer: Db,
     pub config: Arc<Config>,
     pub limits: Arc<AccountLimits>,
     pub hash_gate: Arc<HashGate>,
@@ -33,7 +33,7 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(leptos_options: LeptosOptions, db: SqlitePool, config: Config, ai: AiRuntime) -> Self {
+    pub fn new(leptos_options: LeptosOptions, db: Db, config: Config, ai: AiRuntime) -> Self {
         let signups = config.signups_per_client_hour;
         Self {
             leptos_options,

@@ -1,6 +1,9 @@
-//! A real app for integration tests: a fresh SQLite file in a temporary folder,
-//! the full router, and helpers to send requests and read responses.
+//! A real app for integration tests: a fresh database (a SQLite file in a
+//! temporary folder, or a PostgreSQL database of its own: `database`), the
+//! full router, and helpers to send requests and read responses.
 #![allow(dead_code)]
+
+pub mod database;
 
 use axum::{
     body::Body,
@@ -29,6 +32,7 @@ pub struct TestApp {
     pub router: Router,
     pub state: AppState,
     pub dir: TempDir,
+    pub database: database::TestDatabase,
 }
 
 pub async fn app() -> TestApp {
@@ -62,12 +66,13 @@ pub async fn app_with_still_clock(config: Config) -> (TestApp, LimitClock) {
 
 pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    config.database_url = format!("sqlite://{}/nested/margin.db", dir.path().display());
+    let database = database::TestDatabase::new(dir.path()).await;
+    config.database_url = database.url.clone();
     let pool = db::connect(&config.database_url).await.expect("database");
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
     let state = AppState::new(options, pool, config, ai);
     let router = router::build(state.clone());
-    TestApp { router, state, dir }
+    TestApp { router, state, dir, database }
 }
 
 pub struct Reply {
@@ -100,6 +105,29 @@ async fn read(res: Response<Body>) -> Reply {
 }
 
 impl TestApp {
+    /// Makes every insert into `table` fail, as a full disk would.
+    pub async fn refuse_inserts(&self, table: &str) {
+        let sql = if database::postgres() {
+            format!(
+                "CREATE FUNCTION no_room() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ LANGUAGE plpgsql;
+                 CREATE TRIGGER no_room BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION no_room();"
+            )
+        } else {
+            format!("CREATE TRIGGER no_room BEFORE INSERT ON {table} BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+        };
+        sqlx::raw_sql(&sql).execute(&self.state.db).await.unwrap();
+    }
+
+    /// Undoes `refuse_inserts`.
+    pub async fn allow_inserts(&self, table: &str) {
+        let sql = if database::postgres() {
+            format!("DROP TRIGGER no_room ON {table}; DROP FUNCTION no_room();")
+        } else {
+            "DROP TRIGGER no_room".to_string()
+        };
+        sqlx::raw_sql(&sql).execute(&self.state.db).await.unwrap();
+    }
+
     pub async fn send(&self, req: Request<Body>) -> Reply {
         read(self.router.clone().oneshot(req).await.expect("response")).await
     }

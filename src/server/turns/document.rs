@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
-use sqlx::SqlitePool;
+use crate::server::db::Db;
 
 use super::gate::Stored;
 use crate::{
@@ -20,7 +20,7 @@ use crate::{
 };
 
 pub struct DbDocument {
-    db: SqlitePool,
+    db: Db,
     owner_id: String,
     lesson_id: String,
     /// The reply the turn writes: its steps name the proposals they make.
@@ -43,7 +43,7 @@ pub struct DocumentTarget {
 }
 
 impl DbDocument {
-    pub fn new(db: SqlitePool, target: DocumentTarget, stored: Stored) -> Self {
+    pub fn new(db: Db, target: DocumentTarget, stored: Stored) -> Self {
         let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits } = target;
         Self { db, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, stored }
     }

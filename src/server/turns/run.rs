@@ -13,7 +13,7 @@ use std::{
 };
 
 use futures::future::BoxFuture;
-use sqlx::SqlitePool;
+use crate::server::db::Db;
 use tokio::{sync::mpsc, time::Instant};
 
 use super::{
@@ -40,7 +40,7 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
 /// What a turn needs to run.
 pub struct TurnJob {
-    pub db: SqlitePool,
+    pub db: Db,
     pub agent: Arc<Agent>,
     pub hub: Arc<TurnHub>,
     pub log: Arc<TurnLog>,
@@ -119,7 +119,7 @@ type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
 
 /// Passes the agent's events on to the turn's log and checkpoints them. The
 /// text and reasoning still to store are the record's past `saved`.
-async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: SqlitePool, stored: Stored) {
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: Db, stored: Stored) {
     let mut record = TurnRecord::default();
     let mut saved = Saved::default();
     let mut steps_changed = false;
@@ -186,7 +186,7 @@ struct Progress {
     steps: Option<Vec<ToolCallRecord>>,
 }
 
-fn checkpoint(db: SqlitePool, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {
+fn checkpoint(db: Db, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {
     Box::pin(async move {
         if !stored.wait().await {
             return None; // abandoned: there is nothing to write to

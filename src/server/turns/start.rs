@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use sqlx::SqlitePool;
+use crate::server::db::Db;
 
 use super::{
     gate::stored_gate,
@@ -37,7 +37,7 @@ pub struct NewTurn {
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
-pub async fn start(db: &SqlitePool, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
+pub async fn start(db: &Db, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
     let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry } = turn;
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
@@ -93,7 +93,7 @@ pub enum CancelStatus {
 }
 
 /// Stops one of `owner_id`'s turns. Another teacher's turn is `NotFound`.
-pub async fn cancel(db: &SqlitePool, hub: &TurnHub, owner_id: &str, turn_id: &str) -> Result<CancelStatus> {
+pub async fn cancel(db: &Db, hub: &TurnHub, owner_id: &str, turn_id: &str) -> Result<CancelStatus> {
     if let Some(log) = hub.get(turn_id) {
         if log.owner_id != owner_id {
             return Err(AppError::NotFound);
