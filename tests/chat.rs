@@ -1,9 +1,11 @@
-//! Chat turns over HTTP with a real SQLite file and the scripted model: every
+//! Chat turns over HTTP with a real database and the scripted model: every
 //! error status, the streamed events, persistence whatever the client does,
 //! resume, cancel, crash recovery and ownership.
 #![cfg(feature = "ssr")]
 
 mod common;
+
+use std::time::Duration;
 
 use axum::{
     body::Body,
@@ -14,7 +16,7 @@ use http_body_util::BodyExt;
 use margin::{
     agent::config::{AiConfig, ProviderKind},
     chat::sse::{SseMessage, SseParser},
-    server::{ai::AiRuntime, chats, config::Config, lessons},
+    server::{ai::AiRuntime, chats, config::Config, db::time, lessons},
 };
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -370,10 +372,21 @@ async fn cancelling_mid_reply_keeps_the_partial_reply() {
 async fn turns_left_running_by_a_dead_process_become_interrupted() {
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;
-    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1" };
+    // Leased for a minute to an instance that then died.
+    let now = time::now();
+    let lease = chats::Lease { instance: "gone", until: time::shifted(&now, Duration::from_secs(60), true).unwrap() };
+    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease };
     chats::start_turn(&app.state.db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
     chats::save_progress(&app.state.db, "msg-1", "The first half of", "", &[]).await.unwrap();
-    assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
+    // Within its lease it is left alone (its instance may be alive), and the
+    // chat is busy on every instance.
+    assert_eq!(chats::interrupt_abandoned(&app.state.db, &now, false).await.unwrap(), 0);
+    let busy = chats::TurnIds { turn: "turn-2", user_message: "msg-2", assistant_message: "msg-3", lease: chats::Lease { instance: "other", until: now.clone() } };
+    let refused = chats::start_turn(&app.state.db, &t.session_id, "Me too", &busy, "m").await.unwrap_err();
+    assert!(matches!(refused, margin::server::error::AppError::Conflict(_)), "{refused:?}");
+    // Past it, any instance ends it.
+    let later = time::shifted(&now, Duration::from_secs(61), true).unwrap();
+    assert_eq!(chats::interrupt_abandoned(&app.state.db, &later, false).await.unwrap(), 1);
     let stored = messages(&app, &t).await;
     assert_eq!(stored[1]["status"], "interrupted");
     assert_eq!(stored[1]["content"], "The first half of");
@@ -415,7 +428,7 @@ async fn a_running_turn_checkpoints_its_reasoning_so_a_dead_process_keeps_it() {
     tokio::time::timeout(std::time::Duration::from_secs(30), checkpointed).await.expect("the reasoning is checkpointed while the turn runs");
     // The process dies here: at the next start the turn becomes interrupted
     // with its thoughts and text as they were checkpointed.
-    assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
+    assert_eq!(chats::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);
     let stored = messages(&app, &t).await;
     assert_eq!(stored[1]["status"], "interrupted");
     assert_eq!(stored[1]["reasoning"], thought);
@@ -573,10 +586,11 @@ async fn retry_after_a_dead_process_shows_the_question_once() {
     let app = app().await;
     let t = teacher(&app, "dead@x.org").await;
     // What a process killed mid-turn leaves, and what the next one makes of it.
-    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1" };
+    let lease = chats::Lease { instance: "gone", until: time::now() };
+    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease };
     chats::start_turn(&app.state.db, &t.session_id, "test", &ids, "m").await.unwrap();
     chats::save_progress(&app.state.db, "msg-1", "Half a", "", &[]).await.unwrap();
-    assert_eq!(chats::interrupt_running(&app.state.db).await.unwrap(), 1);
+    assert_eq!(chats::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);
 
     let done = read_all(retry(&app, &t).await).await;
     assert_eq!(done.last().unwrap().event, "done");

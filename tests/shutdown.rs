@@ -9,7 +9,6 @@
 use std::{
     io::{Read, Write},
     net::TcpStream,
-    process::{Command, Stdio},
     sync::mpsc,
     time::{Duration, Instant},
 };
@@ -18,6 +17,10 @@ use serde_json::{json, Value};
 
 #[path = "common/database.rs"]
 mod database;
+#[path = "common/server.rs"]
+mod server;
+
+use server::{until_count, Server};
 
 const TURNS: usize = 50;
 const NEVER_READ: usize = 5;
@@ -25,74 +28,11 @@ const SHUTDOWN_SECS: u64 = 2;
 /// The turns' grace in `startup` (5 s) plus the bound, plus room for a busy machine.
 const DEADLINE: Duration = Duration::from_secs(5 + SHUTDOWN_SECS + 13);
 
-fn free_port() -> u16 {
-    // Taken back at once; the server binds it a moment later.
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// The real server binary on a free port, over the database at `db`.
-struct Server {
-    child: std::process::Child,
-    base: String,
-}
-
-impl Server {
-    async fn start(db: &str, site_root: &std::path::Path) -> Self {
-        let port = free_port();
-        let child = Command::new(env!("CARGO_BIN_EXE_margin"))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("DATABASE_URL", db)
-            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-            .env("LEPTOS_OUTPUT_NAME", "margin")
-            .env("LEPTOS_SITE_ROOT", site_root)
-            .env("AI_PROVIDER", "demo")
-            .env("MARGIN_SHUTDOWN_SECS", SHUTDOWN_SECS.to_string())
-            .env("RUST_LOG", "warn")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("server starts");
-        let base = format!("http://127.0.0.1:{port}");
-        let http = reqwest::Client::new();
-        let started = Instant::now();
-        loop {
-            if let Ok(r) = http.get(format!("{base}/healthz")).send().await {
-                if r.status().is_success() {
-                    break;
-                }
-            }
-            assert!(started.elapsed() < Duration::from_secs(60), "server never became healthy");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Self { child, base }
-    }
-
-    fn signal(&self, signal: &str) {
-        let sent = Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap();
-        assert!(sent.success());
-    }
-}
-
-/// Waits (with a deadline) until `sql`, a count, says `want`.
-async fn until_count(pool: &margin::server::db::Db, sql: &str, want: i64) {
-    let waiting = Instant::now();
-    loop {
-        let n: i64 = sqlx::query_scalar(sql).fetch_one(pool).await.unwrap();
-        if n == want {
-            return;
-        }
-        assert!(waiting.elapsed() < Duration::from_secs(60), "{sql}: {n}, not {want}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply() {
     let dir = tempfile::tempdir().unwrap();
     let database = database::TestDatabase::new(dir.path()).await;
-    let server = Server::start(&database.url, dir.path()).await;
+    let server = Server::start(&database.url, dir.path(), &[("MARGIN_SHUTDOWN_SECS", &SHUTDOWN_SECS.to_string())]).await;
     let base = server.base.clone();
     let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
     let http = reqwest::Client::new();
@@ -162,7 +102,8 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
     let stopped_at = Instant::now();
     server.signal("-TERM");
     let (tx, rx) = mpsc::channel();
-    let mut child = server.child;
+    let mut server = server;
+    let mut child = server.take_child();
     std::thread::spawn(move || {
         let status = child.wait();
         let _ = tx.send(status);
@@ -190,7 +131,7 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
 async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_once() {
     let dir = tempfile::tempdir().unwrap();
     let database = database::TestDatabase::new(dir.path()).await;
-    let mut server = Server::start(&database.url, dir.path()).await;
+    let mut server = Server::start(&database.url, dir.path(), &[("MARGIN_SHUTDOWN_SECS", &SHUTDOWN_SECS.to_string())]).await;
     let http = reqwest::Client::new();
     let signup: Value = http
         .post(format!("{}/api/auth/signup", server.base))
@@ -218,9 +159,9 @@ async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_
 
     // No chance to save anything: the next process finds the turn running.
     server.signal("-KILL");
-    server.child.wait().unwrap();
+    server.wait();
     drop(held);
-    let server = Server::start(&database.url, dir.path()).await;
+    let server = Server::start(&database.url, dir.path(), &[("MARGIN_SHUTDOWN_SECS", &SHUTDOWN_SECS.to_string())]).await;
     until_count(&pool, "SELECT COUNT(*) FROM chat_messages WHERE status = 'interrupted'", 1).await;
 
     let http = reqwest::Client::new();

@@ -216,11 +216,15 @@ pub async fn delete_session(db: &Db, owner: &str, id: &str) -> Result<()> {
 /// Stores the teacher's message and the reply's (running) message, and marks
 /// the chat as just used (naming it after the message if it has none yet),
 /// in one round trip, as this is on the way to the first word of the reply
-/// (`START_TURN`). The messages are one statement, both or neither. Their
-/// sequence numbers cannot be taken twice: SQLite's write statement holds the
-/// write lock before it reads, and in PostgreSQL `(session_id, seq)` is
-/// unique, so a second instance starting a turn in the same chat at the same
-/// moment fails rather than interleaving (`TurnInChat`).
+/// (`START_TURN_*`). The messages are one statement, both or neither; the
+/// reply is leased to this instance (`ids.lease`).
+///
+/// One reply at a time per chat, across instances: nothing is stored while
+/// the chat has a running reply (`TURN_IN_CHAT`). Sequence numbers cannot be
+/// taken twice: SQLite's write statement holds the write lock before it
+/// reads, and in PostgreSQL `(session_id, seq)` is unique, so two instances
+/// starting a turn in the same chat at the same moment cannot interleave
+/// (the second gets the same refusal).
 pub async fn start_turn(db: &Db, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
     let sql = match db::Backend::of(db) {
         db::Backend::Sqlite => START_TURN_SQLITE,
@@ -236,41 +240,47 @@ pub async fn start_turn(db: &Db, session_id: &str, content: &str, ids: &TurnIds<
         .bind(DEFAULT_CHAT_TITLE)
         .bind(title_from(content))
         .bind(db::time::now())
+        .bind(ids.lease.instance)
+        .bind(&ids.lease.until)
         .execute(db)
         .await;
     match done {
+        Ok(done) if done.rows_affected() == 0 => Err(AppError::Conflict(TURN_IN_CHAT.into())),
         Ok(_) => Ok(()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(AppError::Conflict(TURN_IN_CHAT.into())),
         Err(e) => Err(e.into()),
     }
 }
 
-/// Why a turn could not start: another one (on another instance, or in a
-/// race) took the chat first.
-pub const TURN_IN_CHAT: &str = "A reply is already being written in this chat.";
+/// Why a turn could not start: the chat has a running reply (here, on
+/// another instance, or one that got in first).
+pub const TURN_IN_CHAT: &str = "A reply is still being written in this chat. Wait for it to finish or stop it first.";
+
 
 /// `start_turn` for SQLite: two statements in one call (the chat is touched
 /// first, so a failure there stores nothing).
 const START_TURN_SQLITE: &str = "UPDATE chat_sessions SET updated_at = $9,
        title = CASE WHEN title = $7 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1) THEN $8 ELSE title END
-     WHERE id = $1;
-     WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1)
-     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
-     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL FROM n
+     WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running');
+     WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1),
+       free AS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running'))
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL FROM n, free
      UNION ALL
-     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6 FROM n";
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11 FROM n, free";
 
 /// `start_turn` for PostgreSQL, which prepares one statement at a time: the
 /// touch of the chat is a data-modifying `WITH`.
 const START_TURN_POSTGRES: &str = "WITH touched AS (
        UPDATE chat_sessions SET updated_at = $9,
          title = CASE WHEN title = $7 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1) THEN $8 ELSE title END
-       WHERE id = $1 RETURNING id),
+       WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running')
+       RETURNING id),
      n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1)
-     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
-     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL FROM n, touched
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL FROM n, touched
      UNION ALL
-     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6 FROM n, touched";
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11 FROM n, touched";
 
 /// Why a Retry was refused.
 fn not_retryable() -> AppError {
@@ -311,13 +321,15 @@ pub async fn restart_turn(db: &Db, session_id: &str, ids: &TurnIds<'_>, model: &
         .execute(&mut *tx)
         .await?;
     sqlx::query(
-        "INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id)
-         SELECT $2, $1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', $3, $4 FROM chat_messages WHERE session_id = $1",
+        "INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until)
+         SELECT $2, $1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', $3, $4, $5, $6 FROM chat_messages WHERE session_id = $1",
     )
     .bind(session_id)
     .bind(ids.assistant_message)
     .bind(model)
     .bind(ids.turn)
+    .bind(ids.lease.instance)
+    .bind(&ids.lease.until)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -329,6 +341,13 @@ pub struct TurnIds<'a> {
     pub turn: &'a str,
     pub user_message: &'a str,
     pub assistant_message: &'a str,
+    pub lease: Lease<'a>,
+}
+
+/// Whose a running reply is, and until when unless renewed.
+pub struct Lease<'a> {
+    pub instance: &'a str,
+    pub until: String,
 }
 
 /// Saves what a running turn has added since its last checkpoint (so a crash
@@ -373,17 +392,51 @@ pub async fn finish_turn(db: &Db, message_id: &str, f: &TurnRecord) -> Result<()
     Ok(())
 }
 
-/// Turns left running by a process that died become interrupted, keeping the
-/// text they had saved. Returns how many there were.
-pub async fn interrupt_running(db: &Db) -> Result<u64> {
+/// Replies left running by an instance that is gone become interrupted,
+/// keeping the text they had saved: those whose lease ran out before `now`,
+/// or, with `all`, every running one (SQLite at start-up: one process owns
+/// the file, so none of them is anyone's). Returns how many there were.
+pub async fn interrupt_abandoned(db: &Db, now: &str, all: bool) -> Result<u64> {
     let done = sqlx::query(
         "UPDATE chat_messages SET status = 'interrupted', error_code = 'interrupted',
                 error_message = 'The server stopped before this reply was finished.'
-         WHERE status = 'running'",
+         WHERE status = 'running' AND ($2 OR lease_until IS NULL OR lease_until < $1)",
     )
+    .bind(now)
+    .bind(all)
     .execute(db)
     .await?;
     Ok(done.rows_affected())
+}
+
+/// Renews the leases of the replies `instance` is writing, until `until`;
+/// returns the turns among them that someone asked (on another instance) to stop.
+pub async fn renew_leases(db: &Db, instance: &str, until: &str) -> Result<Vec<String>> {
+    let renewed: Vec<(String, db::Flag)> = sqlx::query_as(
+        "UPDATE chat_messages SET lease_until = $2 WHERE instance_id = $1 AND status = 'running'
+         RETURNING turn_id, cancel_requested",
+    )
+    .bind(instance)
+    .bind(until)
+    .fetch_all(db)
+    .await?;
+    Ok(renewed.into_iter().filter(|(_, stop)| stop.0).map(|(turn, _)| turn).collect())
+}
+
+/// Asks whichever instance writes one of `owner`'s running replies to stop
+/// it. Whether it was running.
+pub async fn request_cancel(db: &Db, owner: &str, turn_id: &str) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE chat_messages SET cancel_requested = $3
+         WHERE turn_id = $1 AND status = 'running'
+           AND session_id IN (SELECT id FROM chat_sessions WHERE owner_id = $2)",
+    )
+    .bind(turn_id)
+    .bind(owner)
+    .bind(true)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() > 0)
 }
 
 /// A row of `chat_messages`.

@@ -8,7 +8,8 @@ use super::client_addr::IpRange;
 /// The server's settings. Secrets (the AI key, later) never appear in `Debug`.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// SQLite URL; the file and its folder are created when missing.
+    /// `sqlite://…` (the file and its folder are created when missing) or
+    /// `postgres://…` (`db`).
     pub database_url: String,
     /// Mark the session cookie `Secure` (set when served over HTTPS).
     pub secure_cookies: bool,
@@ -30,6 +31,9 @@ pub struct Config {
     pub max_connections_per_client: usize,
     /// Sign-ups one client address may make in an hour (`limits`).
     pub signups_per_client_hour: u32,
+    /// How long a running reply's lease lasts unrenewed; an instance that
+    /// dies mid-reply leaves it running at most this long (`turns::leases`).
+    pub turn_lease_secs: u64,
 }
 
 impl Default for Config {
@@ -45,6 +49,7 @@ impl Default for Config {
             shutdown_secs: 10,
             max_connections_per_client: 512,
             signups_per_client_hour: super::limits::SIGNUPS_PER_CLIENT_HOUR,
+            turn_lease_secs: super::turns::LEASE.as_secs(),
         }
     }
 }
@@ -64,6 +69,8 @@ impl Config {
             shutdown_secs: env::var("MARGIN_SHUTDOWN_SECS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(d.shutdown_secs),
             max_connections_per_client: positive("MARGIN_MAX_CONNECTIONS_PER_CLIENT").unwrap_or(d.max_connections_per_client),
             signups_per_client_hour: positive("MARGIN_SIGNUPS_PER_CLIENT_HOUR").unwrap_or(d.signups_per_client_hour),
+            // At least three renewals fit in a lease.
+            turn_lease_secs: positive::<u64>("MARGIN_TURN_LEASE_SECS").unwrap_or(d.turn_lease_secs).max(3),
         }
     }
 }

@@ -47,7 +47,11 @@ pub async fn run() -> ExitCode {
     if let Err(e) = super::library::fill_search_text(&pool).await {
         tracing::error!(error = %e, "could not prepare older lessons for search");
     }
-    match chats::interrupt_running(&pool).await {
+    // SQLite is one process's file: whatever is still running is left from
+    // the last one. On PostgreSQL other instances may be writing replies;
+    // only the expired leases are anyone's to end (`turns::leases`).
+    let all = db::Backend::of(&pool) == db::Backend::Sqlite;
+    match chats::interrupt_abandoned(&pool, &db::time::now(), all).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(turns = n, "marked turns left running by the last process as interrupted"),
         Err(e) => tracing::error!(error = %e, "could not mark interrupted turns"),
@@ -61,6 +65,7 @@ pub async fn run() -> ExitCode {
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
+    super::turns::leases::spawn(state.turn_writer.clone(), turns.clone());
     let app = router::build(state);
 
     let listener = match tokio::net::TcpListener::bind(addr).await {

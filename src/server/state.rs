@@ -1,15 +1,15 @@
 //! The state every handler and server function shares. It reaches server
 //! functions through Leptos context (`leptos_routes_with_context` provides it).
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
-use super::db::Db;
 
 use super::{
     ai::AiRuntime,
     config::Config,
+    db::Db,
     import_reports::ImportReports,
     limits::{AccountLimits, HashGate, LimitClock},
     turns::TurnHub,
@@ -35,6 +35,7 @@ pub struct AppState {
 impl AppState {
     pub fn new(leptos_options: LeptosOptions, db: Db, config: Config, ai: AiRuntime) -> Self {
         let signups = config.signups_per_client_hour;
+        let lease = Duration::from_secs(config.turn_lease_secs);
         Self {
             leptos_options,
             turn_writer: super::db::turn_writer(&db),
@@ -43,7 +44,7 @@ impl AppState {
             limits: Arc::new(AccountLimits::with_clock(LimitClock::real(), signups)),
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
-            turns: Arc::new(TurnHub::default()),
+            turns: Arc::new(TurnHub::default().with_lease(lease)),
             import_reports: Arc::new(ImportReports::default()),
         }
     }

@@ -14,10 +14,11 @@ mod compact;
 mod document;
 mod gate;
 mod hub;
+pub mod leases;
 mod run;
 mod sse;
 mod start;
 
-pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET};
+pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE};
 pub use sse::{follow, live_response, replay_response};
 pub use start::{cancel, start, CancelStatus, NewTurn};

@@ -109,7 +109,15 @@ pub struct TurnHub {
     /// Finished turns still kept, oldest first, with what each holds.
     finished: Mutex<Finished>,
     finished_budget: usize,
+    /// This process among the instances sharing the database: the running
+    /// replies it writes carry it, with a lease it renews (`leases`).
+    pub instance: String,
+    /// How long a running reply's lease lasts unrenewed.
+    pub lease: Duration,
 }
+
+/// How long a running reply's lease lasts unless renewed (`MARGIN_TURN_LEASE_SECS`).
+pub const LEASE: Duration = Duration::from_secs(30);
 
 #[derive(Default)]
 struct Finished {
@@ -132,7 +140,20 @@ impl TurnHub {
             closing: AtomicBool::new(false),
             finished: Mutex::default(),
             finished_budget: bytes,
+            instance: crate::server::ids::new_id(),
+            lease: LEASE,
         }
+    }
+
+    /// The same hub with running replies leased for `lease`.
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// The turns running here.
+    pub fn running(&self) -> Vec<Arc<TurnLog>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
     }
 
     /// How many finished turns are kept, and the bytes they hold.
@@ -148,9 +169,7 @@ impl TurnHub {
         }
         let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
         if running.contains_key(session_id) {
-            return Err(AppError::Conflict(
-                "A reply is still being written in this chat. Wait for it to finish or stop it first.".into(),
-            ));
+            return Err(AppError::Conflict(crate::server::chats::TURN_IN_CHAT.into()));
         }
         let log = Arc::new(TurnLog {
             turn_id: turn_id.to_string(),

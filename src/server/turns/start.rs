@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use crate::server::db::Db;
 
 use super::{
     gate::stored_gate,
@@ -18,6 +17,7 @@ use crate::{
     agent::run::Agent,
     server::{
         chats::{self, ChatStart},
+        db::{time, Db},
         error::{AppError, Result},
         ids,
     },
@@ -61,7 +61,8 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn
         let (db, hub, log) = (db.clone(), hub.clone(), log.clone());
         tokio::spawn(async move {
             let user_message = ids::new_id();
-            let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id };
+            let lease = chats::Lease { instance: &hub.instance, until: time::from_now(hub.lease) };
+            let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id, lease };
             let stored = if retry {
                 chats::restart_turn(&db, &session.id, &ids, &model).await
             } else {
@@ -93,6 +94,8 @@ pub enum CancelStatus {
 }
 
 /// Stops one of `owner_id`'s turns. Another teacher's turn is `NotFound`.
+/// A turn running on another instance is asked to stop through the
+/// database; that instance sees it within `leases::TICK`.
 pub async fn cancel(db: &Db, hub: &TurnHub, owner_id: &str, turn_id: &str) -> Result<CancelStatus> {
     if let Some(log) = hub.get(turn_id) {
         if log.owner_id != owner_id {
@@ -102,6 +105,9 @@ pub async fn cancel(db: &Db, hub: &TurnHub, owner_id: &str, turn_id: &str) -> Re
             return Ok(CancelStatus::Finished);
         }
         log.cancel.cancel();
+        return Ok(CancelStatus::Cancelling);
+    }
+    if chats::request_cancel(db, owner_id, turn_id).await? {
         return Ok(CancelStatus::Cancelling);
     }
     chats::turn_message(db, owner_id, turn_id).await?;

@@ -1,0 +1,162 @@
+//! Two real server processes on one PostgreSQL database, as behind a load
+//! balancer: a chat busy on one is busy on the other, a stop sent to either
+//! stops the reply, and a reply whose instance was killed is marked
+//! interrupted by the other once its lease runs out.
+//!
+//! These run in the PostgreSQL pass of `make test` (`MARGIN_TEST_DATABASE=postgres`);
+//! SQLite is one process's file, so the SQLite pass says so and returns.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+#[path = "common/database.rs"]
+mod database;
+#[path = "common/server.rs"]
+mod server;
+
+use server::{until_count, Server};
+
+/// A short lease, so a killed instance's reply is ended soon.
+const LEASE_SECS: u64 = 3;
+
+struct Two {
+    a: Server,
+    b: Server,
+    db: margin::server::db::Db,
+    auth: String,
+    lesson: String,
+    http: reqwest::Client,
+    _dir: tempfile::TempDir,
+    _database: database::TestDatabase,
+}
+
+async fn two_instances() -> Option<Two> {
+    if !database::postgres() {
+        eprintln!("two instances need PostgreSQL: this test runs in the PostgreSQL pass (make cargo-test-postgres)");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let database = database::TestDatabase::new(dir.path()).await;
+    let lease = LEASE_SECS.to_string();
+    let env = [("MARGIN_TURN_LEASE_SECS", lease.as_str())];
+    let a = Server::start(&database.url, dir.path(), &env).await;
+    let b = Server::start(&database.url, dir.path(), &env).await;
+    let http = reqwest::Client::new();
+    let signup: Value = http
+        .post(format!("{}/api/auth/signup", a.base))
+        .json(&json!({"email": "two@school.org", "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let auth = format!("Bearer {}", signup["token"].as_str().unwrap());
+    // Made on B, used on A: the session and the lesson are the database's.
+    let lesson: Value =
+        http.post(format!("{}/api/lessons", b.base)).header("authorization", &auth).json(&json!({"title": "Shared"})).send().await.unwrap().json().await.unwrap();
+    let lesson = lesson["id"].as_str().expect("lesson made on B").to_string();
+    let db = margin::server::db::connect(&database.url).await.unwrap();
+    Some(Two { a, b, db, auth, lesson, http, _dir: dir, _database: database })
+}
+
+impl Two {
+    async fn chat(&self, on: &Server) -> String {
+        let chat: Value = self
+            .http
+            .post(format!("{}/api/lessons/{}/chats", on.base, self.lesson))
+            .header("authorization", &self.auth)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        chat["id"].as_str().unwrap().to_string()
+    }
+
+    async fn turn(&self, on: &Server, chat: &str, content: &str) -> reqwest::Response {
+        self.http
+            .post(format!("{}/api/chat/stream", on.base))
+            .header("authorization", &self.auth)
+            .json(&json!({"sessionId": chat, "content": content}))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Waits until the turn's first words are stored (so it is surely running).
+    async fn until_writing(&self, turn: &str) {
+        let sql = format!("SELECT COUNT(*) FROM chat_messages WHERE turn_id = '{turn}' AND status = 'running' AND content LIKE 'Thinking%'");
+        until_count(&self.db, &sql, 1).await;
+    }
+}
+
+fn turn_id(res: &reqwest::Response) -> String {
+    res.headers()["x-turn-id"].to_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_chat_is_busy_on_both_and_a_stop_sent_to_the_other_instance_stops_the_reply() {
+    let Some(two) = two_instances().await else { return };
+    let chat = two.chat(&two.b).await;
+    let mut res = two.turn(&two.a, &chat, "hold on").await;
+    assert_eq!(res.status(), 200);
+    let turn = turn_id(&res);
+    two.until_writing(&turn).await;
+
+    // B knows the chat is busy, though the reply is A's.
+    let second = two.turn(&two.b, &chat, "and another thing").await;
+    assert_eq!(second.status(), 409, "{}", second.text().await.unwrap());
+
+    // Stopped through B.
+    let stop = two.http.post(format!("{}/api/chat/turns/{turn}/cancel", two.b.base)).header("authorization", &two.auth).send().await.unwrap();
+    assert_eq!(stop.status(), 202);
+    assert_eq!(stop.json::<Value>().await.unwrap()["status"], "cancelling");
+
+    // A's stream ends with the stop, and the reply is stored as stopped with its words.
+    let mut seen = String::new();
+    while let Some(chunk) = res.chunk().await.unwrap() {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("event: cancelled"), "{seen}");
+    let (status, content): (String, String) =
+        sqlx::query_as("SELECT status, content FROM chat_messages WHERE turn_id = $1").bind(&turn).fetch_one(&two.db).await.unwrap();
+    assert_eq!(status, "cancelled");
+    assert!(content.starts_with("Thinking"), "{content}");
+
+    // A stop sent to either once it is over says so.
+    let again = two.http.post(format!("{}/api/chat/turns/{turn}/cancel", two.b.base)).header("authorization", &two.auth).send().await.unwrap();
+    assert_eq!(again.status(), 200);
+    // And the chat takes a new turn on B.
+    let next = two.turn(&two.b, &chat, "test").await;
+    assert_eq!(next.status(), 200);
+    assert!(next.text().await.unwrap().contains("event: done"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_whose_instance_was_killed_is_interrupted_by_the_other_after_its_lease() {
+    let Some(mut two) = two_instances().await else { return };
+    let chat = two.chat(&two.a).await;
+    let res = two.turn(&two.a, &chat, "hold on").await;
+    assert_eq!(res.status(), 200);
+    let turn = turn_id(&res);
+    two.until_writing(&turn).await;
+
+    let killed = Instant::now();
+    two.a.signal("-KILL");
+    two.a.wait();
+    drop(res);
+    // B is still up and ends the reply once the lease has run out, keeping its words.
+    let sql = format!("SELECT COUNT(*) FROM chat_messages WHERE turn_id = '{turn}' AND status = 'interrupted' AND content LIKE 'Thinking%'");
+    until_count(&two.db, &sql, 1).await;
+    let took = killed.elapsed();
+    eprintln!("interrupted {took:?} after the kill, with a {LEASE_SECS} s lease");
+    assert!(took >= Duration::from_secs(LEASE_SECS) - Duration::from_millis(1500), "not before the lease ran out: {took:?}");
+
+    // The chat is free again, on B.
+    let next = two.turn(&two.b, &chat, "test").await;
+    assert_eq!(next.status(), 200);
+}
