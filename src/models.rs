@@ -58,6 +58,36 @@ pub struct TrashedLesson {
     pub deleted_at: String,
 }
 
+/// What changed in a lesson, as `GET /api/lessons/{id}/events` tells every
+/// page open on it (in any tab, served by any instance). The SSE event's name
+/// is the kind; its data is this, as JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum LessonEvent {
+    /// A version was saved (by the teacher anywhere, or by the agent): the
+    /// lesson's revision is now this.
+    Revision { revision: i64 },
+    /// A reply started (`running`) or ended in one of the lesson's chats.
+    #[serde(rename_all = "camelCase")]
+    Turn { chat_id: String, turn_id: String, running: bool },
+    /// A chat was created, renamed or deleted.
+    Chats,
+    /// The lesson was renamed, or moved to the trash.
+    Lesson,
+}
+
+impl LessonEvent {
+    /// The SSE event name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Revision { .. } => "revision",
+            Self::Turn { .. } => "turn",
+            Self::Chats => "chats",
+            Self::Lesson => "lesson",
+        }
+    }
+}
+
 /// A lesson with its current document.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]

@@ -145,6 +145,18 @@ async fn a_reply_whose_instance_was_killed_is_interrupted_by_the_other_after_its
     let turn = turn_id(&res);
     two.until_writing(&turn).await;
 
+    // A second tab, following the reply through B.
+    let mut follower = two
+        .http
+        .get(format!("{}/api/chat/turns/{turn}/events", two.b.base))
+        .header("authorization", &two.auth)
+        .send()
+        .await
+        .unwrap();
+    let mut parser = margin::chat::sse::SseParser::new();
+    let seen = read_until(&mut follower, &mut parser, |got| text_of(got).starts_with("Thinking")).await;
+    assert!(text_of(&seen).starts_with("Thinking"));
+
     let killed = Instant::now();
     two.a.signal("-KILL");
     two.a.wait();
@@ -156,7 +168,119 @@ async fn a_reply_whose_instance_was_killed_is_interrupted_by_the_other_after_its
     eprintln!("interrupted {took:?} after the kill, with a {LEASE_SECS} s lease");
     assert!(took >= Duration::from_secs(LEASE_SECS) - Duration::from_millis(1500), "not before the lease ran out: {took:?}");
 
+    // The second tab is told how it ended.
+    let end = read_until(&mut follower, &mut parser, |got| got.iter().any(|m| m.event == "error")).await;
+    let error: Value = serde_json::from_str(&end.iter().find(|m| m.event == "error").expect("an end").data).unwrap();
+    assert_eq!(error["code"], "interrupted");
+
     // The chat is free again, on B.
     let next = two.turn(&two.b, &chat, "test").await;
     assert_eq!(next.status(), 200);
+}
+
+/// Reads SSE messages from `res` until `enough` says so (or the stream ends).
+async fn read_until(res: &mut reqwest::Response, parser: &mut margin::chat::sse::SseParser, enough: impl Fn(&[margin::chat::sse::SseMessage]) -> bool) -> Vec<margin::chat::sse::SseMessage> {
+    let mut got = Vec::new();
+    while !enough(&got) {
+        match res.chunk().await.unwrap() {
+            Some(chunk) => got.extend(parser.push(&chunk)),
+            None => break,
+        }
+    }
+    got
+}
+
+fn text_of(messages: &[margin::chat::sse::SseMessage]) -> String {
+    messages
+        .iter()
+        .filter(|m| m.event == "text")
+        .map(|m| serde_json::from_str::<Value>(&m.data).unwrap()["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn ids(messages: &[margin::chat::sse::SseMessage]) -> Vec<u64> {
+    messages.iter().filter_map(|m| m.id.as_deref()?.parse().ok()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_running_on_one_instance_is_resumed_on_the_other_exactly_once_with_the_same_ids() {
+    let Some(two) = two_instances().await else { return };
+    let chat = two.chat(&two.a).await;
+    // Six seconds of text, a delta every 10 ms.
+    let mut on_a = two.turn(&two.a, &chat, "benchmark paced").await;
+    assert_eq!(on_a.status(), 200);
+    let turn = turn_id(&on_a);
+
+    // A reader on A gets the first part, then its connection "moves" to B.
+    let mut parser = margin::chat::sse::SseParser::new();
+    let first = read_until(&mut on_a, &mut parser, |got| text_of(got).len() >= 500).await;
+    let cursor = *ids(&first).last().unwrap();
+    let mut on_b = two
+        .http
+        .get(format!("{}/api/chat/turns/{turn}/events", two.b.base))
+        .header("authorization", &two.auth)
+        .header("last-event-id", cursor.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(on_b.status(), 200);
+    assert_eq!(on_b.headers()["x-turn-id"], turn.as_str());
+    let rest = read_until(&mut on_b, &mut margin::chat::sse::SseParser::new(), |got| got.iter().any(|m| m.event == "done")).await;
+
+    // Exactly once: A's part and B's part make the reply, nothing repeated or lost.
+    let reply = "abcdefghij".repeat(600);
+    assert_eq!(format!("{}{}", text_of(&first), text_of(&rest)), reply);
+    let later = ids(&rest);
+    assert!(later.first().is_some_and(|&n| n > cursor), "B starts after the cursor: {cursor} then {later:?}");
+    assert!(later.windows(2).all(|w| w[0] < w[1]), "ids rise");
+
+    // The same ids as A: A's own reader, to the end, ends on the same number.
+    let a_rest = read_until(&mut on_a, &mut parser, |got| got.iter().any(|m| m.event == "done")).await;
+    assert_eq!(ids(&a_rest).last(), later.last(), "the last event has one number on both instances");
+
+    // Once it is over, B still serves it from the stored events, from the same cursor.
+    let replay = two
+        .http
+        .get(format!("{}/api/chat/turns/{turn}/events?after={cursor}", two.b.base))
+        .header("authorization", &two.auth)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let replayed = margin::chat::sse::SseParser::new().push(replay.as_bytes());
+    assert_eq!(text_of(&replayed), text_of(&rest));
+    assert_eq!(replayed.last().unwrap().event, "done");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_saved_through_one_instance_is_told_to_a_page_on_the_other() {
+    let Some(two) = two_instances().await else { return };
+    let mut on_a = two
+        .http
+        .get(format!("{}/api/lessons/{}/events", two.a.base, two.lesson))
+        .header("authorization", &two.auth)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(on_a.status(), 200);
+    let mut parser = margin::chat::sse::SseParser::new();
+    let first = read_until(&mut on_a, &mut parser, |got| !got.is_empty()).await;
+    assert_eq!(first[0].event, "revision");
+    assert_eq!(serde_json::from_str::<Value>(&first[0].data).unwrap()["revision"], 1);
+
+    let xml = "<lesson>\n  <h1 id=\"b1\">Shared</h1>\n  <p id=\"b2\">Saved through B.</p>\n</lesson>\n";
+    let saved = two
+        .http
+        .put(format!("{}/api/lessons/{}/document", two.b.base, two.lesson))
+        .header("authorization", &two.auth)
+        .json(&json!({"xml": xml, "baseRevision": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), 200);
+    let told = read_until(&mut on_a, &mut parser, |got| got.iter().any(|m| m.event == "revision")).await;
+    let revision = told.iter().find(|m| m.event == "revision").unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&revision.data).unwrap()["revision"], 2);
 }

@@ -22,10 +22,14 @@ use super::{
     current_user::CurrentUser,
     error::{AppError, Result},
     extract::{ApiJson, ApiPath, ApiQuery},
+    lesson_events,
     state::AppState,
     turns::{self, CancelStatus, NewTurn},
 };
-use crate::chat::message::{MessageRequest, SessionMessages, TitleRequest};
+use crate::{
+    chat::message::{MessageRequest, MessageStatus, SessionMessages, TitleRequest},
+    models::LessonEvent,
+};
 
 /// Longest message a teacher can send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
@@ -97,7 +101,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     };
     let agent = state.ai.agent()?;
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry };
-    let log = turns::start(&state.turn_writer, &state.turns, agent, turn).await?;
+    let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     Ok(turns::live_response(log, 0, keepalive(&state)))
 }
 
@@ -129,8 +133,12 @@ async fn resume(
         }
         return Ok(turns::live_response(log, after, keepalive(&state)));
     }
-    // Not in this process any more: replay what the database kept.
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
+    // Running on another instance, or run there lately: its stored events.
+    if state.bus.shared() && (message.status == MessageStatus::Running || turns::remote::has_stored(&state.db, &turn_id).await?) {
+        return Ok(turns::remote_response(state.db.clone(), &state.bus, &turn_id, &message.id, after, keepalive(&state)));
+    }
+    // Not in this process any more: replay what the database kept.
     let lesson_now = chats::turn_lesson(&state.db, &user.id, &turn_id).await?;
     Ok(turns::replay_response(&turn_id, &message, lesson_now, after))
 }
@@ -162,6 +170,7 @@ async fn create_session(
 ) -> Result<Response> {
     let title = body.map(|ApiJson(b)| b.title).unwrap_or_default();
     let session = chats::create_session(&state.db, &user.id, &lesson_id, &title).await?;
+    lesson_events::tell(&state.bus, &state.db, &lesson_id, LessonEvent::Chats).await;
     Ok((StatusCode::CREATED, Json(session)).into_response())
 }
 
@@ -171,21 +180,28 @@ async fn rename_session(
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<TitleRequest>,
 ) -> Result<Response> {
-    Ok(Json(chats::rename_session(&state.db, &user.id, &id, &body.title).await?).into_response())
+    let session = chats::rename_session(&state.db, &user.id, &id, &body.title).await?;
+    lesson_events::tell(&state.bus, &state.db, &session.lesson_id, LessonEvent::Chats).await;
+    Ok(Json(session).into_response())
 }
 
 async fn delete_session(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
-    chats::get_session(&state.db, &user.id, &id).await?;
+    let session = chats::get_session(&state.db, &user.id, &id).await?;
     if let Some(log) = state.turns.running_in(&id) {
         log.cancel.cancel();
     }
     chats::delete_session(&state.db, &user.id, &id).await?;
+    lesson_events::tell(&state.bus, &state.db, &session.lesson_id, LessonEvent::Chats).await;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
     let messages = chats::list_messages(&state.db, &user.id, &id).await?;
-    let running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
+    let mut running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
+    if running_turn_id.is_none() && state.bus.shared() {
+        // Running on another instance: the page follows it through this one.
+        running_turn_id = messages.iter().rev().find(|m| m.status == MessageStatus::Running).and_then(|m| m.turn_id.clone());
+    }
     Ok(Json(SessionMessages { messages, running_turn_id }).into_response())
 }
 

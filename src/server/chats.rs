@@ -439,6 +439,19 @@ pub async fn request_cancel(db: &Db, owner: &str, turn_id: &str) -> Result<bool>
     Ok(done.rows_affected() > 0)
 }
 
+/// How a turn's reply stands: its status, its error, and its message's id.
+pub async fn turn_end(db: &Db, turn_id: &str) -> Result<Option<(MessageStatus, Option<ErrorData>, String)>> {
+    let row: Option<(String, Option<String>, Option<String>, String)> =
+        sqlx::query_as("SELECT status, error_code, error_message, id FROM chat_messages WHERE turn_id = $1")
+            .bind(turn_id)
+            .fetch_optional(db)
+            .await?;
+    Ok(row.map(|(status, code, message, id)| {
+        let error = code.map(|code| ErrorData { code, message: message.unwrap_or_default() });
+        (MessageStatus::parse(&status), error, id)
+    }))
+}
+
 /// A row of `chat_messages`.
 #[derive(sqlx::FromRow)]
 struct MessageRow {

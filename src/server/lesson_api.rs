@@ -22,7 +22,7 @@ use super::{
     current_user::CurrentUser,
     error::{AppError, Result},
     extract::{ApiJson, ApiPath, ApiQuery},
-    lessons,
+    lesson_events, lessons,
     state::AppState,
 };
 use crate::{
@@ -48,9 +48,9 @@ async fn save(
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<SaveRequest>,
 ) -> Result<Json<SaveReply>> {
-    lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML")
-        .await
-        .map(|outcome| Json(SaveReply::new(outcome)))
+    let outcome = lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML").await?;
+    lesson_events::tell_saved(&state.bus, &state.db, &id, &outcome).await;
+    Ok(Json(SaveReply::new(outcome)))
 }
 
 async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Vec<RevisionSummary>>> {
@@ -73,14 +73,16 @@ async fn restore(
     ApiPath((id, number)): ApiPath<(String, i64)>,
     ApiJson(body): ApiJson<RestoreRequest>,
 ) -> Result<Json<SaveReply>> {
-    lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision)
-        .await
-        .map(|outcome| Json(SaveReply::new(outcome)))
+    let outcome = lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision).await?;
+    lesson_events::tell_saved(&state.bus, &state.db, &id, &outcome).await;
+    Ok(Json(SaveReply::new(outcome)))
 }
 
 /// Takes back what one version changed (see `lessons::undo_revision`).
 async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, number)): ApiPath<(String, i64)>) -> Result<Json<SaveReply>> {
-    lessons::undo_revision(&state.db, &user.id, &id, number).await.map(Json)
+    let reply = lessons::undo_revision(&state.db, &user.id, &id, number).await?;
+    lesson_events::tell_saved(&state.bus, &state.db, &id, &reply.outcome).await;
+    Ok(Json(reply))
 }
 
 /// `?from=N&to=M`; `to` is the current version when left out, `from` the

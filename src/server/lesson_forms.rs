@@ -19,10 +19,13 @@ use super::{
     current_user::CurrentUser,
     error::AppError,
     extract::{ApiForm, ApiPath},
-    lessons, library,
+    lesson_events, lessons, library,
     state::AppState,
 };
-use crate::{models::ImportReport, refusals::TitleRefusal};
+use crate::{
+    models::{ImportReport, LessonEvent},
+    refusals::TitleRefusal,
+};
 
 /// Where the form posts. Not a lesson page, though it looks like one.
 pub const NEW_LESSON_PATH: &str = "/lessons/new";
@@ -116,6 +119,7 @@ async fn form_delete(State(state): State<AppState>, user: Result<Option<CurrentU
     answer(async {
         let CurrentUser(user) = signed_in(user)?;
         library::trash(&state.db, &state.turns, &user.id, &id).await?;
+        lesson_events::tell(&state.bus, &state.db, &id, LessonEvent::Lesson).await;
         Ok(format!("/?trashed={id}"))
     }.await)
 }

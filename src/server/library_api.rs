@@ -16,13 +16,13 @@ use super::{
     current_user::CurrentUser,
     error::Result,
     extract::{ApiJson, ApiPath, ApiQuery},
-    lessons,
+    lesson_events, lessons,
     library::{self, Sort},
     state::AppState,
 };
 use crate::{
     lesson::LessonHtml,
-    models::{Lesson, LessonList, TrashedLesson},
+    models::{Lesson, LessonEvent, LessonList, TrashedLesson},
 };
 
 pub fn router() -> Router<AppState> {
@@ -110,7 +110,9 @@ async fn rename(
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<Rename>,
 ) -> Result<Json<LessonReply>> {
-    Ok(Json(library::rename(&state.db, &user.id, &id, &body.title).await?.into()))
+    let lesson = library::rename(&state.db, &user.id, &id, &body.title).await?;
+    lesson_events::tell(&state.bus, &state.db, &id, LessonEvent::Lesson).await;
+    Ok(Json(lesson.into()))
 }
 
 async fn duplicate(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
@@ -128,6 +130,7 @@ struct TrashReply {
 
 async fn trash(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<TrashReply>> {
     library::trash(&state.db, &state.turns, &user.id, &id).await?;
+    lesson_events::tell(&state.bus, &state.db, &id, LessonEvent::Lesson).await;
     Ok(Json(TrashReply { status: "trashed", days: library::TRASH_DAYS }))
 }
 

@@ -14,7 +14,7 @@ use super::{
     current_user::CurrentUser,
     error::Result,
     extract::{ApiJson, ApiPath},
-    proposals,
+    lesson_events, proposals,
     state::AppState,
 };
 use crate::{
@@ -34,7 +34,10 @@ async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, Api
 }
 
 async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<SaveReply>> {
-    proposals::apply(&state.db, &user.id, &id).await.map(Json)
+    let lesson_id = proposals::lesson_of(&state.db, &user.id, &id).await?;
+    let reply = proposals::apply(&state.db, &user.id, &id).await?;
+    lesson_events::tell_saved(&state.bus, &state.db, &lesson_id, &reply.outcome).await;
+    Ok(Json(reply))
 }
 
 /// The answer to a discard: where the proposal stands now.

@@ -90,6 +90,16 @@ async fn get(db: &Db, owner_id: &str, id: &str) -> Result<Row> {
 }
 
 /// One of the teacher's proposals, with the lesson it would make rendered.
+/// The lesson a proposal is for.
+pub async fn lesson_of(db: &Db, owner_id: &str, id: &str) -> Result<String> {
+    sqlx::query_scalar("SELECT lesson_id FROM proposals WHERE id = $1 AND owner_id = $2")
+        .bind(id)
+        .bind(owner_id)
+        .fetch_optional(db)
+        .await?
+        .ok_or(AppError::NotFound)
+}
+
 pub async fn open(db: &Db, owner_id: &str, id: &str) -> Result<ProposalReply> {
     let row = get(db, owner_id, id).await?;
     Ok(ProposalReply {

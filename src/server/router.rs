@@ -17,7 +17,7 @@ use super::{
     error::{AppError, Result},
     guard,
     headers::CspNonce,
-    lesson_api, lesson_forms, library_api, proposal_api,
+    lesson_api, lesson_events, lesson_forms, library_api, proposal_api,
     state::AppState,
 };
 use crate::app::{shell, App};
@@ -30,6 +30,7 @@ pub fn build(state: AppState) -> Router {
         .merge(auth_routes::router())
         .merge(chat_routes::router())
         .merge(lesson_api::router())
+        .merge(lesson_events::router())
         .merge(library_api::router())
         .merge(proposal_api::router())
         .merge(lesson_forms::router())

@@ -123,8 +123,9 @@ pub async fn run() -> ExitCode {
     }
 }
 
-/// Periodic clean-up: forget idle rate-limit entries and expired sessions,
-/// and delete lessons that have been in the trash for 30 days.
+/// Periodic clean-up: forget idle rate-limit entries, expired sessions and
+/// turn events kept for other instances, and delete lessons that have been
+/// in the trash for 30 days.
 fn spawn_housekeeping(state: AppState) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
@@ -137,6 +138,9 @@ fn spawn_housekeeping(state: AppState) {
                 .await;
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "could not delete expired sessions");
+            }
+            if let Err(e) = super::turns::remote::purge(&state.db, &super::db::time::now()).await {
+                tracing::warn!(error = %e, "could not forget old turn events");
             }
             match super::library::purge(&state.db, &super::db::time::now()).await {
                 Ok(0) => {}

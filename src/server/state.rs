@@ -8,6 +8,7 @@ use leptos::config::LeptosOptions;
 
 use super::{
     ai::AiRuntime,
+    bus::Bus,
     config::Config,
     db::Db,
     import_reports::ImportReports,
@@ -28,6 +29,8 @@ pub struct AppState {
     pub hash_gate: Arc<HashGate>,
     pub ai: Arc<AiRuntime>,
     pub turns: Arc<TurnHub>,
+    /// Notes to and from the other instances sharing the database.
+    pub bus: Arc<Bus>,
     /// Problems of lesson files that could not be imported, briefly.
     pub import_reports: Arc<ImportReports>,
 }
@@ -36,6 +39,7 @@ impl AppState {
     pub fn new(leptos_options: LeptosOptions, db: Db, config: Config, ai: AiRuntime) -> Self {
         let signups = config.signups_per_client_hour;
         let lease = Duration::from_secs(config.turn_lease_secs);
+        let bus = Arc::new(Bus::start(&db));
         Self {
             leptos_options,
             turn_writer: super::db::turn_writer(&db),
@@ -45,6 +49,7 @@ impl AppState {
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default().with_lease(lease)),
+            bus,
             import_reports: Arc::new(ImportReports::default()),
         }
     }

@@ -15,10 +15,12 @@ mod document;
 mod gate;
 mod hub;
 pub mod leases;
+pub mod remote;
 mod run;
 mod sse;
 mod start;
 
 pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE};
+pub use remote::remote_response;
 pub use sse::{follow, live_response, replay_response};
 pub use start::{cancel, start, CancelStatus, NewTurn};

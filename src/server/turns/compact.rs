@@ -11,6 +11,11 @@
 //!
 //! Numbers stay as they were live, so `Last-Event-ID` means the same thing
 //! before and after.
+//!
+//! The same form, for events `first..` of a running turn, is how a batch of
+//! them is stored for readers on other instances (`to_json`, `from_json`).
+
+use serde::{Deserialize, Serialize};
 
 use crate::chat::events::{ChatEvent, TextData};
 
@@ -42,13 +47,26 @@ pub struct Compacted {
     pub bytes: usize,
 }
 
+/// An entry as stored: an event as its SSE name and data, or a run.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum StoredEntry {
+    One { s: u64, e: String, d: String },
+    Run { r: bool, f: u64, t: String, n: Vec<u32> },
+}
+
 impl Compacted {
     pub fn new(events: Vec<ChatEvent>) -> Self {
+        Self::starting_at(1, events)
+    }
+
+    /// `events` numbered from `first`.
+    pub fn starting_at(first: u64, events: Vec<ChatEvent>) -> Self {
         let last_document = events.iter().rposition(|e| matches!(e, ChatEvent::ToolEnd(end) if end.document_xml.is_some()));
         let mut entries: Vec<Entry> = Vec::new();
         let mut bytes = 0;
         for (i, event) in events.into_iter().enumerate() {
-            let seq = i as u64 + 1;
+            let seq = first + i as u64;
             if let Some((is_reasoning, content)) = piece(&event) {
                 match entries.last_mut() {
                     Some(Entry::Run { reasoning, text, ends, .. }) if *reasoning == is_reasoning => {
@@ -110,6 +128,48 @@ impl Compacted {
 
     pub fn is_finished(&self) -> bool {
         matches!(self.entries.last(), Some(Entry::One { event, .. }) if event.is_terminal())
+    }
+
+    /// The number of the last event held.
+    #[cfg(test)]
+    pub fn last(&self) -> Option<u64> {
+        self.entries.last().map(|e| match e {
+            Entry::One { seq, .. } => *seq,
+            Entry::Run { first, ends, .. } => first + ends.len() as u64 - 1,
+        })
+    }
+
+    /// As stored.
+    pub fn to_json(&self) -> String {
+        let stored: Vec<StoredEntry> = self
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::One { seq, event } => StoredEntry::One { s: *seq, e: event.name().into(), d: event.data_json() },
+                Entry::Run { reasoning, first, text, ends } => StoredEntry::Run { r: *reasoning, f: *first, t: text.clone(), n: ends.clone() },
+            })
+            .collect();
+        serde_json::to_string(&stored).unwrap_or_else(|_| "[]".into())
+    }
+
+    /// Reads what `to_json` wrote.
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        let stored: Vec<StoredEntry> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let mut entries = Vec::with_capacity(stored.len());
+        for s in stored {
+            entries.push(match s {
+                StoredEntry::One { s, e, d } => Entry::One { seq: s, event: ChatEvent::from_sse(&e, &d)? },
+                StoredEntry::Run { r, f, t, n } => {
+                    // Ends must rise within the text and on char boundaries, or `since` would panic.
+                    let fits = !n.is_empty() && n.windows(2).all(|w| w[0] <= w[1]) && n.iter().all(|&end| t.is_char_boundary(end as usize));
+                    if !fits {
+                        return Err("a stored run of text does not fit its ends".into());
+                    }
+                    Entry::Run { reasoning: r, first: f, text: t, ends: n }
+                }
+            });
+        }
+        Ok(Self { entries, bytes: json.len() })
     }
 }
 

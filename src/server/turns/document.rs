@@ -3,24 +3,27 @@
 //! proposal made on that revision when it must be reviewed. Rejections are
 //! said as `SaveRejection`s; the agent's tool words them for the model.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use crate::server::db::Db;
 
 use super::gate::Stored;
 use crate::{
     agent::tools::{DocumentStore, SaveRejection},
     lesson::Change,
-    models::{Author, SaveOutcome},
+    models::{Author, LessonEvent, SaveOutcome},
     server::{
-        lessons,
+        bus::Bus,
+        db::Db,
+        lesson_events, lessons,
         proposals::{self, NewProposal},
     },
 };
 
 pub struct DbDocument {
     db: Db,
+    /// Pages open on the lesson hear of each edit through it.
+    bus: Arc<Bus>,
     owner_id: String,
     lesson_id: String,
     /// The reply the turn writes: its steps name the proposals they make.
@@ -43,9 +46,9 @@ pub struct DocumentTarget {
 }
 
 impl DbDocument {
-    pub fn new(db: Db, target: DocumentTarget, stored: Stored) -> Self {
+    pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
         let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits } = target;
-        Self { db, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, stored }
+        Self { db, bus, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, stored }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -68,6 +71,7 @@ impl DocumentStore for DbDocument {
             match saved {
                 Ok(SaveOutcome::Saved { revision, document_xml }) => {
                     self.set(document_xml, revision);
+                    lesson_events::tell(&self.bus, &self.db, &self.lesson_id, LessonEvent::Revision { revision }).await;
                     Ok(revision)
                 }
                 Ok(SaveOutcome::Conflict { .. }) => {

@@ -17,6 +17,7 @@ use crate::server::db::Db;
 use tokio::{sync::mpsc, time::Instant};
 
 use super::{
+    super::bus::Bus,
     document::{DbDocument, DocumentTarget},
     gate::Stored,
     hub::{TurnHub, TurnLog},
@@ -32,7 +33,8 @@ use crate::{
         message::{MessageStatus, StoredMessage},
         turn::{terminal_event, ToolCallRecord, TurnRecord, INTERRUPTED},
     },
-    server::chats,
+    models::LessonEvent,
+    server::{chats, lesson_events},
 };
 
 /// How often a running reply's new text is written to its message.
@@ -43,6 +45,7 @@ pub struct TurnJob {
     pub db: Db,
     pub agent: Arc<Agent>,
     pub hub: Arc<TurnHub>,
+    pub bus: Arc<Bus>,
     pub log: Arc<TurnLog>,
     pub lesson_id: String,
     /// The lesson as the turn starts, and its revision.
@@ -58,9 +61,12 @@ pub struct TurnJob {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, log, lesson_id, document, review_edits, history, user_text, stored } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, history, user_text, stored } = job;
+    // Readers on other instances follow the events stored for them.
+    let publisher = bus.shared().then(|| tokio::spawn(super::remote::publish(log.clone(), db.clone(), bus.clone())));
+    let lesson = lesson_id.clone();
     let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits };
-    let document = Arc::new(DbDocument::new(db.clone(), target, stored.clone()));
+    let document = Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone()));
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone()));
 
@@ -92,7 +98,16 @@ pub async fn run(job: TurnJob) {
         tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
     }
     log.push(last);
+    if let Some(publisher) = publisher {
+        // Its last batch is written from the log as it was live (before
+        // `ended` compacts it), and never holds the turn's end for long.
+        if tokio::time::timeout(Duration::from_secs(5), publisher).await.is_err() {
+            tracing::warn!(turn = %log.turn_id, "the turn's last events were not stored for other instances in time");
+        }
+    }
     hub.ended(&log);
+    let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false };
+    lesson_events::tell(&bus, &db, &lesson, ended).await;
 }
 
 /// How much of a record's text and reasoning is stored: what a checkpoint

@@ -72,11 +72,11 @@ fn replay(m: &ChatMessage, lesson_now: Option<(String, i64)>) -> Vec<ChatEvent> 
     events
 }
 
-fn sse_event(seq: u64, e: &ChatEvent) -> Event {
+pub(super) fn sse_event(seq: u64, e: &ChatEvent) -> Event {
     Event::default().event(e.name()).id(seq.to_string()).data(e.data_json())
 }
 
-fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Response {
+pub(super) fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Response {
     let h = res.headers_mut();
     for (name, value) in [("x-turn-id", turn_id), ("x-message-id", message_id)] {
         if let Ok(v) = HeaderValue::from_str(value) {

@@ -15,8 +15,11 @@ use super::{
 };
 use crate::{
     agent::run::Agent,
+    models::LessonEvent,
     server::{
+        bus::Bus,
         chats::{self, ChatStart},
+        lesson_events,
         db::{time, Db},
         error::{AppError, Result},
         ids,
@@ -37,15 +40,17 @@ pub struct NewTurn {
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
-pub async fn start(db: &Db, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
+pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
     let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry } = turn;
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
     let model = agent.model().to_string();
+    let lesson_id = session.lesson_id.clone();
     tokio::spawn(run(TurnJob {
         db: db.clone(),
         agent,
         hub: hub.clone(),
+        bus: bus.clone(),
         log: log.clone(),
         lesson_id: session.lesson_id.clone(),
         document: (document_xml, revision),
@@ -58,7 +63,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn
     // turn half-begun (running, but with its messages unsaved or its chat
     // marked busy for good).
     let storing = {
-        let (db, hub, log) = (db.clone(), hub.clone(), log.clone());
+        let (db, hub, bus, log) = (db.clone(), hub.clone(), bus.clone(), log.clone());
         tokio::spawn(async move {
             let user_message = ids::new_id();
             let lease = chats::Lease { instance: &hub.instance, until: time::from_now(hub.lease) };
@@ -71,6 +76,10 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, agent: Arc<Agent>, turn: NewTurn
             if stored.is_err() {
                 log.cancel.cancel();
                 hub.abandon(&log);
+            } else {
+                // Told before the turn may go on, so its end is always told after.
+                let started = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: true };
+                lesson_events::tell(&bus, &db, &lesson_id, started).await;
             }
             stored_tx.set(stored.is_ok());
             stored

@@ -86,3 +86,19 @@ fn twenty_thousand_deltas_take_a_few_bytes_each() {
     assert!(c.bytes < 200_000, "{}", c.bytes);
     assert_eq!(c.since(19_999), vec![(20_000, ChatEvent::text("abcde")), (20_001, ChatEvent::Done(DoneData { message_id: "m".into() }))]);
 }
+
+#[test]
+fn a_batch_keeps_its_numbers_through_storage() {
+    let events = vec![ChatEvent::text("Hel"), ChatEvent::text("lo"), edit("c1", 3), ChatEvent::text(" there"), ChatEvent::Done(DoneData { message_id: "m".into() })];
+    let batch = Compacted::starting_at(41, events);
+    assert_eq!(batch.last(), Some(45));
+    let back = Compacted::from_json(&batch.to_json()).unwrap();
+    assert_eq!(back.last(), Some(45));
+    assert!(back.is_finished());
+    // A reader in the middle of the first run gets exactly the rest of it.
+    let rest = back.since(41);
+    assert_eq!(rest.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![42, 43, 44, 45]);
+    assert_eq!(read(&rest).0, "lo there");
+    assert!(Compacted::from_json(r#"[{"r":false,"f":1,"t":"é","n":[1]}]"#).is_err(), "an end inside a character");
+    assert!(Compacted::from_json(r#"[{"s":1,"e":"nonsense","d":"{}"}]"#).is_err());
+}

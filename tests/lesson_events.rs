@@ -1,0 +1,100 @@
+//! `GET /api/lessons/{id}/events`: an open page hears of every change to its
+//! lesson, in order, whoever made it, and only its owner may listen.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Method, Request, StatusCode},
+};
+use common::{app, teacher, Auth, TestApp};
+use http_body_util::BodyExt;
+use margin::chat::sse::{SseMessage, SseParser};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+/// The lesson's event stream, open.
+async fn listen(app: &TestApp, token: &str, lesson: &str) -> (StatusCode, Body) {
+    let req = Request::builder()
+        .uri(format!("/api/lessons/{lesson}/events"))
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .body(Body::empty())
+        .unwrap();
+    let res = app.router.clone().oneshot(req).await.unwrap();
+    (res.status(), res.into_body())
+}
+
+/// The next `n` events.
+async fn next(body: &mut Body, parser: &mut SseParser, n: usize) -> Vec<(String, Value)> {
+    let mut got: Vec<SseMessage> = Vec::new();
+    while got.len() < n {
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    got.extend(parser.push(data));
+                }
+            }
+            _ => break,
+        }
+    }
+    got.into_iter().map(|m| (m.event, serde_json::from_str(&m.data).unwrap())).collect()
+}
+
+#[tokio::test]
+async fn an_open_lesson_hears_of_each_version_chat_and_reply_in_order() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let bearer = Auth::Bearer(&t.token);
+    // The notes of the set-up (a chat made) are behind us.
+    app.state.bus.settle(&app.state.db).await;
+    let (status, mut events) = listen(&app, &t.token, &t.lesson_id).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut parser = SseParser::new();
+    // First, where the lesson stands.
+    assert_eq!(next(&mut events, &mut parser, 1).await, vec![("revision".into(), json!({"kind": "revision", "revision": 1}))]);
+
+    // A version saved (as from another tab).
+    let xml = "<lesson>\n  <h1 id=\"b1\">Verbs</h1>\n  <p id=\"b2\">Now with more.</p>\n</lesson>\n";
+    let saved = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), bearer, json!({"xml": xml, "baseRevision": 1})).await;
+    assert_eq!(saved.status, StatusCode::OK, "{}", saved.body);
+    assert_eq!(next(&mut events, &mut parser, 1).await, vec![("revision".into(), json!({"kind": "revision", "revision": 2}))]);
+
+    // Chats made and renamed.
+    let chat = app.post_json(&format!("/api/lessons/{}/chats", t.lesson_id), bearer, json!({"title": "Second"})).await.json();
+    let chat_id = chat["id"].as_str().unwrap();
+    app.send_json(Method::PATCH, &format!("/api/chats/{chat_id}"), bearer, json!({"title": "Renamed"})).await;
+    assert_eq!(next(&mut events, &mut parser, 2).await, vec![("chats".into(), json!({"kind": "chats"})), ("chats".into(), json!({"kind": "chats"}))]);
+
+    // A reply that edits the lesson: it starts, its edit is a version, it ends.
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream")
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"sessionId": t.session_id, "content": "Add a fill-in-the-blank exercise about French verbs"}).to_string()))
+        .unwrap();
+    let res = app.router.clone().oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    res.into_body().collect().await.unwrap();
+    let told = next(&mut events, &mut parser, 3).await;
+    let turn_told = |running: bool| ("turn".to_string(), json!({"kind": "turn", "chatId": t.session_id, "turnId": turn, "running": running}));
+    assert_eq!(told, vec![turn_told(true), ("revision".into(), json!({"kind": "revision", "revision": 3})), turn_told(false)]);
+
+    // A chat deleted, then the lesson trashed: the stream says so and ends.
+    app.send_json(Method::DELETE, &format!("/api/chats/{chat_id}"), bearer, json!({})).await;
+    app.send_json(Method::DELETE, &format!("/api/lessons/{}", t.lesson_id), bearer, json!({})).await;
+    assert_eq!(next(&mut events, &mut parser, 2).await, vec![("chats".into(), json!({"kind": "chats"})), ("lesson".into(), json!({"kind": "lesson"}))]);
+    assert!(events.frame().await.is_none(), "the stream ends with the lesson");
+}
+
+#[tokio::test]
+async fn only_the_owner_may_listen() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let other = teacher(&app, "ben@x.org").await;
+    assert_eq!(listen(&app, &other.token, &t.lesson_id).await.0, StatusCode::NOT_FOUND);
+    let req = Request::builder().uri(format!("/api/lessons/{}/events", t.lesson_id)).body(Body::empty()).unwrap();
+    assert_eq!(app.router.clone().oneshot(req).await.unwrap().status(), StatusCode::UNAUTHORIZED);
+}
