@@ -284,3 +284,22 @@ async fn a_version_saved_through_one_instance_is_told_to_a_page_on_the_other() {
     let revision = told.iter().find(|m| m.event == "revision").unwrap();
     assert_eq!(serde_json::from_str::<Value>(&revision.data).unwrap()["revision"], 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_tries_count_across_instances() {
+    let Some(two) = two_instances().await else { return };
+    let try_on = |server: &Server| {
+        two.http.post(format!("{}/api/auth/login", server.base)).json(&json!({"email": "two@school.org", "password": "not it"})).send()
+    };
+    // Five wrong tries from one client for one email, spread over both
+    // instances, are all the limit allows; the sixth is refused wherever it lands.
+    for i in 0..5 {
+        let server = if i % 2 == 0 { &two.a } else { &two.b };
+        assert_eq!(try_on(server).await.unwrap().status(), 400, "try {i}: wrong password");
+    }
+    for server in [&two.a, &two.b] {
+        let refused = try_on(server).await.unwrap();
+        assert_eq!(refused.status(), 429);
+        assert!(refused.headers().contains_key("retry-after"));
+    }
+}

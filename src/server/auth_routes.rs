@@ -54,10 +54,10 @@ pub struct Credentials {
 async fn start_session(state: &AppState, client: IpAddr, creds: &Credentials, signup: bool) -> Result<(UserInfo, String)> {
     auth::check_lengths(&creds.email, &creds.password)?;
     let user = if signup {
-        state.limits.sign_up(client)?;
+        state.limits.sign_up(client).await?;
         auth::create_user(&state.db, &state.hash_gate, state.config.allow_signup, &creds.email, &creds.password).await?
     } else {
-        if let Some(wait) = state.limits.sign_in(&creds.email, client)? {
+        if let Some(wait) = state.limits.sign_in(&creds.email, client).await? {
             tokio::time::sleep(wait).await;
         }
         auth::authenticate(&state.db, &state.hash_gate, &creds.email, &creds.password).await?

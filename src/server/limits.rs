@@ -14,6 +14,12 @@
 //! the table), and IPv6 clients are counted per /64, which one household or
 //! one attacker usually holds whole. Tests move the limits' clock by hand
 //! ([`LimitClock::manual`]).
+//!
+//! With one instance the limits are kept in memory (`governor`). When the
+//! database is shared by many instances, they are kept there (`shared`),
+//! so a client cannot multiply its tries by the number of instances.
+
+mod shared;
 
 use std::{
     net::IpAddr,
@@ -22,17 +28,27 @@ use std::{
         atomic::{AtomicU64, AtomicUsize, Ordering},
         Arc,
     },
-    time::{Duration, Instant},
+    time::{Duration, Instant, SystemTime},
 };
 
 use governor::{clock::Clock, middleware::NoOpMiddleware, nanos::Nanos, state::keyed::DashMapStateStore, Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
-use super::error::{AppError, Result};
+use super::{
+    db::Db,
+    error::{AppError, Result},
+};
 
 /// A limiter's key: the first 16 bytes of a SHA-256 of what is counted.
 type Key = [u8; 16];
+
+/// A limit: `burst` tries at once, then one every `every`.
+#[derive(Clone, Copy, Debug)]
+struct Rate {
+    burst: u32,
+    every: Duration,
+}
 type Limiter = RateLimiter<Key, DashMapStateStore<Key>, LimitClock, NoOpMiddleware<Nanos>>;
 
 /// The limits' clock: real time, or time that moves only when a test says.
@@ -50,6 +66,15 @@ impl LimitClock {
     /// A clock standing still until [`LimitClock::advance`].
     pub fn manual() -> Self {
         Self { start: Instant::now(), manual: Some(Arc::new(AtomicU64::new(0))) }
+    }
+
+    /// Milliseconds on this clock: since the Unix epoch for a real one (so
+    /// every instance reads the same), since its start for a manual one.
+    fn millis(&self) -> u64 {
+        match &self.manual {
+            Some(n) => n.load(Ordering::SeqCst) / 1_000_000,
+            None => SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
+        }
     }
 
     /// Moves a manual clock on (a real one ignores this).
@@ -74,17 +99,26 @@ impl Clock for LimitClock {
 /// The longest a sign-in waits under the per-email ceiling.
 pub const MAX_SLOWDOWN: Duration = Duration::from_secs(3);
 
+/// One limit, in memory, and its name where it is kept in the database.
+struct Limit {
+    name: &'static str,
+    rate: Rate,
+    memory: Limiter,
+}
+
 /// The sign-in and sign-up limits of one server.
 pub struct AccountLimits {
     clock: LimitClock,
-    sign_in_per_client: Limiter,
-    sign_up_per_client: Limiter,
-    sign_in_per_email_client: Limiter,
-    sign_in_per_email: Limiter,
+    /// Where the limits are kept when instances share the database.
+    shared: Option<Db>,
+    sign_in_per_client: Limit,
+    sign_up_per_client: Limit,
+    sign_in_per_email_client: Limit,
+    sign_in_per_email: Limit,
 }
 
-fn quota(burst: u32, every: Duration) -> Quota {
-    Quota::with_period(every).expect("non-zero period").allow_burst(NonZeroU32::new(burst).expect("non-zero burst"))
+fn quota(rate: Rate) -> Quota {
+    Quota::with_period(rate.every).expect("non-zero period").allow_burst(NonZeroU32::new(rate.burst).expect("non-zero burst"))
 }
 
 /// Sign-ups one client address may make in an hour, unless configured
@@ -102,56 +136,79 @@ impl AccountLimits {
     /// Limits on `clock`; `signups_per_hour` per client address (all at once
     /// at most, then evenly over the hour).
     pub fn with_clock(clock: LimitClock, signups_per_hour: u32) -> Self {
-        let limiter = |burst, every| RateLimiter::dashmap_with_clock(quota(burst, every), clock.clone());
+        let limit = |name, burst, every| {
+            let rate = Rate { burst, every };
+            Limit { name, rate, memory: RateLimiter::dashmap_with_clock(quota(rate), clock.clone()) }
+        };
         let signups = signups_per_hour.max(1);
         Self {
             // A school behind one address signs in together in the morning.
-            sign_in_per_client: limiter(60, Duration::from_secs(1)),
-            sign_up_per_client: limiter(signups, Duration::from_secs(3600) / signups),
-            sign_in_per_email_client: limiter(5, Duration::from_secs(12)),
-            sign_in_per_email: limiter(20, Duration::from_secs(6)),
+            sign_in_per_client: limit("in", 60, Duration::from_secs(1)),
+            sign_up_per_client: limit("up", signups, Duration::from_secs(3600) / signups),
+            sign_in_per_email_client: limit("in-email", 5, Duration::from_secs(12)),
+            sign_in_per_email: limit("email", 20, Duration::from_secs(6)),
+            shared: None,
             clock,
         }
     }
 
+    /// The same limits, kept in `db` for every instance that shares it.
+    pub fn shared_in(mut self, db: Db) -> Self {
+        self.shared = Some(db);
+        self
+    }
+
     /// Takes one sign-in try for `email` from `client`. `Ok(Some(wait))`
     /// means the email is under attack from elsewhere: go ahead after `wait`.
-    pub fn sign_in(&self, email: &str, client: IpAddr) -> Result<Option<Duration>> {
+    pub async fn sign_in(&self, email: &str, client: IpAddr) -> Result<Option<Duration>> {
         let client_key = client_bytes(client);
         let email = normalize(email);
-        self.take(&self.sign_in_per_client, key(&[b"in", &client_key]))?;
-        self.take(&self.sign_in_per_email_client, key(&[b"in-email", email.as_bytes(), &client_key]))?;
-        Ok(match self.sign_in_per_email.check_key(&key(&[b"email", email.as_bytes()])) {
-            Ok(()) => None,
-            Err(not_until) => Some(not_until.wait_time_from(self.clock.now()).min(MAX_SLOWDOWN)),
-        })
+        self.refuse(&self.sign_in_per_client, key(&[b"in", &client_key])).await?;
+        self.refuse(&self.sign_in_per_email_client, key(&[b"in-email", email.as_bytes(), &client_key])).await?;
+        Ok(self.take(&self.sign_in_per_email, key(&[b"email", email.as_bytes()])).await?.map(|wait| wait.min(MAX_SLOWDOWN)))
     }
 
     /// Takes one sign-up try from `client`.
-    pub fn sign_up(&self, client: IpAddr) -> Result<()> {
-        self.take(&self.sign_up_per_client, key(&[b"up", &client_bytes(client)]))
+    pub async fn sign_up(&self, client: IpAddr) -> Result<()> {
+        self.refuse(&self.sign_up_per_client, key(&[b"up", &client_bytes(client)])).await
     }
 
-    fn take(&self, limiter: &Limiter, key: Key) -> Result<()> {
-        limiter.check_key(&key).map_err(|not_until| {
-            AppError::TooManyRequests(not_until.wait_time_from(self.clock.now()).as_secs().max(1))
-        })
-    }
-
-    /// Forgets entries that are back to a full burst (run now and then).
-    pub fn retain_recent(&self) {
-        for l in [&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email] {
-            l.retain_recent();
-            l.shrink_to_fit();
+    /// One try; `Some(wait)` when it is not due yet.
+    async fn take(&self, limit: &Limit, key: Key) -> Result<Option<Duration>> {
+        match &self.shared {
+            Some(db) => shared::take(db, limit.name, &key, limit.rate, self.clock.millis()).await,
+            None => Ok(limit.memory.check_key(&key).err().map(|not_until| not_until.wait_time_from(self.clock.now()))),
         }
     }
 
-    /// How many keys the limiters hold (for tests and the soak run).
-    pub fn len(&self) -> usize {
+    /// One try, refused (429 with `Retry-After`) when it is not due yet.
+    async fn refuse(&self, limit: &Limit, key: Key) -> Result<()> {
+        match self.take(limit, key).await? {
+            None => Ok(()),
+            Some(wait) => Err(AppError::TooManyRequests(wait.as_secs().max(1))),
+        }
+    }
+
+    fn limits(&self) -> [&Limit; 4] {
         [&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email]
-            .iter()
-            .map(|l| l.len())
-            .sum()
+    }
+
+    /// Forgets entries that are back to a full burst (run now and then).
+    pub async fn retain_recent(&self) {
+        if let Some(db) = &self.shared {
+            if let Err(e) = shared::forget_idle(db, self.clock.millis()).await {
+                tracing::warn!(error = %e, "could not forget idle rate-limit keys");
+            }
+        }
+        for l in self.limits() {
+            l.memory.retain_recent();
+            l.memory.shrink_to_fit();
+        }
+    }
+
+    /// How many keys the limiters hold in memory (for tests and the soak run).
+    pub fn len(&self) -> usize {
+        self.limits().iter().map(|l| l.memory.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {

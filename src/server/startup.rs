@@ -131,7 +131,7 @@ fn spawn_housekeeping(state: AppState) {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
         loop {
             tick.tick().await;
-            state.limits.retain_recent();
+            state.limits.retain_recent().await;
             let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
                 .bind(super::db::time::now())
                 .execute(&state.db)

@@ -40,17 +40,27 @@ impl AppState {
         let signups = config.signups_per_client_hour;
         let lease = Duration::from_secs(config.turn_lease_secs);
         let bus = Arc::new(Bus::start(&db));
+        let limits = Arc::new(shared_limits(AccountLimits::with_clock(LimitClock::real(), signups), &db));
         Self {
             leptos_options,
             turn_writer: super::db::turn_writer(&db),
             db,
             config: Arc::new(config),
-            limits: Arc::new(AccountLimits::with_clock(LimitClock::real(), signups)),
+            limits,
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default().with_lease(lease)),
             bus,
             import_reports: Arc::new(ImportReports::default()),
         }
+    }
+}
+
+/// Limits kept in the database when it is shared by many instances.
+pub fn shared_limits(limits: AccountLimits, db: &Db) -> AccountLimits {
+    if super::db::Backend::of(db) == super::db::Backend::Postgres {
+        limits.shared_in(db.clone())
+    } else {
+        limits
     }
 }

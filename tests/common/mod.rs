@@ -59,7 +59,7 @@ pub async fn app_with_still_clock(config: Config) -> (TestApp, LimitClock) {
     let clock = LimitClock::manual();
     let signups = config.signups_per_client_hour;
     let mut app = app_with(config).await;
-    app.state.limits = std::sync::Arc::new(AccountLimits::with_clock(clock.clone(), signups));
+    app.state.limits = std::sync::Arc::new(margin::server::state::shared_limits(AccountLimits::with_clock(clock.clone(), signups), &app.state.db));
     app.router = router::build(app.state.clone());
     (app, clock)
 }

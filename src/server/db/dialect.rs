@@ -1,6 +1,6 @@
 //! Where SQLite and PostgreSQL differ, each difference as one small function:
-//! how a write transaction starts, case-insensitive `LIKE`, and gathering
-//! rows into one JSON text. Everything else is written once.
+//! how a write transaction starts, case-insensitive `LIKE`, the larger of two
+//! values, and gathering rows into one JSON text. Everything else is written once.
 
 use sqlx::{Any, Transaction};
 
@@ -32,6 +32,14 @@ impl Backend {
         match self {
             Self::Sqlite => "LIKE",
             Self::Postgres => "ILIKE",
+        }
+    }
+
+    /// The larger of two values (a scalar, not the aggregate).
+    pub fn greatest(self) -> &'static str {
+        match self {
+            Self::Sqlite => "max",
+            Self::Postgres => "GREATEST",
         }
     }
 

@@ -200,8 +200,14 @@ impl TurnHub {
         self.running.lock().unwrap_or_else(|p| p.into_inner()).get(session_id).cloned()
     }
 
-    pub(super) fn ended(self: &Arc<Self>, log: &TurnLog) {
+    /// Frees the turn's chat for the next turn (before its last event is
+    /// said, so that a client that has read it can start another at once).
+    pub(super) fn release(&self, log: &TurnLog) {
         self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&log.session_id);
+    }
+
+    pub(super) fn ended(self: &Arc<Self>, log: &TurnLog) {
+        self.release(log);
         let bytes = log.compact();
         let evicted: Vec<String> = {
             let mut f = self.finished.lock().unwrap_or_else(|p| p.into_inner());

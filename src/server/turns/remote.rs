@@ -103,8 +103,8 @@ pub async fn purge(db: &Db, now: &str) -> Result<u64> {
 }
 
 /// A turn running (or run) on another instance, after `after`, as SSE.
-pub fn remote_response(db: Db, bus: &Bus, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
-    let stream = follow_stored(db, bus.subscribe(), turn_id.to_string(), after);
+pub fn remote_response(db: Db, bus: &Bus, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
+    let stream = follow_stored(db, bus.subscribe(), owner.to_string(), turn_id.to_string(), after);
     let body = Sse::new(stream).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
     with_turn_headers(body.into_response(), turn_id, message_id)
 }
@@ -112,23 +112,46 @@ pub fn remote_response(db: Db, bus: &Bus, turn_id: &str, message_id: &str, after
 struct Reader {
     db: Db,
     notes: broadcast::Receiver<Note>,
+    owner: String,
     turn_id: String,
     cursor: u64,
     done: bool,
 }
 
+/// An edit's document goes with its event only while it is still the
+/// lesson's current version (as in `sse::replay_response`): a page following
+/// the turn must never be shown an older document than the lesson has now,
+/// nor save on top of one.
+async fn current_documents_only(r: &Reader, mut events: Vec<(u64, ChatEvent)>) -> Vec<(u64, ChatEvent)> {
+    let edits = |e: &ChatEvent| matches!(e, ChatEvent::ToolEnd(end) if end.revision.is_some());
+    if !events.iter().any(|(_, e)| edits(e)) {
+        return events;
+    }
+    let now = chats::turn_lesson(&r.db, &r.owner, &r.turn_id).await.ok().flatten().map(|(_, revision)| revision);
+    for (_, e) in &mut events {
+        if let ChatEvent::ToolEnd(end) = e {
+            if end.revision.is_some() && end.revision != now {
+                end.document_xml = None;
+                end.document_html = None;
+                end.revision = None;
+            }
+        }
+    }
+    events
+}
+
 /// Reads the stored batches from `after` on, waiting for notes (or `POLL`)
 /// between reads. A turn that ended without its last event stored (its
 /// instance died, and a lease ended it) ends with the end its message has.
-fn follow_stored(db: Db, notes: broadcast::Receiver<Note>, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
-    let reader = Reader { db, notes, turn_id, cursor: after, done: false };
+fn follow_stored(db: Db, notes: broadcast::Receiver<Note>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+    let reader = Reader { db, notes, owner, turn_id, cursor: after, done: false };
     futures::stream::unfold(reader, |mut r| async move {
         if r.done {
             return None;
         }
         loop {
             let events = match stored_since(&r.db, &r.turn_id, r.cursor).await {
-                Ok(events) => events,
+                Ok(events) => current_documents_only(&r, events).await,
                 Err(e) => {
                     tracing::warn!(error = %e, turn = %r.turn_id, "could not read a turn's stored events");
                     return None; // the client reconnects from its last id

@@ -97,6 +97,7 @@ pub async fn run(job: TurnJob) {
     if let Err(e) = chats::finish_turn(&db, &log.message_id, &record).await {
         tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
     }
+    hub.release(&log);
     log.push(last);
     if let Some(publisher) = publisher {
         // Its last batch is written from the log as it was live (before
