@@ -94,6 +94,8 @@ bench:
 	cargo bench --features ssr --bench changes
 	cargo bench --features ssr --bench library
 	cargo bench --features ssr --bench turns
+	url="$$(scripts/test-postgres)" && MARGIN_BENCH_DATABASE=postgres MARGIN_BENCH_POSTGRES_URL="$$url" \
+		cargo bench --features ssr --bench turns
 
 ## The sidebar benchmark: a release build in Chromium streaming a 20,000
 ## character reply one character per chunk; prints main-thread time per chunk

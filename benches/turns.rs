@@ -28,6 +28,14 @@
 //!
 //! `MARGIN_BENCH_ONLY=first-text` stops after the first measurement;
 //! `MARGIN_BENCH_WRAP` runs the server under a profiler (see `spawn`).
+//!
+//! `MARGIN_BENCH_DATABASE=postgres` runs it all on PostgreSQL instead of
+//! SQLite (a fresh database per server on `MARGIN_BENCH_POSTGRES_URL`,
+//! default `postgres://postgres@127.0.0.1:5432/test`), and adds what many
+//! instances cost: a second server on the same database follows a turn
+//! running on the first, and the bench prints how long an event takes from
+//! being written by one to being read from the other (p50, p95), and the
+//! rows the turn wrote.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -92,8 +100,18 @@ async fn server() {
     exit_with_parent();
     let model_url = std::env::var("MODEL_URL").expect("MODEL_URL");
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/bench.db", dir.path().display());
+    let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| format!("sqlite://{}/bench.db", dir.path().display()));
     let pool = db::connect(&url).await.unwrap();
+    if std::env::var("MARGIN_BENCH_JOIN").is_ok() {
+        // A second instance on a database the first has set up.
+        let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
+        let ai = AiRuntime::start(AiConfig::scripted(model_url, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts"))).await;
+        let state = AppState::new(options, pool, Config { database_url: url, ..Config::default() }, ai);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("ready {}", listener.local_addr().unwrap());
+        axum::serve(router::no_delay(listener), router::build(state).into_make_service()).await.unwrap();
+        return;
+    }
     let prompts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts");
     let ai = AiRuntime::start(AiConfig::scripted(model_url, prompts)).await;
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
@@ -143,6 +161,9 @@ struct Bench {
     model: SocketAddr,
     token: String,
     lesson_id: String,
+    model_url: String,
+    /// The server's PostgreSQL database, when the bench runs on PostgreSQL.
+    database: Option<String>,
 }
 
 impl Bench {
@@ -390,12 +411,19 @@ struct Procs {
 fn start() -> (Bench, Procs) {
     let (model, words, model_out) = spawn("model", &[]);
     let model_url = words[0].clone();
-    let (server, words, _) = spawn("server", &[("MODEL_URL", &model_url)]);
+    let database = postgres::fresh();
+    let mut env = vec![("MODEL_URL", model_url.as_str())];
+    if let Some(url) = &database {
+        env.push(("DATABASE_URL", url));
+    }
+    let (server, words, _) = spawn("server", &env);
     let b = Bench {
         server: words[0].parse().unwrap(),
         model: model_url.trim_start_matches("http://").trim_end_matches("/v1").parse().unwrap(),
         token: words[1].clone(),
         lesson_id: words[2].clone(),
+        model_url,
+        database,
     };
     (b, Procs { model, model_out, server })
 }
@@ -468,6 +496,10 @@ async fn drive() {
 
     many_at_once(&b, 100).await;
 
+    if let Some(url) = &b.database {
+        postgres::across_instances(&b, url).await;
+    }
+
     drop(procs); // their stdin closes; they exit
 
     // 3. Server memory per open stream. Each count on a fresh server whose
@@ -506,5 +538,120 @@ async fn drive() {
             drain(s).await;
         }
         drop(procs);
+    }
+}
+
+/// The PostgreSQL side of the bench.
+mod postgres {
+    use std::time::{Duration, SystemTime};
+
+    use margin::server::db;
+    use sqlx::{AnyConnection, Connection, Executor};
+    use tokio::io::AsyncReadExt;
+
+    use super::{call, header, request, spawn, until, Bench};
+
+    const DEFAULT: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+    /// A fresh database for one server, when the bench runs on PostgreSQL.
+    /// Bench databases are named `margin_bench_*` and left for inspection.
+    pub fn fresh() -> Option<String> {
+        if std::env::var("MARGIN_BENCH_DATABASE").as_deref() != Ok("postgres") {
+            return None;
+        }
+        let server = std::env::var("MARGIN_BENCH_POSTGRES_URL").unwrap_or_else(|_| DEFAULT.into());
+        let name = format!("margin_bench_{}", margin::server::ids::random_hex(6));
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                rt.block_on(async {
+                    sqlx::any::install_default_drivers();
+                    let mut admin = AnyConnection::connect(&server).await.expect("the PostgreSQL server for the bench");
+                    admin.execute(format!("CREATE DATABASE {name}").as_str()).await.unwrap();
+                })
+            });
+        });
+        let base = server.rsplit_once('/').map_or(server.as_str(), |(b, _)| b);
+        Some(format!("{base}/{name}"))
+    }
+
+    fn epoch_ms(t: SystemTime) -> f64 {
+        t.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs_f64() * 1e3
+    }
+
+    /// Rows written in the database so far (PostgreSQL's statistics, which
+    /// each connection sends within a second or so).
+    async fn rows_written(pool: &db::Db) -> i64 {
+        sqlx::query_scalar("SELECT (tup_inserted + tup_updated + tup_deleted)::BIGINT FROM pg_stat_database WHERE datname = current_database()")
+            .fetch_one(pool)
+            .await
+            .unwrap()
+    }
+
+    /// A turn running on the bench's server, followed from a second server on
+    /// the same database: how long each stored batch takes to reach the
+    /// reader there, and what the turn wrote.
+    pub async fn across_instances(b: &Bench, url: &str) {
+        let (second, words, _) = spawn("server", &[("MODEL_URL", &b.model_url), ("DATABASE_URL", url), ("MARGIN_BENCH_JOIN", "1")]);
+        let other: std::net::SocketAddr = words[0].parse().unwrap();
+        let pool = db::connect(url).await.unwrap();
+        let session = b.session().await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let written_before = rows_written(&pool).await;
+
+        let (_, head, first) = until(b.turn_request(&session, "benchmark paced"), "event: text").await;
+        let turn = header(&head, "x-turn-id").unwrap().to_string();
+        let streaming = std::time::Instant::now();
+        let follow = request("GET", &other.to_string(), &format!("/api/chat/turns/{turn}/events?after=0"), "", Some(&b.token));
+        let mut s = tokio::net::TcpStream::connect(other).await.unwrap();
+        tokio::io::AsyncWriteExt::write_all(&mut s, follow.as_bytes()).await.unwrap();
+        // When each event id first reached the reader on the second server.
+        let mut arrived: Vec<(u64, f64)> = Vec::new();
+        let (mut seen, mut buf, mut done) = (String::new(), vec![0u8; 65536], false);
+        while !done {
+            let n = s.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            let at = epoch_ms(SystemTime::now());
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            while let Some(end) = seen.find("\n\n") {
+                let block: String = seen.drain(..end + 2).collect();
+                if let Some(id) = block.lines().find_map(|l| l.strip_prefix("id: ")).and_then(|v| v.trim().parse().ok()) {
+                    arrived.push((id, at));
+                }
+                done |= block.contains("event: done");
+            }
+        }
+        let streamed = streaming.elapsed();
+        super::drain(first).await;
+
+        // Each stored batch, from its write to the reader's first sight of its last event.
+        let batches: Vec<(i64, String)> =
+            sqlx::query_as("SELECT last_seq, created_at FROM turn_events WHERE turn_id = $1 ORDER BY last_seq").bind(&turn).fetch_all(&pool).await.unwrap();
+        let mut lags: Vec<f64> = batches
+            .iter()
+            .filter_map(|(last, created)| {
+                let written = db::time::epoch_millis(created)? as f64;
+                let read = arrived.iter().find(|(id, _)| *id >= *last as u64)?.1;
+                Some((read - written).max(0.0))
+            })
+            .collect();
+        lags.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let pick = |q: f64| lags.get(((lags.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(f64::NAN);
+        println!("a turn on one instance, read on another (PostgreSQL, {} batches):", lags.len());
+        println!("  from written to read on the other instance: p50 {:.1} ms, p95 {:.1} ms  (target p95 < 50 ms; write times have 1 ms steps)", pick(0.5), pick(0.95));
+
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let written = rows_written(&pool).await - written_before;
+        let tenths = streamed.as_secs_f64() * 10.0;
+        println!(
+            "  rows written for the turn: {written} over {:.1} s of streaming ({} event batches) = {:.2} per 100 ms  (goal <= 1 per 100 ms, plus 1 per version)",
+            streamed.as_secs_f64(),
+            batches.len(),
+            written as f64 / tenths
+        );
+        let _ = call(other, "GET", "/healthz", "", None).await;
+        drop(second);
     }
 }

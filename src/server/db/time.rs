@@ -26,6 +26,11 @@ pub fn from_now(by: Duration) -> String {
     shifted(&now(), by, true).unwrap_or_else(now)
 }
 
+/// A stored timestamp as milliseconds since the Unix epoch.
+pub fn epoch_millis(stored: &str) -> Option<i64> {
+    parse(stored).map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+}
+
 fn format_time(t: OffsetDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
@@ -70,5 +75,6 @@ mod tests {
         assert_eq!(shifted("2028-02-28T12:00:00.000Z", day, true).unwrap(), "2028-02-29T12:00:00.000Z");
         assert!(shifted("yesterday", day, true).is_none());
         assert!(shifted("2026-13-01T00:00:00.000Z", day, true).is_none());
+        assert_eq!(epoch_millis("1970-01-02T00:00:00.250Z"), Some(86_400_250));
     }
 }
