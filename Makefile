@@ -49,6 +49,7 @@ e2e:
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo \
 		MARGIN_SIGNUPS_PER_CLIENT_HOUR=10000 \
 		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
+		MARGIN_E2E_POSTGRES_URL="$$(scripts/test-postgres)" MARGIN_E2E_BIN=$(CURDIR)/target/debug/margin \
 		cargo leptos end-to-end
 
 ## The property tests of the parsers (tests/fuzz.rs, the turn log's

@@ -6,6 +6,7 @@ pub mod client_only;
 pub mod history_panel;
 pub mod hydrated;
 pub mod lesson_calls;
+pub mod lesson_live;
 pub mod lesson_page;
 pub mod lesson_state;
 pub mod lesson_view;

@@ -68,6 +68,14 @@ pub fn XmlEditor() -> impl IntoView {
         }
     };
 
+    // "Load it" drops the draft (`data-load`).
+    let on_draft_click = move |ev: leptos::ev::MouseEvent| {
+        let target: leptos::web_sys::Element = event_target(&ev);
+        if let Ok(Some(_)) = target.closest("button[data-load]") {
+            state.draft.set(None);
+        }
+    };
+
     view! {
         <div class="xml-editor">
             <label for="lesson-xml" class="sr-only">"Lesson XML"</label>
@@ -81,10 +89,23 @@ pub fn XmlEditor() -> impl IntoView {
             <div class="editor-actions">
                 <button type="button" class="primary" on:click=on_save disabled=move || saving.get()>"Save"</button>
                 <span class="muted">"Version " {move || state.revision.get()}</span>
-                {move || state.draft.get().is_some().then(|| view! { <span class="muted">" · unsaved changes"</span> })}
+                // A version saved meanwhile (in another tab, elsewhere, or by the
+                // assistant) never replaces the text being typed: it is offered.
+                <span on:click=on_draft_click inner_html=move || draft_html(state.draft.with(Option::is_some), state.revision.get() > state.draft_base.get())></span>
             </div>
             <div class="xml-status" on:click=on_status_click inner_html=move || status.with(status_html)></div>
         </div>
+    }
+}
+
+/// Whether the text differs from the lesson, and whether a newer version
+/// was saved since it was started, as HTML.
+fn draft_html(unsaved: bool, newer: bool) -> &'static str {
+    match (unsaved, newer) {
+        (false, _) => "",
+        (true, false) => "<span class=\"muted\"> · unsaved changes</span>",
+        (true, true) => "<span class=\"muted\"> · unsaved changes</span><span class=\"form-error\"> · a newer version was saved </span>\
+                         <button type=\"button\" class=\"quiet\" data-load>Load it (drops your changes)</button>",
     }
 }
 

@@ -9,7 +9,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
 
 use super::{ClientError, StreamEnd};
-use crate::chat::{events::ChatEvent, sse::SseParser};
+use crate::chat::{
+    events::ChatEvent,
+    sse::{SseMessage, SseParser},
+};
 
 fn js_error(e: JsValue) -> ClientError {
     ClientError::Network(e.as_string().or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into()))
@@ -63,6 +66,25 @@ pub async fn stream(
     mut on_open: impl FnMut(Option<String>),
     mut on_event: impl FnMut(ChatEvent),
 ) -> Result<StreamEnd, ClientError> {
+    let mut on_message = |message: SseMessage| {
+        let Ok(event) = ChatEvent::from_sse(&message.event, &message.data) else { return true };
+        let terminal = event.is_terminal();
+        on_event(event);
+        !terminal
+    };
+    messages(url, body, after, &mut on_open, &mut on_message).await
+}
+
+/// Opens an event stream and hands every message to `on_message` until it
+/// answers `false` (`Finished`) or the stream ends (`Dropped`). Callbacks
+/// are `dyn`, so the one reader serves every kind of stream in the bundle.
+pub async fn messages(
+    url: &str,
+    body: Option<String>,
+    after: u64,
+    on_open: &mut dyn FnMut(Option<String>),
+    on_message: &mut dyn FnMut(SseMessage) -> bool,
+) -> Result<StreamEnd, ClientError> {
     let method = if body.is_some() { "POST" } else { "GET" };
     let mut extra = vec![("Accept", "text/event-stream".to_string())];
     if after > 0 {
@@ -88,15 +110,22 @@ pub async fn stream(
             if let Some(id) = message.id.as_deref().and_then(|i| i.parse::<u64>().ok()) {
                 last_id = id;
             }
-            let Ok(event) = ChatEvent::from_sse(&message.event, &message.data) else { continue };
-            let terminal = event.is_terminal();
-            on_event(event);
-            if terminal {
+            if !on_message(message) {
                 let _ = reader.cancel();
                 return Ok(StreamEnd::Finished);
             }
         }
     }
+}
+
+/// Waits `ms` milliseconds (a `setTimeout`).
+pub async fn pause(ms: i32) {
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = JsFuture::from(wait).await;
 }
 
 /// Asks for a line of text (the browser's prompt); `None` when dismissed.

@@ -5,7 +5,7 @@
 use serde::{de::DeserializeOwned, Serialize};
 
 use super::{ClientError, StreamEnd};
-use crate::chat::events::ChatEvent;
+use crate::chat::{events::ChatEvent, sse::SseMessage};
 
 fn browser_only() -> ClientError {
     ClientError::Network("this runs in the browser only".into())
@@ -24,6 +24,18 @@ pub async fn stream(
 ) -> Result<StreamEnd, ClientError> {
     Err(browser_only())
 }
+
+pub async fn messages(
+    _url: &str,
+    _body: Option<String>,
+    _after: u64,
+    _on_open: &mut dyn FnMut(Option<String>),
+    _on_message: &mut dyn FnMut(SseMessage) -> bool,
+) -> Result<StreamEnd, ClientError> {
+    Err(browser_only())
+}
+
+pub async fn pause(_ms: i32) {}
 
 pub fn ask(_message: &str, _default: &str) -> Option<String> {
     None

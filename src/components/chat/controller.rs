@@ -205,10 +205,30 @@ impl Chat {
         }
     }
 
+    /// The lesson's chats changed elsewhere: the list is read again.
+    pub async fn reload_list(self) {
+        if let Ok(list) = client::json::<Vec<ChatSession>>("GET", &self.chats_url(), None::<&()>).await {
+            self.list.sessions.set(list);
+        }
+    }
+
+    /// A reply started elsewhere in chat `id`: shown and followed here when
+    /// that chat (or none) is open and no reply of this page's is running.
+    pub fn started_elsewhere(self, id: String) {
+        if !self.turn.busy.get_untracked() && self.list.current.get_untracked().is_none_or(|c| c == id) {
+            self.reopen(id);
+        }
+    }
+
     pub fn switch(self, id: String) {
         if self.turn.busy.get_untracked() || self.list.current.get_untracked().as_deref() == Some(id.as_str()) {
             return;
         }
+        self.reopen(id);
+    }
+
+    /// Opens chat `id` (again), in a task of its own.
+    fn reopen(self, id: String) {
         spawn_local(async move { self.open(id).await });
     }
 

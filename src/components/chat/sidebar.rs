@@ -20,6 +20,9 @@ pub fn ChatSidebar() -> impl IntoView {
     Effect::new(move |started: Option<()>| {
         if started.is_none() {
             chat.start();
+            if let Some(state) = lesson {
+                crate::components::lesson_live::follow(state, chat);
+            }
         }
     });
 
