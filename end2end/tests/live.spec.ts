@@ -122,5 +122,6 @@ test("a version saved through one instance appears live on a page served by anot
     await expect(page.locator(".document-pane").getByText("Saved through the other instance.")).toBeVisible();
   } finally {
     for (const s of servers) s.kill();
+    execFileSync("psql", [postgres!, "-q", "-c", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
   }
 });

@@ -49,14 +49,13 @@ pub fn follow(state: LessonState, chat: Chat) {
 
 /// Acts on one event.
 fn heard(state: LessonState, chat: Chat, event: &str, data: &str) {
-    if event == "turn" {
-        if let (Some("true"), Some(id)) = (field(data, "running"), field(data, "chatId")) {
-            chat.started_elsewhere(id.to_string());
-        }
-        return;
+    // A reply starting names a new chat after its question and moves the
+    // chat to the top: the list is read again then too.
+    let chats = event == "chats" || event == "turn";
+    if let (Some("true"), Some(id)) = (field(data, "running"), field(data, "chatId")) {
+        chat.started_elsewhere(id.to_string());
     }
     let revision = field(data, "revision").and_then(|n| n.parse::<i64>().ok()).filter(|n| *n > state.revision.get_untracked());
-    let chats = event == "chats";
     spawn_local(async move {
         if let Some(n) = revision {
             if let Ok(r) = lesson_calls::revision(&state.id.get_value(), n).await {

@@ -31,6 +31,9 @@ pub struct ChatList {
     pub current: RwSignal<Option<String>>,
     /// The first chat (or the lack of one) has been loaded.
     pub loaded: RwSignal<bool>,
+    /// Reloads of the list asked for so far: only the latest one's answer is
+    /// shown, so an answer that arrives late never puts an older list back.
+    reloads: StoredValue<u32>,
 }
 
 /// The open chat's messages as they are on screen.
@@ -121,6 +124,7 @@ impl Chat {
                 sessions: RwSignal::new(Vec::new()),
                 current: RwSignal::new(None),
                 loaded: RwSignal::new(false),
+                reloads: StoredValue::new(0),
             },
             conversation: Conversation::new(),
             turn: RunningTurn { busy: RwSignal::new(false), id: RwSignal::new(None), stopping: RwSignal::new(false) },
@@ -207,8 +211,12 @@ impl Chat {
 
     /// The lesson's chats changed elsewhere: the list is read again.
     pub async fn reload_list(self) {
+        self.list.reloads.update_value(|n| *n += 1);
+        let asked = self.list.reloads.get_value();
         if let Ok(list) = client::json::<Vec<ChatSession>>("GET", &self.chats_url(), None::<&()>).await {
-            self.list.sessions.set(list);
+            if self.list.reloads.get_value() == asked {
+                self.list.sessions.set(list);
+            }
         }
     }
 
