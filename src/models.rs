@@ -97,6 +97,7 @@ pub struct Lesson {
     pub document_xml: String,
     /// Number of the latest revision; saving on top of an older one is a conflict.
     pub revision: i64,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub updated_at: String,
     /// "Review edits before applying": the agent's edits wait for the teacher.
     #[serde(default)]
@@ -105,8 +106,9 @@ pub struct Lesson {
 }
 
 /// Who wrote a revision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Author {
+    #[default]
     Teacher,
     Agent,
 }
@@ -134,8 +136,13 @@ pub struct RevisionSummary {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Revision {
     pub number: i64,
+    // A version opened in the browser shows its number and document (the
+    // list says the rest): it skips these.
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub author: Author,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub summary: String,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub created_at: String,
     pub document_xml: String,
 }

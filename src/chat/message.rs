@@ -37,9 +37,14 @@ pub struct TitleRequest {
 #[serde(rename_all = "camelCase")]
 pub struct ChatSession {
     pub id: String,
+    // The sidebar shows a chat's name only; the browser skips the rest (as
+    // it does below wherever a field is not shown): a smaller deserialiser.
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub lesson_id: String,
     pub title: String,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub created_at: String,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub updated_at: String,
 }
 
@@ -78,15 +83,19 @@ pub struct ChatMessage {
     pub reasoning: String,
     pub tool_calls: Vec<ToolCallRecord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub document_xml: Option<String>,
     pub status: MessageStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<super::events::ErrorData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub model: Option<String>,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub usage: super::events::UsageData,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub created_at: String,
 }
 
@@ -94,10 +103,15 @@ pub struct ChatMessage {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct AiStatus {
+    // The sidebar reads only `demo` and `message`: the browser skips the
+    // rest, which keeps its deserialiser (and the bundle) smaller.
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub provider: String,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub model: String,
     /// The offline scripted model is in use.
     pub demo: bool,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub ready: bool,
     /// Why the assistant cannot work, and what to configure.
     pub message: Option<String>,
