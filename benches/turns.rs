@@ -463,7 +463,8 @@ async fn drive() {
     println!("time to first text event (median of {rounds}):");
     println!("  scripted model directly: {:>8.3} ms  (the same request Margin sends)", d.as_secs_f64() * 1e3);
     println!("  through Margin:          {:>8.3} ms", m.as_secs_f64() * 1e3);
-    println!("  added by Margin:         {:>8.3} ms  (target < 1 ms)", (m.saturating_sub(d)).as_secs_f64() * 1e3);
+    let target = if std::env::var("MARGIN_BENCH_DATABASE").as_deref() == Ok("postgres") { "< 2 ms on PostgreSQL" } else { "< 1 ms" };
+    println!("  added by Margin:         {:>8.3} ms  (target {target})", (m.saturating_sub(d)).as_secs_f64() * 1e3);
     if std::env::var("MARGIN_BENCH_ONLY").as_deref() == Ok("first-text") {
         return; // for profiling the first-text path alone (under strace, say)
     }
@@ -496,8 +497,11 @@ async fn drive() {
 
     many_at_once(&b, 100).await;
 
-    if let Some(url) = &b.database {
-        postgres::across_instances(&b, url).await;
+    if b.database.is_some() {
+        // On a fresh server and database, so that the rows counted are this turn's.
+        let (fresh, procs) = start();
+        postgres::across_instances(&fresh, fresh.database.as_deref().unwrap()).await;
+        drop(procs);
     }
 
     drop(procs); // their stdin closes; they exit
@@ -561,9 +565,9 @@ mod postgres {
         }
         let server = std::env::var("MARGIN_BENCH_POSTGRES_URL").unwrap_or_else(|_| DEFAULT.into());
         let name = format!("margin_bench_{}", margin::server::ids::random_hex(6));
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         std::thread::scope(|s| {
             s.spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
                 rt.block_on(async {
                     sqlx::any::install_default_drivers();
                     let mut admin = AnyConnection::connect(&server).await.expect("the PostgreSQL server for the bench");
@@ -596,7 +600,8 @@ mod postgres {
         let other: std::net::SocketAddr = words[0].parse().unwrap();
         let pool = db::connect(url).await.unwrap();
         let session = b.session().await;
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        // Statistics reach pg_stat_database within PostgreSQL's idle report interval (10 s).
+        tokio::time::sleep(Duration::from_secs(11)).await;
         let written_before = rows_written(&pool).await;
 
         let (_, head, first) = until(b.turn_request(&session, "benchmark paced"), "event: text").await;
@@ -642,7 +647,7 @@ mod postgres {
         println!("a turn on one instance, read on another (PostgreSQL, {} batches):", lags.len());
         println!("  from written to read on the other instance: p50 {:.1} ms, p95 {:.1} ms  (target p95 < 50 ms; write times have 1 ms steps)", pick(0.5), pick(0.95));
 
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        tokio::time::sleep(Duration::from_secs(11)).await;
         let written = rows_written(&pool).await - written_before;
         let tenths = streamed.as_secs_f64() * 10.0;
         println!(

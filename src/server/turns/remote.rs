@@ -1,7 +1,7 @@
 //! A turn's events for readers on other instances: a second tab, or a
 //! reconnect that the load balancer sent elsewhere. The instance running the
 //! turn writes its events to `turn_events` in batches (at most one write per
-//! `BATCH_EVERY`, numbered as the turn numbered them, runs of text kept with
+//! `BATCH_EVERY`, 150 ms, numbered as the turn numbered them, runs of text kept with
 //! the end of every delta: `Compacted`) and sends a note (`bus`); a reader
 //! elsewhere reads the batches after its cursor, so it continues exactly
 //! where it was, with the same event ids, whichever instance it asked.
@@ -33,8 +33,9 @@ use crate::{
     },
 };
 
-/// How long events wait to be written together.
-pub const BATCH_EVERY: Duration = Duration::from_millis(100);
+/// How long events wait to be written together: with the checkpoints and
+/// the lease, a streaming turn writes about once per 100 ms.
+pub const BATCH_EVERY: Duration = Duration::from_millis(150);
 /// How long stored events are kept for late readers.
 pub const KEEP: Duration = Duration::from_secs(600);
 

@@ -39,6 +39,9 @@ use crate::{
 
 /// How often a running reply's new text is written to its message.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+/// The same when the turn's events are also stored for other instances
+/// (`remote`), which keep every word anyway: fewer writes per turn.
+const CHECKPOINT_EVERY_SHARED: Duration = Duration::from_secs(1);
 
 /// What a turn needs to run.
 pub struct TurnJob {
@@ -68,7 +71,8 @@ pub async fn run(job: TurnJob) {
     let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits };
     let document = Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone()));
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
-    let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone()));
+    let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
+    let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone(), every));
 
     let ctx = ToolContext { document };
     let request = TurnRequest { history: prompt::past_messages(history), user_text };
@@ -135,7 +139,7 @@ type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
 
 /// Passes the agent's events on to the turn's log and checkpoints them. The
 /// text and reasoning still to store are the record's past `saved`.
-async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: Db, stored: Stored) {
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: Db, stored: Stored, every: Duration) {
     let mut record = TurnRecord::default();
     let mut saved = Saved::default();
     let mut steps_changed = false;
@@ -158,7 +162,7 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                     timer.as_mut().reset(Instant::now());
                     due = true;
                 } else if !due && saved.behind(&record) {
-                    timer.as_mut().reset(Instant::now() + CHECKPOINT_EVERY);
+                    timer.as_mut().reset(Instant::now() + every);
                     due = true;
                 }
             }
@@ -169,7 +173,7 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                     saved = from;
                     steps_changed |= steps;
                     if !due {
-                        timer.as_mut().reset(Instant::now() + CHECKPOINT_EVERY);
+                        timer.as_mut().reset(Instant::now() + every);
                         due = true;
                     }
                 }
