@@ -11,7 +11,7 @@ use axum::{
     body::Body,
     http::{header, Method, Request, Response, StatusCode},
 };
-use common::{app, app_with_ai, teacher, Auth, Teacher, TestApp};
+use common::{app, app_with_ai, read_events, teacher, Auth, Teacher, TestApp};
 use http_body_util::BodyExt;
 use margin::{
     agent::config::{AiConfig, ProviderKind},
@@ -42,22 +42,6 @@ async fn start(app: &TestApp, t: &Teacher, content: &str) -> Response<Body> {
 
 fn turn_id(res: &Response<Body>) -> String {
     res.headers()["x-turn-id"].to_str().unwrap().to_string()
-}
-
-/// Reads events until `n` have arrived (or the stream ends).
-async fn read_events(body: &mut Body, parser: &mut SseParser, n: usize) -> Vec<SseMessage> {
-    let mut got = Vec::new();
-    while got.len() < n {
-        match body.frame().await {
-            Some(Ok(frame)) => {
-                if let Some(data) = frame.data_ref() {
-                    got.extend(parser.push(data));
-                }
-            }
-            _ => break,
-        }
-    }
-    got
 }
 
 async fn read_all(res: Response<Body>) -> Vec<SseMessage> {

@@ -77,6 +77,14 @@ impl Two {
         chat["id"].as_str().unwrap().to_string()
     }
 
+    /// A turn started on `on`, once it is accepted: its stream and its id.
+    async fn started(&self, on: &Server, chat: &str, content: &str) -> (reqwest::Response, String) {
+        let res = self.turn(on, chat, content).await;
+        assert_eq!(res.status(), 200);
+        let turn = turn_id(&res);
+        (res, turn)
+    }
+
     async fn turn(&self, on: &Server, chat: &str, content: &str) -> reqwest::Response {
         self.http
             .post(format!("{}/api/chat/stream", on.base))
@@ -85,6 +93,15 @@ impl Two {
             .send()
             .await
             .unwrap()
+    }
+
+    /// `GET path` on `on`, as the teacher (an event stream, usually).
+    async fn get(&self, on: &Server, path: &str, last_event_id: Option<u64>) -> reqwest::Response {
+        let mut req = self.http.get(format!("{}{path}", on.base)).header("authorization", &self.auth);
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id.to_string());
+        }
+        req.send().await.unwrap()
     }
 
     /// Waits until the turn's first words are stored (so it is surely running).
@@ -102,9 +119,7 @@ fn turn_id(res: &reqwest::Response) -> String {
 async fn a_busy_chat_is_busy_on_both_and_a_stop_sent_to_the_other_instance_stops_the_reply() {
     let Some(two) = two_instances().await else { return };
     let chat = two.chat(&two.b).await;
-    let mut res = two.turn(&two.a, &chat, "hold on").await;
-    assert_eq!(res.status(), 200);
-    let turn = turn_id(&res);
+    let (mut res, turn) = two.started(&two.a, &chat, "hold on").await;
     two.until_writing(&turn).await;
 
     // B knows the chat is busy, though the reply is A's.
@@ -140,19 +155,11 @@ async fn a_busy_chat_is_busy_on_both_and_a_stop_sent_to_the_other_instance_stops
 async fn a_reply_whose_instance_was_killed_is_interrupted_by_the_other_after_its_lease() {
     let Some(mut two) = two_instances().await else { return };
     let chat = two.chat(&two.a).await;
-    let res = two.turn(&two.a, &chat, "hold on").await;
-    assert_eq!(res.status(), 200);
-    let turn = turn_id(&res);
+    let (res, turn) = two.started(&two.a, &chat, "hold on").await;
     two.until_writing(&turn).await;
 
     // A second tab, following the reply through B.
-    let mut follower = two
-        .http
-        .get(format!("{}/api/chat/turns/{turn}/events", two.b.base))
-        .header("authorization", &two.auth)
-        .send()
-        .await
-        .unwrap();
+    let mut follower = two.get(&two.b, &format!("/api/chat/turns/{turn}/events"), None).await;
     let mut parser = margin::chat::sse::SseParser::new();
     let seen = read_until(&mut follower, &mut parser, |got| text_of(got).starts_with("Thinking")).await;
     assert!(text_of(&seen).starts_with("Thinking"));
@@ -207,22 +214,13 @@ async fn a_turn_running_on_one_instance_is_resumed_on_the_other_exactly_once_wit
     let Some(two) = two_instances().await else { return };
     let chat = two.chat(&two.a).await;
     // Six seconds of text, a delta every 10 ms.
-    let mut on_a = two.turn(&two.a, &chat, "benchmark paced").await;
-    assert_eq!(on_a.status(), 200);
-    let turn = turn_id(&on_a);
+    let (mut on_a, turn) = two.started(&two.a, &chat, "benchmark paced").await;
 
     // A reader on A gets the first part, then its connection "moves" to B.
     let mut parser = margin::chat::sse::SseParser::new();
     let first = read_until(&mut on_a, &mut parser, |got| text_of(got).len() >= 500).await;
     let cursor = *ids(&first).last().unwrap();
-    let mut on_b = two
-        .http
-        .get(format!("{}/api/chat/turns/{turn}/events", two.b.base))
-        .header("authorization", &two.auth)
-        .header("last-event-id", cursor.to_string())
-        .send()
-        .await
-        .unwrap();
+    let mut on_b = two.get(&two.b, &format!("/api/chat/turns/{turn}/events"), Some(cursor)).await;
     assert_eq!(on_b.status(), 200);
     assert_eq!(on_b.headers()["x-turn-id"], turn.as_str());
     let rest = read_until(&mut on_b, &mut margin::chat::sse::SseParser::new(), |got| got.iter().any(|m| m.event == "done")).await;
@@ -239,16 +237,7 @@ async fn a_turn_running_on_one_instance_is_resumed_on_the_other_exactly_once_wit
     assert_eq!(ids(&a_rest).last(), later.last(), "the last event has one number on both instances");
 
     // Once it is over, B still serves it from the stored events, from the same cursor.
-    let replay = two
-        .http
-        .get(format!("{}/api/chat/turns/{turn}/events?after={cursor}", two.b.base))
-        .header("authorization", &two.auth)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let replay = two.get(&two.b, &format!("/api/chat/turns/{turn}/events?after={cursor}"), None).await.text().await.unwrap();
     let replayed = margin::chat::sse::SseParser::new().push(replay.as_bytes());
     assert_eq!(text_of(&replayed), text_of(&rest));
     assert_eq!(replayed.last().unwrap().event, "done");
@@ -257,13 +246,7 @@ async fn a_turn_running_on_one_instance_is_resumed_on_the_other_exactly_once_wit
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_version_saved_through_one_instance_is_told_to_a_page_on_the_other() {
     let Some(two) = two_instances().await else { return };
-    let mut on_a = two
-        .http
-        .get(format!("{}/api/lessons/{}/events", two.a.base, two.lesson))
-        .header("authorization", &two.auth)
-        .send()
-        .await
-        .unwrap();
+    let mut on_a = two.get(&two.a, &format!("/api/lessons/{}/events", two.lesson), None).await;
     assert_eq!(on_a.status(), 200);
     let mut parser = margin::chat::sse::SseParser::new();
     let first = read_until(&mut on_a, &mut parser, |got| !got.is_empty()).await;

@@ -8,9 +8,9 @@ use axum::{
     body::Body,
     http::{header, Method, Request, StatusCode},
 };
-use common::{app, teacher, Auth, TestApp};
+use common::{app, read_events, teacher, Auth, TestApp};
 use http_body_util::BodyExt;
-use margin::chat::sse::{SseMessage, SseParser};
+use margin::chat::sse::SseParser;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -25,19 +25,9 @@ async fn listen(app: &TestApp, token: &str, lesson: &str) -> (StatusCode, Body) 
     (res.status(), res.into_body())
 }
 
-/// The next `n` events.
+/// The next `n` events, with their data read.
 async fn next(body: &mut Body, parser: &mut SseParser, n: usize) -> Vec<(String, Value)> {
-    let mut got: Vec<SseMessage> = Vec::new();
-    while got.len() < n {
-        match body.frame().await {
-            Some(Ok(frame)) => {
-                if let Some(data) = frame.data_ref() {
-                    got.extend(parser.push(data));
-                }
-            }
-            _ => break,
-        }
-    }
+    let got = read_events(body, parser, n).await;
     got.into_iter().map(|m| (m.event, serde_json::from_str(&m.data).unwrap())).collect()
 }
 

@@ -215,3 +215,23 @@ impl Auth<'_> {
         }
     }
 }
+
+/// Reads SSE events from a response body until `n` have arrived (or the stream ends).
+pub async fn read_events(
+    body: &mut Body,
+    parser: &mut margin::chat::sse::SseParser,
+    n: usize,
+) -> Vec<margin::chat::sse::SseMessage> {
+    let mut got = Vec::new();
+    while got.len() < n {
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    got.extend(parser.push(data));
+                }
+            }
+            _ => break,
+        }
+    }
+    got
+}
