@@ -256,3 +256,38 @@ async fn a_wrong_api_address_or_method_answers_in_json() {
     let r = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await;
     assert_eq!(r.status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn replies_are_limited_per_account_whatever_the_client_says() {
+    let (app, clock) = app_with_still_clock(Config { turns_per_minute_user: 3, ..Config::default() }).await;
+    let ana = teacher(&app, "ana@x.org").await;
+    let ben = teacher(&app, "ben@x.org").await;
+    let turn = |who: &common::Teacher, xff: String| {
+        let req = Request::builder()
+            .method(Method::POST)
+            .uri("/api/chat/stream")
+            .header(header::AUTHORIZATION, format!("Bearer {}", who.token))
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("x-forwarded-for", xff)
+            .body(Body::from(json!({"sessionId": who.session_id, "content": "test"}).to_string()))
+            .unwrap();
+        app.send(req)
+    };
+    // Three a minute: all at once, then one every 20 s. A new forged
+    // address per try changes nothing; the account is what counts.
+    for i in 0..3 {
+        let r = turn(&ana, format!("10.0.0.{i}")).await;
+        assert_eq!(r.status, StatusCode::OK, "turn {i}: {}", r.body);
+        assert!(r.body.contains("event: done"));
+    }
+    let refused = turn(&ana, "10.9.9.9".into()).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(refused.headers[header::RETRY_AFTER], "20");
+    assert_eq!(refused.json()["code"], "rate_limited");
+    assert_eq!(refused.json()["error"], "You have started a lot of replies in the last minute. Try again in 20 seconds.");
+    // Another teacher is not held up, and the first may go on once it is time.
+    assert_eq!(turn(&ben, "10.0.0.1".into()).await.status, StatusCode::OK);
+    clock.advance(std::time::Duration::from_secs(20));
+    assert_eq!(turn(&ana, "10.0.0.1".into()).await.status, StatusCode::OK);
+    assert_eq!(turn(&ana, "10.0.0.1".into()).await.status, StatusCode::TOO_MANY_REQUESTS);
+}

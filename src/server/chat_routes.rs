@@ -100,6 +100,8 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         }
     };
     let agent = state.ai.agent()?;
+    // Counted on the account, never on anything the client says.
+    state.limits.turn(&user.id).await?;
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     Ok(turns::live_response(log, 0, keepalive(&state)))

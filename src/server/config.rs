@@ -31,6 +31,8 @@ pub struct Config {
     pub max_connections_per_client: usize,
     /// Sign-ups one client address may make in an hour (`limits`).
     pub signups_per_client_hour: u32,
+    /// Replies one account may start in a minute (`limits`); 0: no limit.
+    pub turns_per_minute_user: u32,
     /// How long a running reply's lease lasts unrenewed; an instance that
     /// dies mid-reply leaves it running at most this long (`turns::leases`).
     pub turn_lease_secs: u64,
@@ -49,6 +51,7 @@ impl Default for Config {
             shutdown_secs: 10,
             max_connections_per_client: 512,
             signups_per_client_hour: super::limits::SIGNUPS_PER_CLIENT_HOUR,
+            turns_per_minute_user: super::limits::TURNS_PER_MINUTE_USER,
             turn_lease_secs: super::turns::LEASE.as_secs(),
         }
     }
@@ -69,6 +72,10 @@ impl Config {
             shutdown_secs: env::var("MARGIN_SHUTDOWN_SECS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(d.shutdown_secs),
             max_connections_per_client: positive("MARGIN_MAX_CONNECTIONS_PER_CLIENT").unwrap_or(d.max_connections_per_client),
             signups_per_client_hour: positive("MARGIN_SIGNUPS_PER_CLIENT_HOUR").unwrap_or(d.signups_per_client_hour),
+            turns_per_minute_user: env::var("MARGIN_TURNS_PER_MINUTE_USER")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(d.turns_per_minute_user),
             // At least three renewals fit in a lease.
             turn_lease_secs: positive::<u64>("MARGIN_TURN_LEASE_SECS").unwrap_or(d.turn_lease_secs).max(3),
         }

@@ -38,6 +38,9 @@ pub enum AppError {
     Unavailable(String),
     #[error("Too many attempts. Wait {0} seconds and try again.")]
     TooManyRequests(u64),
+    /// An account started more replies than its limit allows.
+    #[error("You have started a lot of replies in the last minute. Try again in {0} seconds.")]
+    TooManyTurns(u64),
     /// Too much work queued (password hashing): come back after this many seconds.
     #[error("The server is busy. Please try again in a few seconds.")]
     Busy(u64),
@@ -70,7 +73,7 @@ impl AppError {
             Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooManyRequests(_) | Self::TooManyTurns(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Account(r) => match r {
                 AccountRefusal::EmailTaken => StatusCode::CONFLICT,
@@ -99,7 +102,7 @@ impl AppError {
             Self::MethodNotAllowed => "method_not_allowed",
             Self::Unavailable(_) => "unavailable",
             Self::Busy(_) => "busy",
-            Self::TooManyRequests(_) => "rate_limited",
+            Self::TooManyRequests(_) | Self::TooManyTurns(_) => "rate_limited",
             Self::Internal(_) => "internal",
             Self::Account(_) | Self::Title(_) => match self.status() {
                 StatusCode::CONFLICT => "conflict",
@@ -134,7 +137,7 @@ impl IntoResponse for AppError {
             _ => Vec::new(),
         };
         let mut res = (self.status(), Json(ErrorReply { error: self.to_string(), code: self.code().into(), conflicts })).into_response();
-        if let Self::TooManyRequests(secs) | Self::Busy(secs) = self {
+        if let Self::TooManyRequests(secs) | Self::TooManyTurns(secs) | Self::Busy(secs) = self {
             if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);
             }

@@ -15,6 +15,10 @@
 //! one attacker usually holds whole. Tests move the limits' clock by hand
 //! ([`LimitClock::manual`]).
 //!
+//! Replies are limited too, per account (`MARGIN_TURNS_PER_MINUTE_USER`):
+//! each one costs a model call, and a script with a stolen session could
+//! otherwise start them without end.
+//!
 //! With one instance the limits are kept in memory (`governor`). When the
 //! database is shared by many instances, they are kept there (`shared`),
 //! so a client cannot multiply its tries by the number of instances.
@@ -115,6 +119,8 @@ pub struct AccountLimits {
     sign_up_per_client: Limit,
     sign_in_per_email_client: Limit,
     sign_in_per_email: Limit,
+    /// Replies started per account; `None`: no limit.
+    turns_per_user: Option<Limit>,
 }
 
 fn quota(rate: Rate) -> Quota {
@@ -125,6 +131,10 @@ fn quota(rate: Rate) -> Quota {
 /// (`MARGIN_SIGNUPS_PER_CLIENT_HOUR`): enough for a school's staff training
 /// behind one address, too few to fill the database.
 pub const SIGNUPS_PER_CLIENT_HOUR: u32 = 60;
+
+/// Replies one account may start in a minute, unless configured: far more
+/// than a teacher asks for by hand.
+pub const TURNS_PER_MINUTE_USER: u32 = 30;
 
 impl Default for AccountLimits {
     fn default() -> Self {
@@ -147,8 +157,29 @@ impl AccountLimits {
             sign_up_per_client: limit("up", signups, Duration::from_secs(3600) / signups),
             sign_in_per_email_client: limit("in-email", 5, Duration::from_secs(12)),
             sign_in_per_email: limit("email", 20, Duration::from_secs(6)),
+            turns_per_user: Some(limit("turns", TURNS_PER_MINUTE_USER, Duration::from_secs(60) / TURNS_PER_MINUTE_USER)),
             shared: None,
             clock,
+        }
+    }
+
+    /// The same limits with `per_minute` replies per account (all at once at
+    /// most, then evenly over the minute); 0: no limit.
+    pub fn with_turns_per_minute(mut self, per_minute: u32) -> Self {
+        self.turns_per_user = (per_minute > 0).then(|| {
+            let rate = Rate { burst: per_minute, every: Duration::from_secs(60) / per_minute };
+            Limit { name: "turns", rate, memory: RateLimiter::dashmap_with_clock(quota(rate), self.clock.clone()) }
+        });
+        self
+    }
+
+    /// Takes one reply for account `user_id`; refused (429, with when to try
+    /// again) past the limit.
+    pub async fn turn(&self, user_id: &str) -> Result<()> {
+        let Some(limit) = &self.turns_per_user else { return Ok(()) };
+        match self.take(limit, key(&[b"turns", user_id.as_bytes()])).await? {
+            None => Ok(()),
+            Some(wait) => Err(AppError::TooManyTurns(wait.as_secs().max(1))),
         }
     }
 
@@ -189,8 +220,10 @@ impl AccountLimits {
         }
     }
 
-    fn limits(&self) -> [&Limit; 4] {
-        [&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email]
+    fn limits(&self) -> Vec<&Limit> {
+        let mut all = vec![&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email];
+        all.extend(&self.turns_per_user);
+        all
     }
 
     /// Forgets entries that are back to a full burst (run now and then).

@@ -40,7 +40,8 @@ impl AppState {
         let signups = config.signups_per_client_hour;
         let lease = Duration::from_secs(config.turn_lease_secs);
         let bus = Arc::new(Bus::start(&db));
-        let limits = Arc::new(shared_limits(AccountLimits::with_clock(LimitClock::real(), signups), &db));
+        let limits = AccountLimits::with_clock(LimitClock::real(), signups).with_turns_per_minute(config.turns_per_minute_user);
+        let limits = Arc::new(shared_limits(limits, &db));
         Self {
             leptos_options,
             turn_writer: super::db::turn_writer(&db),

@@ -57,9 +57,10 @@ pub async fn app_with(config: Config) -> TestApp {
 /// (returned, to move it).
 pub async fn app_with_still_clock(config: Config) -> (TestApp, LimitClock) {
     let clock = LimitClock::manual();
-    let signups = config.signups_per_client_hour;
+    let (signups, turns) = (config.signups_per_client_hour, config.turns_per_minute_user);
     let mut app = app_with(config).await;
-    app.state.limits = std::sync::Arc::new(margin::server::state::shared_limits(AccountLimits::with_clock(clock.clone(), signups), &app.state.db));
+    let limits = AccountLimits::with_clock(clock.clone(), signups).with_turns_per_minute(turns);
+    app.state.limits = std::sync::Arc::new(margin::server::state::shared_limits(limits, &app.state.db));
     app.router = router::build(app.state.clone());
     (app, clock)
 }
