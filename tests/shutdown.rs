@@ -25,6 +25,10 @@ use server::{until_count, Server};
 const TURNS: usize = 50;
 const NEVER_READ: usize = 5;
 const SHUTDOWN_SECS: u64 = 2;
+/// The server's settings here: the stop above, a short lease (a killed
+/// server's reply is ended soon), and no limit on replies (one teacher
+/// starts fifty at once).
+const SERVER_ENV: [(&str, &str); 3] = [("MARGIN_SHUTDOWN_SECS", "2"), ("MARGIN_TURN_LEASE_SECS", "3"), ("MARGIN_TURNS_PER_MINUTE_USER", "0")];
 /// The turns' grace in `startup` (5 s) plus the bound, plus room for a busy machine.
 const DEADLINE: Duration = Duration::from_secs(5 + SHUTDOWN_SECS + 13);
 
@@ -32,7 +36,7 @@ const DEADLINE: Duration = Duration::from_secs(5 + SHUTDOWN_SECS + 13);
 async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply() {
     let dir = tempfile::tempdir().unwrap();
     let database = database::TestDatabase::new(dir.path()).await;
-    let server = Server::start(&database.url, dir.path(), &[("MARGIN_SHUTDOWN_SECS", &SHUTDOWN_SECS.to_string()), ("MARGIN_TURN_LEASE_SECS", "3")]).await;
+    let server = Server::start(&database.url, dir.path(), &SERVER_ENV).await;
     let base = server.base.clone();
     let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
     let http = reqwest::Client::new();
@@ -131,7 +135,7 @@ async fn sigterm_with_open_streams_exits_in_time_and_keeps_every_partial_reply()
 async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_once() {
     let dir = tempfile::tempdir().unwrap();
     let database = database::TestDatabase::new(dir.path()).await;
-    let mut server = Server::start(&database.url, dir.path(), &[("MARGIN_SHUTDOWN_SECS", &SHUTDOWN_SECS.to_string()), ("MARGIN_TURN_LEASE_SECS", "3")]).await;
+    let mut server = Server::start(&database.url, dir.path(), &SERVER_ENV).await;
     let http = reqwest::Client::new();
     let signup: Value = http
         .post(format!("{}/api/auth/signup", server.base))
@@ -161,7 +165,7 @@ async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_
     server.signal("-KILL");
     server.wait();
     drop(held);
-    let server = Server::start(&database.url, dir.path(), &[("MARGIN_SHUTDOWN_SECS", &SHUTDOWN_SECS.to_string()), ("MARGIN_TURN_LEASE_SECS", "3")]).await;
+    let server = Server::start(&database.url, dir.path(), &SERVER_ENV).await;
     until_count(&pool, "SELECT COUNT(*) FROM chat_messages WHERE status = 'interrupted'", 1).await;
 
     let http = reqwest::Client::new();
