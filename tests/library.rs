@@ -236,3 +236,26 @@ async fn the_import_form_makes_a_lesson_or_reports_every_problem_and_makes_nothi
     let theirs = app.post_form(path, Auth::Cookie(&other), &[("token", token.as_str())]).await;
     assert_eq!(theirs.body, "null");
 }
+
+#[tokio::test]
+async fn an_import_report_is_kept_in_the_database_for_its_teacher_only_and_briefly() {
+    use margin::{
+        models::ImportReport,
+        server::{db::time, import_reports},
+    };
+    let app = app().await;
+    let ana = app.user_id(&app.sign_up("ana@x.org").await).await;
+    let ben = app.user_id(&app.sign_up("ben@x.org").await).await;
+    let report = ImportReport { file: "verbs.xml".into(), problems: vec!["Line 2: <marquee> is not a lesson element".into()] };
+    let token = import_reports::keep(&app.state.db, &ana, &report).await.unwrap();
+
+    // Read through any instance: the database, not one process, holds it.
+    let now = time::now();
+    assert_eq!(import_reports::find(&app.state.db, &ana, &token, &now).await.unwrap(), Some(report));
+    assert_eq!(import_reports::find(&app.state.db, &ben, &token, &now).await.unwrap(), None);
+    assert_eq!(import_reports::find(&app.state.db, &ana, "no-such-token", &now).await.unwrap(), None);
+    // Ten minutes on, it is gone, and the purge forgets it.
+    let later = time::shifted(&now, std::time::Duration::from_secs(601), true).unwrap();
+    assert_eq!(import_reports::find(&app.state.db, &ana, &token, &later).await.unwrap(), None);
+    assert_eq!(import_reports::purge(&app.state.db, &later).await.unwrap(), 1);
+}

@@ -39,7 +39,8 @@ pub async fn get_lesson(id: String) -> Result<Lesson, ServerFnError> {
 /// the address the import redirected to).
 #[server]
 pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, ServerFnError> {
-    use super::ssr::require_user;
+    use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    Ok(state.import_reports.get(&user.id, &token))
+    let now = crate::server::db::time::now();
+    crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)
 }

@@ -98,21 +98,23 @@ async fn listen(url: String, local: broadcast::Sender<Note>, listening: watch::S
     loop {
         match sqlx::postgres::PgListener::connect(&url).await {
             Ok(mut listener) => match listener.listen_all([TURNS, LESSONS]).await {
-                Ok(()) => loop {
+                Ok(()) => {
                     listening.send_replace(true);
                     // `recv` reconnects by itself; notes sent meanwhile are
                     // lost, which the readers' polling covers.
-                    match listener.recv().await {
-                        Ok(n) => {
-                            let _ = local.send(Note { channel: n.channel().into(), payload: n.payload().into() });
-                        }
-                        Err(e) => {
-                            listening.send_replace(false);
-                            tracing::warn!(error = %e, "lost the notes of other instances; listening again");
-                            break;
+                    loop {
+                        match listener.recv().await {
+                            Ok(n) => {
+                                let _ = local.send(Note { channel: n.channel().into(), payload: n.payload().into() });
+                            }
+                            Err(e) => {
+                                listening.send_replace(false);
+                                tracing::warn!(error = %e, "lost the notes of other instances; listening again");
+                                break;
+                            }
                         }
                     }
-                },
+                }
                 Err(e) => tracing::warn!(error = %e, "could not listen for the notes of other instances"),
             },
             Err(e) => tracing::warn!(error = %e, "could not connect to listen for the notes of other instances"),

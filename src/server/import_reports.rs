@@ -3,61 +3,49 @@
 //! only a random token, never the text, so nobody can make the page say
 //! what they like; a token is good only for the teacher who imported.
 //!
-//! Kept in this process's memory (bounded): an import and the page after it
-//! are a second apart. With many instances (#20) this moves to the database.
+//! Kept in the database: with many instances, the page after the import
+//! may be served by another one.
 
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
+use std::time::Duration;
+
+use super::{
+    db::{time, Db},
+    error::Result,
+    ids,
 };
-
 use crate::models::ImportReport;
 
+/// How long a report is kept.
 const KEEP: Duration = Duration::from_secs(600);
-const MAX_REPORTS: usize = 1000;
 
-#[derive(Default)]
-pub struct ImportReports {
-    reports: Mutex<HashMap<String, (String, Instant, ImportReport)>>,
+/// Keeps `report` for `owner`; returns the token that finds it.
+pub async fn keep(db: &Db, owner: &str, report: &ImportReport) -> Result<String> {
+    let token = ids::random_hex(16);
+    sqlx::query("INSERT INTO import_reports (token, owner_id, report, created_at) VALUES ($1, $2, $3, $4)")
+        .bind(&token)
+        .bind(owner)
+        .bind(serde_json::to_string(report).unwrap_or_default())
+        .bind(time::now())
+        .execute(db)
+        .await?;
+    Ok(token)
 }
 
-impl ImportReports {
-    /// Keeps `report` for `owner`; returns the token that finds it.
-    pub fn keep(&self, owner: &str, report: ImportReport) -> String {
-        let token = super::ids::random_hex(16);
-        let mut reports = self.reports.lock().unwrap_or_else(|p| p.into_inner());
-        reports.retain(|_, (_, at, _)| at.elapsed() < KEEP);
-        if reports.len() >= MAX_REPORTS {
-            if let Some(oldest) = reports.iter().min_by_key(|(_, (_, at, _))| *at).map(|(k, _)| k.clone()) {
-                reports.remove(&oldest);
-            }
-        }
-        reports.insert(token.clone(), (owner.to_string(), Instant::now(), report));
-        token
-    }
-
-    /// The report behind `token`, if it is `owner`'s and still kept.
-    pub fn get(&self, owner: &str, token: &str) -> Option<ImportReport> {
-        let reports = self.reports.lock().unwrap_or_else(|p| p.into_inner());
-        reports
-            .get(token)
-            .filter(|(who, at, _)| who == owner && at.elapsed() < KEEP)
-            .map(|(_, _, r)| r.clone())
-    }
+/// The report behind `token`, if it is `owner`'s and was kept after `now`
+/// minus `KEEP`.
+pub async fn find(db: &Db, owner: &str, token: &str, now: &str) -> Result<Option<ImportReport>> {
+    let Some(since) = time::shifted(now, KEEP, false) else { return Ok(None) };
+    let report: Option<String> = sqlx::query_scalar("SELECT report FROM import_reports WHERE token = $1 AND owner_id = $2 AND created_at >= $3")
+        .bind(token)
+        .bind(owner)
+        .bind(since)
+        .fetch_optional(db)
+        .await?;
+    Ok(report.and_then(|r| serde_json::from_str(&r).ok()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_report_is_found_only_by_its_owner() {
-        let reports = ImportReports::default();
-        let report = ImportReport { file: "a.xml".into(), problems: vec!["Line 2: oops".into()] };
-        let token = reports.keep("ana", report.clone());
-        assert_eq!(reports.get("ana", &token), Some(report));
-        assert_eq!(reports.get("ben", &token), None);
-        assert_eq!(reports.get("ana", "nope"), None);
-    }
+/// Forgets reports kept before `now` minus `KEEP`.
+pub async fn purge(db: &Db, now: &str) -> Result<u64> {
+    let Some(before) = time::shifted(now, KEEP, false) else { return Ok(0) };
+    Ok(sqlx::query("DELETE FROM import_reports WHERE created_at < $1").bind(before).execute(db).await?.rows_affected())
 }

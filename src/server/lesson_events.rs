@@ -107,13 +107,13 @@ fn follow(db: Db, owner: String, lesson: String, first: LessonEvent, notes: broa
         }
         loop {
             let Ok(received) = tokio::time::timeout(bus::POLL, s.notes.recv()).await else {
-                match lessons::get_owned(&s.db, &s.owner, &s.lesson).await {
-                    Ok(l) if l.revision != s.revision => {
-                        s.revision = l.revision;
-                        return Some((Ok(sse(&LessonEvent::Revision { revision: l.revision })), s));
+                match lessons::revision_of(&s.db, &s.owner, &s.lesson).await {
+                    Ok(Some(revision)) if revision != s.revision => {
+                        s.revision = revision;
+                        return Some((Ok(sse(&LessonEvent::Revision { revision })), s));
                     }
-                    Ok(_) => continue,
-                    Err(_) => {
+                    Ok(Some(_)) | Err(_) => continue,
+                    Ok(None) => {
                         s.over = true;
                         return Some((Ok(sse(&LessonEvent::Lesson)), s));
                     }
@@ -139,7 +139,7 @@ fn follow(db: Db, owner: String, lesson: String, first: LessonEvent, notes: broa
                 Ok(_) => {}
                 // Fell behind: the page reloads what it shows.
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let revision = lessons::get_owned(&s.db, &s.owner, &s.lesson).await.map(|l| l.revision).unwrap_or(s.revision);
+                    let revision = lessons::revision_of(&s.db, &s.owner, &s.lesson).await.ok().flatten().unwrap_or(s.revision);
                     s.revision = revision;
                     s.first = Some(LessonEvent::Chats);
                     return Some((Ok(sse(&LessonEvent::Revision { revision })), s));

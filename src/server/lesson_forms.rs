@@ -19,7 +19,7 @@ use super::{
     current_user::CurrentUser,
     error::AppError,
     extract::{ApiForm, ApiPath},
-    lesson_events, lessons, library,
+    import_reports, lesson_events, lessons, library,
     state::AppState,
 };
 use crate::{
@@ -74,8 +74,10 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
             Err(e) => return answer(Err(e)),
         },
     };
-    let token = state.import_reports.keep(&user.id, ImportReport { file, problems });
-    Redirect::to(&format!("/?import={token}")).into_response()
+    match import_reports::keep(&state.db, &user.id, &ImportReport { file, problems }).await {
+        Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
+        Err(e) => answer(Err(e)),
+    }
 }
 
 /// A teacher's form sent without a session goes to sign in; a lesson that

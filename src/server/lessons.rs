@@ -81,6 +81,17 @@ pub async fn get_owned(db: &Db, owner_id: &str, id: &str) -> Result<Lesson> {
 }
 
 /// Whether the teacher owns this lesson.
+/// The current revision of one of `owner_id`'s lessons; `None` when it is
+/// not theirs, trashed or gone. (Read every second by each open page's
+/// event stream, so it reads nothing else.)
+pub async fn revision_of(db: &Db, owner_id: &str, id: &str) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar("SELECT revision FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
+        .bind(id)
+        .bind(owner_id)
+        .fetch_optional(db)
+        .await?)
+}
+
 pub async fn is_owned(db: &Db, owner_id: &str, id: &str) -> Result<bool> {
     let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
         .bind(id)

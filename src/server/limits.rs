@@ -151,16 +151,17 @@ impl AccountLimits {
             Limit { name, rate, memory: RateLimiter::dashmap_with_clock(quota(rate), clock.clone()) }
         };
         let signups = signups_per_hour.max(1);
-        Self {
+        let limits = Self {
             // A school behind one address signs in together in the morning.
             sign_in_per_client: limit("in", 60, Duration::from_secs(1)),
             sign_up_per_client: limit("up", signups, Duration::from_secs(3600) / signups),
             sign_in_per_email_client: limit("in-email", 5, Duration::from_secs(12)),
             sign_in_per_email: limit("email", 20, Duration::from_secs(6)),
-            turns_per_user: Some(limit("turns", TURNS_PER_MINUTE_USER, Duration::from_secs(60) / TURNS_PER_MINUTE_USER)),
+            turns_per_user: None,
             shared: None,
             clock,
-        }
+        };
+        limits.with_turns_per_minute(TURNS_PER_MINUTE_USER)
     }
 
     /// The same limits with `per_minute` replies per account (all at once at

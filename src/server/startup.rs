@@ -123,8 +123,8 @@ pub async fn run() -> ExitCode {
     }
 }
 
-/// Periodic clean-up: forget idle rate-limit entries, expired sessions and
-/// turn events kept for other instances, and delete lessons that have been
+/// Periodic clean-up: forget idle rate-limit entries, expired sessions,
+/// turn events kept for other instances and old import reports, and delete lessons that have been
 /// in the trash for 30 days.
 fn spawn_housekeeping(state: AppState) {
     tokio::spawn(async move {
@@ -141,6 +141,9 @@ fn spawn_housekeeping(state: AppState) {
             }
             if let Err(e) = super::turns::remote::purge(&state.db, &super::db::time::now()).await {
                 tracing::warn!(error = %e, "could not forget old turn events");
+            }
+            if let Err(e) = super::import_reports::purge(&state.db, &super::db::time::now()).await {
+                tracing::warn!(error = %e, "could not forget old import reports");
             }
             match super::library::purge(&state.db, &super::db::time::now()).await {
                 Ok(0) => {}

@@ -11,7 +11,6 @@ use super::{
     bus::Bus,
     config::Config,
     db::Db,
-    import_reports::ImportReports,
     limits::{AccountLimits, HashGate, LimitClock},
     turns::TurnHub,
 };
@@ -31,8 +30,6 @@ pub struct AppState {
     pub turns: Arc<TurnHub>,
     /// Notes to and from the other instances sharing the database.
     pub bus: Arc<Bus>,
-    /// Problems of lesson files that could not be imported, briefly.
-    pub import_reports: Arc<ImportReports>,
 }
 
 impl AppState {
@@ -52,7 +49,6 @@ impl AppState {
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default().with_lease(lease)),
             bus,
-            import_reports: Arc::new(ImportReports::default()),
         }
     }
 }
