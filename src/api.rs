@@ -2,6 +2,7 @@
 //! itself; the bodies compile only on the server, the browser gets a caller.
 
 pub mod lessons;
+pub mod school;
 pub mod session;
 
 #[cfg(feature = "ssr")]

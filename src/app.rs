@@ -14,6 +14,7 @@ use crate::components::{
     lesson_page::LessonPage,
     lessons_page::LessonsPage,
     not_found::NotFound,
+    school_page::SchoolPage,
     trash_page::TrashPage,
 };
 
@@ -58,6 +59,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/signin") view=SignInPage/>
                 <Route path=path!("/signup") view=SignUpPage/>
                 <Route path=path!("/trash") view=TrashPage/>
+                <Route path=path!("/school") view=SchoolPage/>
                 // The workspace island sits inside the lesson's Suspense: render the
                 // page whole (not streamed), so the island is in the HTML the
                 // island script walks when it hydrates.

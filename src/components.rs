@@ -12,6 +12,7 @@ pub mod lesson_state;
 pub mod lesson_view;
 pub mod lessons_page;
 pub mod not_found;
+pub mod school_page;
 pub mod top_bar;
 pub mod trash_page;
 pub mod xml_editor;

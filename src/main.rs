@@ -3,6 +3,10 @@
 #[cfg(feature = "ssr")]
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(code) = margin::server::cli::run(&args).await {
+        return code;
+    }
     margin::server::startup::run().await
 }
 

@@ -11,6 +11,23 @@ use crate::lesson::LessonHtml;
 pub struct UserInfo {
     pub id: String,
     pub email: String,
+    /// The school the account belongs to (decided on the server, never by
+    /// what a client sends).
+    #[serde(default)]
+    pub school_id: String,
+    /// `admin` or `teacher` in that school.
+    #[serde(default)]
+    pub role: String,
+}
+
+/// An account's role in its school.
+pub const ROLE_ADMIN: &str = "admin";
+pub const ROLE_TEACHER: &str = "teacher";
+
+impl UserInfo {
+    pub fn is_admin(&self) -> bool {
+        self.role == ROLE_ADMIN
+    }
 }
 
 /// The body of every failed API call: a sentence for the teacher and a
@@ -256,3 +273,47 @@ pub struct ChangesReply {
 }
 
 crate::wire_enum::wire_enum!(Author { Teacher => "teacher", Agent => "agent" });
+
+/// A school's name and its own allowance (`None`: the server's).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct School {
+    pub id: String,
+    pub name: String,
+    pub monthly_tokens: Option<i64>,
+}
+
+/// A member of a school, with what they used this month.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub id: String,
+    pub email: String,
+    pub role: String,
+    pub created_at: String,
+    pub tokens_this_month: i64,
+}
+
+/// An invitation as the school page lists it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct Invite {
+    pub id: String,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+/// Everything the School page shows its admin.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SchoolOverview {
+    pub school: School,
+    pub usage: crate::chat::message::UsageSummary,
+    /// The server's allowance for schools without their own (`None`: unlimited).
+    pub server_allowance: Option<i64>,
+    pub members: Vec<Member>,
+    pub invites: Vec<Invite>,
+}

@@ -20,6 +20,8 @@ pub enum AccountRefusal {
     WrongCredentials,
     EmailTaken,
     SignupClosed,
+    /// The invitation link was used, revoked or has expired.
+    InviteInvalid,
     /// Too many sign-in attempts; try again after this many seconds.
     TooManyAttempts(u64),
     /// Anything else: the server failed, the teacher did nothing wrong.
@@ -36,6 +38,7 @@ impl AccountRefusal {
             Self::WrongCredentials => "credentials".into(),
             Self::EmailTaken => "exists".into(),
             Self::SignupClosed => "closed".into(),
+            Self::InviteInvalid => "invite".into(),
             Self::TooManyAttempts(secs) => format!("rate-{secs}"),
             Self::Server => "server".into(),
         }
@@ -53,6 +56,7 @@ impl AccountRefusal {
             "credentials" => Self::WrongCredentials,
             "exists" => Self::EmailTaken,
             "closed" => Self::SignupClosed,
+            "invite" => Self::InviteInvalid,
             _ => Self::Server,
         }
     }
@@ -66,6 +70,7 @@ impl AccountRefusal {
             Self::WrongCredentials => "That email and password do not match an account.".into(),
             Self::EmailTaken => "An account with this email already exists. Sign in instead.".into(),
             Self::SignupClosed => "Sign-up is closed on this server. Ask its administrator for an account.".into(),
+            Self::InviteInvalid => "This invitation link has been used or has expired. Ask your school's admin for a new one.".into(),
             Self::TooManyAttempts(secs) => format!("Too many sign-in attempts. Wait {secs} seconds and try again."),
             Self::Server => "Something went wrong on the server. Please try again.".into(),
         }

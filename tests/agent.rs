@@ -436,7 +436,7 @@ async fn cancelling_mid_reply_keeps_what_was_said() {
         }
     });
     let result = agent
-        .run_turn(TurnRequest { history: vec![], user_text: "Hold on a second".into() }, &ctx, &tx, &cancel)
+        .run_turn(TurnRequest { history: vec![], user_text: "Hold on a second".into() }, &ctx, &tx, &cancel, &margin::agent::meter::Unmetered)
         .await;
     drop(tx);
     watcher.await.unwrap();

@@ -102,10 +102,25 @@ impl Provider {
         messages: &[SentMessage<'_>],
         tools: &[ChatCompletionTools],
     ) -> Result<RoundStream, ProviderError> {
+        self.send(self.request_body(messages, tools)?).await
+    }
+
+    /// The body of a call, written once: its size is what the call's prompt
+    /// is reserved by (`meter`) before it is sent.
+    pub fn request_body(&self, messages: &[SentMessage<'_>], tools: &[ChatCompletionTools]) -> Result<bytes::Bytes, ProviderError> {
         let cap = self.limits.max_tokens.map(|n| (n, self.limits.max_tokens_field));
         let body = serde_json::to_vec(&CompletionRequest::new(&self.model, messages, tools, cap))
             .map_err(|e| ProviderError::new("internal", format!("Could not write the request: {e}")))?;
-        let body = bytes::Bytes::from(body);
+        Ok(bytes::Bytes::from(body))
+    }
+
+    /// The most a call may write (`AI_MAX_TOKENS`), if capped.
+    pub fn max_tokens(&self) -> Option<u32> {
+        self.limits.max_tokens
+    }
+
+    /// Sends a call's body and opens its stream, retrying what is worth it.
+    pub async fn send(&self, body: bytes::Bytes) -> Result<RoundStream, ProviderError> {
         let mut attempt = 0;
         loop {
             let first_byte_by = Instant::now() + self.limits.first_byte_timeout;

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     assemble::{AssembledCall, ToolCallAssembler},
     config::{AiConfig, Limits},
+    meter::{estimate_tokens, CallOutcome, CallUsage, Meter},
     prompt::{self, PastMessage},
     provider::{wire::SentMessage, Provider, ProviderError},
     skills::Skills,
@@ -24,6 +25,9 @@ use crate::chat::{
     events::{ChatEvent, RoundData, TextData, ToolArgs, ToolEndData, ToolStartData, ToolStatus, UsageData},
     turn::TurnRecord,
 };
+
+/// What a call is reserved for when `AI_MAX_TOKENS` is not set.
+const UNCAPPED_OUTPUT: u32 = 16_384;
 
 /// One turn's input.
 pub struct TurnRequest {
@@ -67,6 +71,9 @@ pub struct Agent {
     definitions: Vec<async_openai::types::chat::ChatCompletionTools>,
     skills: Arc<Skills>,
     base_prompt: String,
+    /// The size of the system prompt without a lesson and of the tool
+    /// definitions, as sent, for reservations.
+    prompt_bytes: usize,
     max_steps: u32,
     limits: Limits,
 }
@@ -75,6 +82,10 @@ pub struct Agent {
 struct Turn<'a> {
     events: &'a UnboundedSender<ChatEvent>,
     result: TurnResult,
+    /// The model call under way: what the provider said it used (its last
+    /// report), and how much it wrote, for an estimate when it said nothing.
+    call_usage: Option<super::provider::wire::Usage>,
+    call_output: usize,
 }
 
 impl Turn<'_> {
@@ -126,9 +137,12 @@ impl Agent {
         let base_prompt = std::fs::read_to_string(&base_path).map_err(|e| format!("cannot read {}: {e}", base_path.display()))?;
         let skills = Arc::new(Skills::load(&config.prompts_dir.join("chat/skills"))?);
         let tools = ToolRegistry::standard(skills.clone());
+        let definitions = tools.definitions();
         Ok(Self {
             provider: Provider::new(config),
-            definitions: tools.definitions(),
+            prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len())
+                + prompt::system_prompt(&base_prompt, &skills, "").len(),
+            definitions,
             tools,
             skills,
             base_prompt,
@@ -151,14 +165,29 @@ impl Agent {
         prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current()))
     }
 
+    /// What a turn's first call is reserved by before it starts, from the
+    /// sizes of what it will send (the server reserves it with the request,
+    /// so that a spent budget is a 402 rather than a failed stream).
+    pub fn first_call_reservation(&self, lesson_bytes: usize, history_bytes: usize, question_bytes: usize) -> u32 {
+        let fixed = self.prompt_bytes;
+        estimate_tokens(fixed + lesson_bytes + history_bytes + question_bytes).saturating_add(self.max_output())
+    }
+
+    /// The most one call may write, as reserved: `AI_MAX_TOKENS`, or a
+    /// generous guess when it is not capped.
+    fn max_output(&self) -> u32 {
+        self.provider.max_tokens().unwrap_or(UNCAPPED_OUTPUT)
+    }
+
     pub async fn run_turn(
         &self,
         request: TurnRequest,
         ctx: &ToolContext,
         events: &UnboundedSender<ChatEvent>,
         cancel: &CancellationToken,
+        meter: &dyn Meter,
     ) -> TurnResult {
-        let mut turn = Turn { events, result: TurnResult::default() };
+        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0 };
         // The conversation without the system prompt: that is written anew
         // for every model call (it holds the lesson as it is then) and not
         // kept between calls.
@@ -171,7 +200,7 @@ impl Agent {
         for round in 1..=self.max_steps {
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
-            let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, deadline)).await;
+            let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, deadline, meter)).await;
             let r = match streamed {
                 Ok(r) => r,
                 Err(outcome) => return turn.ended(outcome),
@@ -223,6 +252,10 @@ impl Agent {
 
     /// Streams one model call: passes its text on, assembles its tool calls
     /// and announces those worth announcing before their arguments are in.
+    ///
+    /// The call is reserved with the meter first (refused: the turn ends
+    /// without calling) and settled after, however it ended.
+    #[allow(clippy::too_many_arguments)]
     async fn stream_round(
         &self,
         messages: &[ChatCompletionRequestMessage],
@@ -231,6 +264,7 @@ impl Agent {
         turn: &mut Turn<'_>,
         cancel: &CancellationToken,
         deadline: Instant,
+        meter: &dyn Meter,
     ) -> Result<Round, TurnOutcome> {
         let system = self.system(ctx);
         let mut sent: Vec<SentMessage<'_>> = Vec::with_capacity(messages.len() + 1);
@@ -239,14 +273,45 @@ impl Agent {
             message,
             reasoning_content: thoughts.iter().find(|(at, _)| *at == i).map(|(_, r)| r.as_str()),
         }));
+        let body = self.provider.request_body(&sent, &self.definitions).map_err(TurnOutcome::Failed)?;
+        drop(sent);
+        drop(system);
+        let prompt_bytes = body.len();
+        meter.reserve(estimate_tokens(prompt_bytes).saturating_add(self.max_output())).await.map_err(TurnOutcome::Failed)?;
+        turn.call_usage = None;
+        turn.call_output = 0;
+        let result = self.stream_call(body, turn, cancel, deadline).await;
+        let outcome = match &result {
+            Ok(_) => CallOutcome::Complete,
+            Err(TurnOutcome::Cancelled) => CallOutcome::Cancelled,
+            Err(_) => CallOutcome::Failed,
+        };
+        let used = match turn.call_usage {
+            Some(u) => CallUsage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, estimated: false, outcome },
+            // Nothing came back: nothing to pay for, the reservation goes back.
+            None if turn.call_output == 0 => CallUsage { prompt_tokens: 0, completion_tokens: 0, estimated: false, outcome },
+            // Cut short after it wrote: what was sent and what came, at
+            // about four bytes a token.
+            None => CallUsage {
+                prompt_tokens: u32::try_from(prompt_bytes / 4).unwrap_or(u32::MAX),
+                completion_tokens: u32::try_from(turn.call_output.div_ceil(4)).unwrap_or(u32::MAX),
+                estimated: true,
+                outcome,
+            },
+        };
+        meter.settle(used).await;
+        result
+    }
+
+    /// Streams one call whose body is written: passes its text on, assembles
+    /// its tool calls and announces those worth announcing early.
+    async fn stream_call(&self, body: bytes::Bytes, turn: &mut Turn<'_>, cancel: &CancellationToken, deadline: Instant) -> Result<Round, TurnOutcome> {
         let started = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
             _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
-            s = self.provider.stream(&sent, &self.definitions) => s,
+            s = self.provider.send(body) => s,
         };
-        drop(sent);
-        drop(system);
         let mut stream = started.map_err(TurnOutcome::Failed)?;
         let mut calls = ToolCallAssembler::new();
         let mut round = Round {
@@ -271,6 +336,7 @@ impl Agent {
                 Err(e) => return Err(TurnOutcome::Failed(e)),
             };
             if let Some(u) = chunk.usage {
+                turn.call_usage = Some(u);
                 // Some providers repeat the running total in several chunks:
                 // the call's usage is the last one, added once to the turn's.
                 turn.emit(ChatEvent::Usage(UsageData {
@@ -286,6 +352,7 @@ impl Agent {
                     }
                     round.reasoning_content |= choice.delta.reasoning_content.is_some();
                     round.reasoning.push_str(thought);
+                    turn.call_output += thought.len();
                     turn.emit(ChatEvent::Reasoning(TextData { content: thought.to_string() }));
                 }
                 if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
@@ -294,10 +361,12 @@ impl Agent {
                     }
                     turn.text(&round.text, text);
                     round.text.push_str(text);
+                    turn.call_output += text.len();
                 }
                 let deltas = choice.delta.tool_calls.unwrap_or_default();
                 for delta in &deltas {
                     let function = delta.function.as_ref();
+                    turn.call_output += function.and_then(|f| f.arguments.as_deref()).map_or(0, str::len);
                     calls.push(
                         delta.index,
                         delta.id.as_deref(),

@@ -115,6 +115,72 @@ pub struct AiStatus {
     pub ready: bool,
     /// Why the assistant cannot work, and what to configure.
     pub message: Option<String>,
+    /// `admin` or `teacher`: an admin is offered "Add credits".
+    #[serde(default)]
+    pub role: String,
+    /// The school's budget this month; `None` before sign-in.
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    #[serde(default)]
+    pub usage: Option<UsageSummary>,
+    /// The meter's sentence ("12,400 of 200,000 tokens used this month");
+    /// `None` when the allowance is unlimited.
+    #[serde(default)]
+    pub meter: Option<String>,
+    /// Set when the budget is spent: why the assistant cannot be asked now.
+    #[serde(default)]
+    pub blocked: Option<String>,
+}
+
+/// Where a school's AI budget stands this month.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageSummary {
+    /// Tokens taken from this month's allowance.
+    pub used: i64,
+    /// The month's allowance; `None`: unlimited.
+    pub allowance: Option<i64>,
+    /// Credits left (they do not expire).
+    pub credits: i64,
+    /// What is left of the allowance plus the credits; `None`: unlimited.
+    pub remaining: Option<i64>,
+    /// When the allowance comes back (the first moment of next month).
+    pub resets_at: String,
+    /// The same in words: "1 December".
+    #[serde(default)]
+    pub reset_day: String,
+}
+
+impl UsageSummary {
+    /// The meter's sentence, or `None` when unlimited.
+    pub fn meter(&self) -> Option<String> {
+        let allowance = self.allowance?;
+        let mut s = format!("{} of {} tokens used this month", thousands(self.used.min(allowance)), thousands(allowance));
+        if self.credits > 0 {
+            s.push_str(&format!(", {} credits left", thousands(self.credits)));
+        }
+        Some(s)
+    }
+
+    /// Why nothing can be asked now, or `None` while budget is left.
+    pub fn blocked(&self) -> Option<String> {
+        (self.remaining? <= 0).then(|| format!("Your school's AI allowance for this month is used up. It resets on {}.", self.reset_day))
+    }
+}
+
+/// 12400 → "12,400".
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 impl ChatMessage {

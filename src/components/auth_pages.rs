@@ -25,6 +25,7 @@ fn AuthForm(
     let error = move || query.read().get("error").map(|c| auth_error_message(&c));
     let email = move || query.read().get("email").unwrap_or_default();
     let next = move || query.read().get("next").unwrap_or_default();
+    let invite = move || query.read().get("invite").unwrap_or_default();
     view! {
         <main class="page narrow auth">
             <p class="brand-large">"Margin"</p>
@@ -36,6 +37,10 @@ fn AuthForm(
                 <label for="password">"Password"</label>
                 <input id="password" name="password" type="password" autocomplete=password_autocomplete required/>
                 <input type="hidden" name="next" value=next/>
+                {move || (!invite().is_empty()).then(|| view! {
+                    <p class="muted">"You were invited to join a school on Margin. Your account will belong to it."</p>
+                    <input type="hidden" name="invite" value=invite/>
+                })}
                 <button type="submit" class="primary">{button}</button>
             </form>
             {children()}

@@ -13,7 +13,10 @@ pub fn TopBar() -> impl IntoView {
             <div class="top-bar-right">
                 <Suspense fallback=|| ()>
                     {move || Suspend::new(async move {
-                        me.await.ok().flatten().map(|u| view! { <span class="who">{u.email}</span> })
+                        me.await.ok().flatten().map(|u| view! {
+                            {u.is_admin().then(|| view! { <a href="/school" class="quiet">"School"</a> })}
+                            <span class="who">{u.email}</span>
+                        })
                     })}
                 </Suspense>
                 <form method="post" action="/auth/signout">

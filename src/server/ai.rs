@@ -87,6 +87,10 @@ impl AiRuntime {
             demo: self.config.is_demo(),
             ready: self.agent.is_some(),
             message: self.unavailable.clone(),
+            role: String::new(),
+            usage: None,
+            meter: None,
+            blocked: None,
         }
     }
 }

@@ -17,9 +17,10 @@ use super::{
     error::{AppError, Result},
     ids,
     limits::HashGate,
+    schools,
 };
 use crate::{
-    models::UserInfo,
+    models::{UserInfo, ROLE_TEACHER},
     refusals::{AccountRefusal, MIN_PASSWORD_LEN},
 };
 
@@ -95,26 +96,50 @@ pub(super) fn token_hash(token: &str) -> String {
 }
 
 /// Creates an account. The email must be new; the message never reveals more
-/// than that the address cannot be used.
-pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &str, password: &str) -> Result<UserInfo> {
+/// than that the address cannot be used. With an invitation the account
+/// joins the inviting school as a teacher (even when sign-up is closed);
+/// without one it starts a school of its own and is its admin.
+pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &str, password: &str, invite: Option<&str>) -> Result<UserInfo> {
     validate_new_account(email, password)?;
-    if !allow_signup {
-        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(db).await?;
-        if count > 0 {
-            return Err(AppError::Account(AccountRefusal::SignupClosed));
+    let invite = invite.map(str::trim).filter(|t| !t.is_empty());
+    match invite {
+        Some(token) => {
+            if !schools::invite_is_open(db, token).await? {
+                return Err(AppError::Account(AccountRefusal::InviteInvalid));
+            }
         }
+        None if !allow_signup => {
+            let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(db).await?;
+            if count > 0 {
+                return Err(AppError::Account(AccountRefusal::SignupClosed));
+            }
+        }
+        None => {}
     }
     let email = email.trim().to_string();
     let hash = hash_password(gate, password.to_string()).await?;
     let id = ids::new_id();
-    let inserted = sqlx::query("INSERT INTO users (id, email, password_hash) VALUES ($1, $2, $3)")
+    let mut tx = db::begin_write(db).await?;
+    let (school_id, role) = match invite {
+        Some(token) => match schools::take_invite(&mut tx, token, &id).await? {
+            Some(school) => (school, ROLE_TEACHER),
+            None => return Err(AppError::Account(AccountRefusal::InviteInvalid)),
+        },
+        None => (schools::create(&mut tx, "My school").await?, schools::FOUNDER_ROLE),
+    };
+    let inserted = sqlx::query("INSERT INTO users (id, email, password_hash, school_id, role) VALUES ($1, $2, $3, $4, $5)")
         .bind(&id)
         .bind(&email)
         .bind(&hash)
-        .execute(db)
+        .bind(&school_id)
+        .bind(role)
+        .execute(&mut *tx)
         .await;
     match inserted {
-        Ok(_) => Ok(UserInfo { id, email }),
+        Ok(_) => {
+            tx.commit().await?;
+            Ok(UserInfo { id, email, school_id, role: role.into() })
+        }
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(AppError::Account(AccountRefusal::EmailTaken)),
         Err(e) => Err(e.into()),
     }
@@ -126,20 +151,22 @@ struct Account {
     id: String,
     email: String,
     password_hash: String,
+    school_id: String,
+    role: String,
 }
 
 /// Checks an email and password. A wrong email and a wrong password get the
 /// same answer, so the message gives no hint whether the account exists.
 pub async fn authenticate(db: &Db, gate: &HashGate, email: &str, password: &str) -> Result<UserInfo> {
-    let row: Option<Account> = sqlx::query_as("SELECT id, email, password_hash FROM users WHERE lower(email) = lower($1)")
+    let row: Option<Account> = sqlx::query_as("SELECT id, email, password_hash, COALESCE(school_id, '') AS school_id, role FROM users WHERE lower(email) = lower($1)")
         .bind(email.trim())
         .fetch_optional(db)
         .await?;
     let wrong = || AppError::Account(AccountRefusal::WrongCredentials);
     match row {
-        Some(Account { id, email, password_hash }) => {
+        Some(Account { id, email, password_hash, school_id, role }) => {
             if verify_password(gate, password.to_string(), password_hash).await? {
-                Ok(UserInfo { id, email })
+                Ok(UserInfo { id, email, school_id, role })
             } else {
                 Err(wrong())
             }
@@ -179,7 +206,7 @@ pub async fn delete_session(db: &Db, token: &str) -> Result<()> {
 /// The teacher a live session token belongs to.
 pub async fn user_for_token(db: &Db, token: &str) -> Result<Option<UserInfo>> {
     let user: Option<UserInfo> = sqlx::query_as(
-        "SELECT u.id, u.email FROM sessions s JOIN users u ON u.id = s.user_id
+        "SELECT u.id, u.email, COALESCE(u.school_id, '') AS school_id, u.role FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = $1 AND s.expires_at > $2",
     )
     .bind(token_hash(token))

@@ -47,6 +47,9 @@ pub struct Credentials {
     /// Where to go after a form sign-in (a path on this site).
     #[serde(default)]
     next: Option<String>,
+    /// An invitation's token: join the school that sent it.
+    #[serde(default)]
+    invite: Option<String>,
 }
 
 /// Signs up, or signs in, and starts a session. Shared by both doors.
@@ -55,7 +58,8 @@ async fn start_session(state: &AppState, client: IpAddr, creds: &Credentials, si
     auth::check_lengths(&creds.email, &creds.password)?;
     let user = if signup {
         state.limits.sign_up(client).await?;
-        auth::create_user(&state.db, &state.hash_gate, state.config.allow_signup, &creds.email, &creds.password).await?
+        auth::create_user(&state.db, &state.hash_gate, state.config.allow_signup, &creds.email, &creds.password, creds.invite.as_deref())
+            .await?
     } else {
         if let Some(wait) = state.limits.sign_in(&creds.email, client).await? {
             tokio::time::sleep(wait).await;
@@ -134,6 +138,9 @@ fn back_to_form(page: &str, e: &AppError, creds: &Credentials) -> Response {
     let mut query = vec![("error", refusal(e).code()), ("email", creds.email.trim().to_string())];
     if let Some(next) = creds.next.as_deref().filter(|n| !n.is_empty()) {
         query.push(("next", next.to_string()));
+    }
+    if let Some(invite) = creds.invite.as_deref().filter(|n| !n.is_empty()) {
+        query.push(("invite", invite.to_string()));
     }
     let qs = serde_urlencoded::to_string(&query).unwrap_or_default();
     Redirect::to(&format!("{page}?{qs}")).into_response()

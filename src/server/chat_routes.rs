@@ -18,13 +18,13 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     ai::AiStatus,
-    auth, chats,
+    auth, budget, chats,
     current_user::CurrentUser,
     error::{AppError, Result},
     extract::{ApiJson, ApiPath, ApiQuery},
     lesson_events,
     state::AppState,
-    turns::{self, CancelStatus, NewTurn},
+    turns::{self, meter, CancelStatus, NewTurn},
 };
 use crate::{
     chat::message::{MessageRequest, MessageStatus, SessionMessages, TitleRequest},
@@ -45,6 +45,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/chats/{id}", axum::routing::patch(rename_session).delete(delete_session))
         .route("/api/chats/{id}/messages", get(messages))
         .route("/api/ai/status", get(ai_status))
+        .route("/api/ai/usage", get(ai_usage))
 }
 
 async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response> {
@@ -100,9 +101,12 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         }
     };
     let agent = state.ai.agent()?;
-    // Counted on the account, never on anything the client says.
-    state.limits.turn(&user.id).await?;
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry };
+    // Counted on the account and its school, never on anything the client says.
+    state.limits.turn(&user.id, &user.school_id).await?;
+    let first = agent.first_call_reservation(chat.document_xml.len(), meter::history_bytes(&chat.history), content.len());
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    let spending = meter::Spending::reserve_first(&state.turn_writer, &user.school_id, &user.id, default, &state.clock, first).await?;
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     Ok(turns::live_response(log, 0, keepalive(&state)))
 }
@@ -207,6 +211,35 @@ async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser,
     Ok(Json(SessionMessages { messages, running_turn_id }).into_response())
 }
 
-async fn ai_status(State(state): State<AppState>, CurrentUser(_): CurrentUser) -> Json<AiStatus> {
-    Json(state.ai.status())
+/// The assistant, and where the school's budget stands.
+async fn ai_status(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<AiStatus>> {
+    let mut status = state.ai.status();
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    let usage = budget::summary(&state.db, &user.school_id, default, state.clock.now()).await?;
+    status.meter = usage.meter();
+    status.blocked = usage.blocked();
+    status.usage = Some(usage);
+    status.role = user.role;
+    Ok(Json(status))
 }
+
+#[derive(Deserialize)]
+struct UsageQuery {
+    /// An admin may ask for one teacher of the school.
+    user: Option<String>,
+}
+
+/// The month's use by teacher and by day: the whole school's for its admin,
+/// a teacher's own otherwise.
+async fn ai_usage(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiQuery(q): ApiQuery<UsageQuery>) -> Result<Response> {
+    let only = match q.user {
+        Some(other) if !user.is_admin() && other != user.id => {
+            return Err(AppError::Forbidden("Only your school's admin can see other teachers' usage.".into()));
+        }
+        asked if user.is_admin() => asked,
+        _ => Some(user.id.clone()),
+    };
+    Ok(Json(budget::report(&state.db, &user.school_id, only.as_deref(), state.clock.now()).await?).into_response())
+}
+
+

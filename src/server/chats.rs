@@ -83,6 +83,8 @@ pub struct ChatStart {
 struct UserAndChat {
     user_id: String,
     email: String,
+    school_id: String,
+    role: String,
     id: Option<String>,
     lesson_id: Option<String>,
     title: Option<String>,
@@ -112,7 +114,7 @@ fn user_and_chat_query(backend: db::Backend) -> String {
     let history = backend.json_rows("m.seq, m.role, m.content, m.tool_calls, m.status");
     let proposals = backend.json_rows("p.id, p.status, p.applied_revision, p.reason");
     format!(
-        "SELECT u.id AS user_id, u.email, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
+        "SELECT u.id AS user_id, u.email, COALESCE(u.school_id, '') AS school_id, u.role, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
            l.review_edits,
            (SELECT {history}
               FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
@@ -141,6 +143,8 @@ pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: u
     let Some(UserAndChat {
         user_id,
         email,
+        school_id,
+        role,
         id,
         lesson_id,
         title,
@@ -155,7 +159,7 @@ pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: u
     else {
         return Ok(None);
     };
-    let user = UserInfo { id: user_id, email };
+    let user = UserInfo { id: user_id, email, school_id, role };
     let (Some(id), Some(lesson_id), Some(title), Some(created_at), Some(updated_at), Some(document_xml), Some(revision)) =
         (id, lesson_id, title, created_at, updated_at, document_xml, revision)
     else {

@@ -33,6 +33,11 @@ pub struct Config {
     pub signups_per_client_hour: u32,
     /// Replies one account may start in a minute (`limits`); 0: no limit.
     pub turns_per_minute_user: u32,
+    /// Replies one school's accounts may start in a minute, together; 0: no limit.
+    pub turns_per_minute_school: u32,
+    /// Tokens a school may use a calendar month unless it has its own
+    /// allowance (`MARGIN_MONTHLY_TOKENS`); `None`: unlimited (`budget`).
+    pub monthly_tokens: Option<u64>,
     /// How long a running reply's lease lasts unrenewed; an instance that
     /// dies mid-reply leaves it running at most this long (`turns::leases`).
     pub turn_lease_secs: u64,
@@ -52,6 +57,8 @@ impl Default for Config {
             max_connections_per_client: 512,
             signups_per_client_hour: super::limits::SIGNUPS_PER_CLIENT_HOUR,
             turns_per_minute_user: super::limits::TURNS_PER_MINUTE_USER,
+            turns_per_minute_school: super::limits::TURNS_PER_MINUTE_SCHOOL,
+            monthly_tokens: None,
             turn_lease_secs: super::turns::LEASE.as_secs(),
         }
     }
@@ -76,6 +83,11 @@ impl Config {
                 .ok()
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(d.turns_per_minute_user),
+            turns_per_minute_school: env::var("MARGIN_TURNS_PER_MINUTE_SCHOOL")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(d.turns_per_minute_school),
+            monthly_tokens: env::var("MARGIN_MONTHLY_TOKENS").ok().and_then(|v| v.trim().parse().ok()),
             // At least three renewals fit in a lease.
             turn_lease_secs: positive::<u64>("MARGIN_TURN_LEASE_SECS").unwrap_or(d.turn_lease_secs).max(3),
         }

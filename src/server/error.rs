@@ -41,6 +41,12 @@ pub enum AppError {
     /// An account started more replies than its limit allows.
     #[error("You have started a lot of replies in the last minute. Try again in {0} seconds.")]
     TooManyTurns(u64),
+    #[error("Your school has started a lot of replies in the last minute. Try again in {0} seconds.")]
+    SchoolBusy(u64),
+    /// The school's budget is spent (402): the sentence, and when the
+    /// allowance comes back.
+    #[error("{message}")]
+    BudgetExhausted { message: String, resets_at: String },
     /// Too much work queued (password hashing): come back after this many seconds.
     #[error("The server is busy. Please try again in a few seconds.")]
     Busy(u64),
@@ -73,11 +79,12 @@ impl AppError {
             Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::TooManyRequests(_) | Self::TooManyTurns(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::BudgetExhausted { .. } => StatusCode::PAYMENT_REQUIRED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Account(r) => match r {
                 AccountRefusal::EmailTaken => StatusCode::CONFLICT,
-                AccountRefusal::SignupClosed => StatusCode::FORBIDDEN,
+                AccountRefusal::SignupClosed | AccountRefusal::InviteInvalid => StatusCode::FORBIDDEN,
                 AccountRefusal::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
                 AccountRefusal::Server => StatusCode::INTERNAL_SERVER_ERROR,
                 _ => StatusCode::BAD_REQUEST,
@@ -102,7 +109,8 @@ impl AppError {
             Self::MethodNotAllowed => "method_not_allowed",
             Self::Unavailable(_) => "unavailable",
             Self::Busy(_) => "busy",
-            Self::TooManyRequests(_) | Self::TooManyTurns(_) => "rate_limited",
+            Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) => "rate_limited",
+            Self::BudgetExhausted { .. } => "budget_exhausted",
             Self::Internal(_) => "internal",
             Self::Account(_) | Self::Title(_) => match self.status() {
                 StatusCode::CONFLICT => "conflict",
@@ -132,12 +140,16 @@ impl IntoResponse for AppError {
             let body = serde_json::json!({ "error": self.to_string(), "code": self.code(), "errors": errors });
             return (self.status(), Json(body)).into_response();
         }
+        if let Self::BudgetExhausted { message, resets_at } = &self {
+            let body = serde_json::json!({ "error": message, "code": self.code(), "message": message, "resetsAt": resets_at });
+            return (self.status(), Json(body)).into_response();
+        }
         let conflicts = match &self {
             Self::Overlap(changes) => changes.clone(),
             _ => Vec::new(),
         };
         let mut res = (self.status(), Json(ErrorReply { error: self.to_string(), code: self.code().into(), conflicts })).into_response();
-        if let Self::TooManyRequests(secs) | Self::TooManyTurns(secs) | Self::Busy(secs) = self {
+        if let Self::TooManyRequests(secs) | Self::TooManyTurns(secs) | Self::SchoolBusy(secs) | Self::Busy(secs) = self {
             if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);
             }

@@ -15,9 +15,10 @@
 //! one attacker usually holds whole. Tests move the limits' clock by hand
 //! ([`LimitClock::manual`]).
 //!
-//! Replies are limited too, per account (`MARGIN_TURNS_PER_MINUTE_USER`):
-//! each one costs a model call, and a script with a stolen session could
-//! otherwise start them without end.
+//! Replies are limited too, per account (`MARGIN_TURNS_PER_MINUTE_USER`)
+//! and per school (`MARGIN_TURNS_PER_MINUTE_SCHOOL`): each one costs a
+//! model call, and a script with a stolen session could otherwise start
+//! them without end. Both key on what the session says, never on a header.
 //!
 //! With one instance the limits are kept in memory (`governor`). When the
 //! database is shared by many instances, they are kept there (`shared`),
@@ -121,6 +122,7 @@ pub struct AccountLimits {
     sign_in_per_email: Limit,
     /// Replies started per account; `None`: no limit.
     turns_per_user: Option<Limit>,
+    turns_per_school: Option<Limit>,
 }
 
 fn quota(rate: Rate) -> Quota {
@@ -135,6 +137,8 @@ pub const SIGNUPS_PER_CLIENT_HOUR: u32 = 60;
 /// Replies one account may start in a minute, unless configured: far more
 /// than a teacher asks for by hand.
 pub const TURNS_PER_MINUTE_USER: u32 = 30;
+/// Replies a school's accounts may start in a minute together, by default.
+pub const TURNS_PER_MINUTE_SCHOOL: u32 = 300;
 
 impl Default for AccountLimits {
     fn default() -> Self {
@@ -158,6 +162,7 @@ impl AccountLimits {
             sign_in_per_email_client: limit("in-email", 5, Duration::from_secs(12)),
             sign_in_per_email: limit("email", 20, Duration::from_secs(6)),
             turns_per_user: None,
+            turns_per_school: None,
             shared: None,
             clock,
         };
@@ -174,14 +179,29 @@ impl AccountLimits {
         self
     }
 
-    /// Takes one reply for account `user_id`; refused (429, with when to try
-    /// again) past the limit.
-    pub async fn turn(&self, user_id: &str) -> Result<()> {
-        let Some(limit) = &self.turns_per_user else { return Ok(()) };
-        match self.take(limit, key(&[b"turns", user_id.as_bytes()])).await? {
-            None => Ok(()),
-            Some(wait) => Err(AppError::TooManyTurns(wait.as_secs().max(1))),
+    /// The same limits with `per_minute` replies per school; 0: no limit.
+    pub fn with_school_turns_per_minute(mut self, per_minute: u32) -> Self {
+        self.turns_per_school = (per_minute > 0).then(|| {
+            let rate = Rate { burst: per_minute, every: Duration::from_secs(60) / per_minute };
+            Limit { name: "school-turns", rate, memory: RateLimiter::dashmap_with_clock(quota(rate), self.clock.clone()) }
+        });
+        self
+    }
+
+    /// Takes one reply for account `user_id` of school `school_id`; refused
+    /// (429, with when to try again) past either limit.
+    pub async fn turn(&self, user_id: &str, school_id: &str) -> Result<()> {
+        if let Some(limit) = &self.turns_per_user {
+            if let Some(wait) = self.take(limit, key(&[b"turns", user_id.as_bytes()])).await? {
+                return Err(AppError::TooManyTurns(wait.as_secs().max(1)));
+            }
         }
+        if let Some(limit) = &self.turns_per_school {
+            if let Some(wait) = self.take(limit, key(&[b"school-turns", school_id.as_bytes()])).await? {
+                return Err(AppError::SchoolBusy(wait.as_secs().max(1)));
+            }
+        }
+        Ok(())
     }
 
     /// The same limits, kept in `db` for every instance that shares it.
@@ -224,6 +244,7 @@ impl AccountLimits {
     fn limits(&self) -> Vec<&Limit> {
         let mut all = vec![&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email];
         all.extend(&self.turns_per_user);
+        all.extend(&self.turns_per_school);
         all
     }
 

@@ -17,7 +17,7 @@ use super::{
     error::{AppError, Result},
     guard,
     headers::CspNonce,
-    lesson_api, lesson_events, lesson_forms, library_api, proposal_api,
+    lesson_api, lesson_events, lesson_forms, library_api, proposal_api, school_routes,
     state::AppState,
 };
 use crate::app::{shell, App};
@@ -34,6 +34,7 @@ pub fn build(state: AppState) -> Router {
         .merge(library_api::router())
         .merge(proposal_api::router())
         .merge(lesson_forms::router())
+        .merge(school_routes::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         // Under /api/ even a wrong address or method answers in JSON.
         .route("/api/{*rest}", any(api_not_found))

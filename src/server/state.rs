@@ -8,6 +8,7 @@ use leptos::config::LeptosOptions;
 
 use super::{
     ai::AiRuntime,
+    budget::MonthClock,
     bus::Bus,
     config::Config,
     db::Db,
@@ -30,6 +31,8 @@ pub struct AppState {
     pub turns: Arc<TurnHub>,
     /// Notes to and from the other instances sharing the database.
     pub bus: Arc<Bus>,
+    /// The clock budgets read their month from (tests set it).
+    pub clock: MonthClock,
 }
 
 impl AppState {
@@ -37,7 +40,9 @@ impl AppState {
         let signups = config.signups_per_client_hour;
         let lease = Duration::from_secs(config.turn_lease_secs);
         let bus = Arc::new(Bus::start(&db));
-        let limits = AccountLimits::with_clock(LimitClock::real(), signups).with_turns_per_minute(config.turns_per_minute_user);
+        let limits = AccountLimits::with_clock(LimitClock::real(), signups)
+            .with_turns_per_minute(config.turns_per_minute_user)
+            .with_school_turns_per_minute(config.turns_per_minute_school);
         let limits = Arc::new(shared_limits(limits, &db));
         Self {
             leptos_options,
@@ -49,6 +54,7 @@ impl AppState {
             ai: Arc::new(ai),
             turns: Arc::new(TurnHub::default().with_lease(lease)),
             bus,
+            clock: MonthClock::real(),
         }
     }
 }

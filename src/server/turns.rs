@@ -15,6 +15,7 @@ mod document;
 mod gate;
 mod hub;
 pub mod leases;
+pub mod meter;
 pub mod remote;
 mod run;
 mod sse;

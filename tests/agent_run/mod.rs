@@ -89,7 +89,7 @@ pub async fn run_turn(llm: ScriptedLlm, config: AiConfig, doc: Arc<Memory>, hist
     let ctx = ToolContext { document: doc.clone() };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let result = agent
-        .run_turn(TurnRequest { history, user_text: said.into() }, &ctx, &tx, &CancellationToken::new())
+        .run_turn(TurnRequest { history, user_text: said.into() }, &ctx, &tx, &CancellationToken::new(), &margin::agent::meter::Unmetered)
         .await;
     drop(tx);
     let mut events = Vec::new();

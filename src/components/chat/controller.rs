@@ -150,9 +150,7 @@ impl Chat {
     /// Loads the assistant's status and the lesson's chats, and opens the latest.
     pub fn start(self) {
         spawn_local(async move {
-            if let Ok(status) = client::json::<AiStatus>("GET", "/api/ai/status", None::<&()>).await {
-                self.status.set(Some(status));
-            }
+            self.read_status().await;
             match client::json::<Vec<ChatSession>>("GET", &self.chats_url(), None::<&()>).await {
                 Ok(list) => {
                     let first = list.first().map(|s| s.id.clone());
@@ -168,6 +166,14 @@ impl Chat {
                 }
             }
         });
+    }
+
+    /// The assistant's status and the school's budget (read again after each
+    /// reply, which has spent some of it).
+    async fn read_status(self) {
+        if let Ok(status) = client::json::<AiStatus>("GET", "/api/ai/status", None::<&()>).await {
+            self.status.set(Some(status));
+        }
     }
 
     /// Shows a chat's history and follows its running turn, if any.
@@ -402,6 +408,7 @@ impl Chat {
         self.turn.stopping.set(false);
         self.turn.busy.set(false);
         self.conversation.changed();
+        self.read_status().await;
     }
 
     /// The server has named the turn; a Stop pressed before that is sent now.

@@ -13,19 +13,24 @@ pub fn ChatInput() -> impl IntoView {
     let busy = chat.turn.busy;
     let send = move || {
         let text = draft.get_untracked();
-        if !text.trim().is_empty() && !busy.get_untracked() {
+        if !text.trim().is_empty() && !busy.get_untracked() && chat.status.with_untracked(|s| s.as_ref().is_none_or(|s| s.blocked.is_none())) {
             draft.set(String::new());
             chat.send(text);
         }
     };
+    // The school's budget is spent: nothing can be asked until it is topped up.
+    let blocked = move || chat.status.with(|s| s.as_ref().and_then(|s| s.blocked.clone().map(|b| (b, s.role == "admin"))));
     view! {
+        {move || blocked().map(|(why, admin)| view! {
+            <p class="form-error budget-spent" role="alert">{why} {admin.then(|| view! { " " <a href="/school#credits">"Add credits"</a> })}</p>
+        })}
         <form class="chat-input" on:submit=move |ev| { ev.prevent_default(); send(); }>
             <textarea
                 aria-label="Message"
                 rows="2"
                 placeholder="Ask, or tell me what to change…"
                 prop:value=move || draft.get()
-                disabled=move || busy.get()
+                disabled=move || busy.get() || blocked().is_some()
                 on:input=move |ev| draft.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {

@@ -119,6 +119,7 @@ pub fn ChatSidebar() -> impl IntoView {
                 </p>
             })}
             {move || chat.status.get().and_then(|s| s.message).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
+            {move || chat.status.get().and_then(|s| s.meter).map(|m| view! { <p class="usage-meter">{m}</p> })}
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
                 {move || (chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty())).then(|| view! {

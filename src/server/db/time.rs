@@ -31,6 +31,11 @@ pub fn epoch_millis(stored: &str) -> Option<i64> {
     parse(stored).map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
+/// A time as stored.
+pub fn stored(t: OffsetDateTime) -> String {
+    format_time(t)
+}
+
 fn format_time(t: OffsetDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",

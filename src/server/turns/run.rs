@@ -58,13 +58,15 @@ pub struct TurnJob {
     pub history: Vec<StoredMessage>,
     pub user_text: String,
     pub stored: Stored,
+    /// What the turn's model calls spend.
+    pub meter: super::meter::SchoolMeter,
 }
 
 /// Runs a turn to its end and stores its result. Spawned as soon as the
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, history, user_text, stored } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, history, user_text, stored, meter } = job;
     // Readers on other instances follow the events stored for them.
     let publisher = bus.shared().then(|| tokio::spawn(super::remote::publish(log.clone(), db.clone(), bus.clone())));
     let lesson = lesson_id.clone();
@@ -76,7 +78,8 @@ pub async fn run(job: TurnJob) {
 
     let ctx = ToolContext { document };
     let request = TurnRequest { history: prompt::past_messages(history), user_text };
-    let result = agent.run_turn(request, &ctx, &tx, &log.cancel).await;
+    let result = agent.run_turn(request, &ctx, &tx, &log.cancel, &meter).await;
+    meter.close().await;
     drop(tx);
     let _ = forwarder.await;
     if !stored.wait().await {

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::{
     gate::stored_gate,
     hub::{TurnHub, TurnLog},
+    meter::Spending,
     run::{run, TurnJob},
 };
 use crate::{
@@ -35,16 +36,25 @@ pub struct NewTurn {
     /// Run again in place of the chat's last reply, which did not finish
     /// (the question is already stored).
     pub retry: bool,
+    /// The school budget it spends, its first call reserved.
+    pub spending: Spending,
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry } = turn;
-    let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry, spending } = turn;
+    let log = match hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id()) {
+        Ok(log) => log,
+        Err(e) => {
+            spending.give_back().await;
+            return Err(e);
+        }
+    };
     let (stored_tx, stored) = stored_gate();
     let model = agent.model().to_string();
+    let meter = spending.meter(&log.turn_id, &model);
     let lesson_id = session.lesson_id.clone();
     tokio::spawn(run(TurnJob {
         db: db.clone(),
@@ -58,6 +68,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         history,
         user_text: content.clone(),
         stored,
+        meter,
     }));
     // Stored in a task of its own: a client that leaves now cannot leave the
     // turn half-begun (running, but with its messages unsaved or its chat

@@ -1,0 +1,128 @@
+//! The School page, for its admin: this month's AI use against the
+//! allowance, credits and "Add credits", the teachers with what each used,
+//! and invitations ("Invite a teacher" gives a single-use link). Rendered on
+//! the server; every change is a plain form (`server::school_routes`).
+
+use leptos::{either::Either, prelude::*};
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use super::top_bar::TopBar;
+use crate::{
+    api::{error_text, school::get_school},
+    chat::message::thousands,
+    models::SchoolOverview,
+};
+
+#[component]
+pub fn SchoolPage() -> impl IntoView {
+    let overview = Resource::new(|| (), |_| get_school());
+    let query = use_query_map();
+    let invited = move || query.read().get("invited").filter(|t| t.chars().all(|c| c.is_ascii_hexdigit()));
+    let notice = move || match query.read().get("done").as_deref() {
+        Some("credits") => Some("Credits added."),
+        Some("settings") => Some("Saved."),
+        _ => None,
+    };
+    let error = move || match query.read().get("error").as_deref() {
+        Some("input") => Some("Enter a whole number of tokens above zero, and a name for the school."),
+        Some(_) => Some("Something went wrong on the server. Please try again."),
+        None => None,
+    };
+    view! {
+        <Title text="School · Margin"/>
+        <TopBar/>
+        <main class="page school">
+            <div class="page-head">
+                <h1>"School"</h1>
+                <a href="/">"Back to your lessons"</a>
+            </div>
+            {move || notice().map(|n| view! { <p class="form-ok" role="status">{n}</p> })}
+            {move || error().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+            {move || invited().map(|token| view! {
+                <div class="invite-link" role="status">
+                    <p>"Send this link to the teacher you are inviting. It works once, for 7 days, and is shown only now:"</p>
+                    <InviteLink token/>
+                </div>
+            })}
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match overview.await {
+                        Ok(o) => Either::Left(view! { <Overview o/> }),
+                        Err(e) => Either::Right(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
+                    }
+                })}
+            </Suspense>
+        </main>
+    }
+}
+
+/// The invitation link, absolute when the page knows its origin.
+#[component]
+fn InviteLink(token: String) -> impl IntoView {
+    let path = format!("/signup?invite={token}");
+    view! { <p><input class="invite-url" readonly aria-label="Invitation link" value=path.clone()/></p> }
+}
+
+#[component]
+fn Overview(o: SchoolOverview) -> impl IntoView {
+    let SchoolOverview { school, usage, server_allowance, members, invites } = o;
+    let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
+    let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
+    let own = school.monthly_tokens.filter(|n| *n >= 0).map(|n| n.to_string()).unwrap_or_default();
+    let server = match server_allowance {
+        Some(n) => format!("Leave empty for the server's allowance ({} tokens a month).", thousands(n)),
+        None => "Leave empty for the server's allowance (unlimited).".into(),
+    };
+    view! {
+        <section aria-labelledby="usage-head">
+            <h2 id="usage-head">"AI use this month"</h2>
+            <p class="school-meter">{meter}</p>
+            {remaining.map(|r| view! { <p class="muted">{r}</p> })}
+            <p>"Credits: " <strong class="school-credits">{thousands(usage.credits)}</strong> " tokens. Credits do not expire; they are used once the month's allowance is spent."</p>
+            <form method="post" action="/school/credits" class="inline-form" id="credits">
+                <label for="credit-tokens">"Tokens"</label>
+                <input id="credit-tokens" name="tokens" inputmode="numeric" required placeholder="100,000"/>
+                <button type="submit" class="primary">"Add credits"</button>
+            </form>
+        </section>
+        <section aria-labelledby="teachers-head">
+            <h2 id="teachers-head">"Teachers"</h2>
+            <table class="members">
+                <thead><tr><th>"Email"</th><th>"Role"</th><th>"Tokens this month"</th></tr></thead>
+                <tbody>
+                    {members.into_iter().map(|m| view! {
+                        <tr><td>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <form method="post" action="/school/invites">
+                <button type="submit" class="primary">"Invite a teacher"</button>
+            </form>
+            {(!invites.is_empty()).then(|| view! {
+                <h3>"Open invitations"</h3>
+                <ul class="invites">
+                    {invites.into_iter().map(|i| view! {
+                        <li>
+                            <span>"Made " {i.created_at.get(..10).unwrap_or_default().to_string()} ", works until " {i.expires_at.get(..10).unwrap_or_default().to_string()}</span>
+                            <form method="post" action=format!("/school/invites/{}/revoke", i.id)>
+                                <button type="submit" class="quiet danger">"Revoke"</button>
+                            </form>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
+        </section>
+        <section aria-labelledby="settings-head">
+            <h2 id="settings-head">"Settings"</h2>
+            <form method="post" action="/school/settings" class="stack">
+                <label for="school-name">"School name"</label>
+                <input id="school-name" name="name" required maxlength="120" value=school.name/>
+                <label for="school-allowance">"Monthly allowance in tokens"</label>
+                <input id="school-allowance" name="monthly_tokens" inputmode="numeric" value=own/>
+                <p class="muted">{server}</p>
+                <button type="submit">"Save"</button>
+            </form>
+        </section>
+    }
+}

@@ -1,0 +1,309 @@
+//! What a school may spend on the model, and what it has spent. Each school
+//! has a monthly allowance (`MARGIN_MONTHLY_TOKENS`, or its own) and credits
+//! that do not expire; spending takes the allowance first, then credits.
+//!
+//! Every model call reserves before it is made and settles after with what
+//! it really used (a call that used nothing gives its reservation back). A
+//! reservation is let through while the school has anything left once the
+//! other running calls' reservations are counted, and it is one conditional
+//! `UPDATE` of the school's row, so parallel turns on any number of
+//! instances cannot spend past the budget by more than one call's
+//! reservation (its prompt, estimated, plus `AI_MAX_TOKENS`).
+//!
+//! Months are calendar months in UTC, read from [`MonthClock`], which tests
+//! move by hand.
+
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use super::{
+    db::{self, time::stored, Backend, Db},
+    error::{AppError, Result},
+    ids,
+};
+use crate::chat::message::UsageSummary;
+
+/// The clock months are read from: real time, or a time a test sets.
+#[derive(Clone, Debug, Default)]
+pub struct MonthClock(Option<Arc<Mutex<OffsetDateTime>>>);
+
+impl MonthClock {
+    pub fn real() -> Self {
+        Self(None)
+    }
+
+    /// A clock that reads `at` until [`MonthClock::set`].
+    pub fn fixed(at: OffsetDateTime) -> Self {
+        Self(Some(Arc::new(Mutex::new(at))))
+    }
+
+    /// Moves a fixed clock (a real one ignores this).
+    pub fn set(&self, at: OffsetDateTime) {
+        if let Some(t) = &self.0 {
+            *t.lock().unwrap_or_else(|e| e.into_inner()) = at;
+        }
+    }
+
+    pub fn now(&self) -> OffsetDateTime {
+        match &self.0 {
+            Some(t) => *t.lock().unwrap_or_else(|e| e.into_inner()),
+            None => OffsetDateTime::now_utc(),
+        }
+    }
+}
+
+/// The month a time falls in, as `usage_month` keeps it: `2026-11`.
+pub fn month_of(t: OffsetDateTime) -> String {
+    format!("{:04}-{:02}", t.year(), u8::from(t.month()))
+}
+
+/// The first moment of the next month.
+pub fn next_month(t: OffsetDateTime) -> OffsetDateTime {
+    let (year, month) = match t.month() {
+        time::Month::December => (t.year() + 1, time::Month::January),
+        m => (t.year(), m.next()),
+    };
+    time::Date::from_calendar_date(year, month, 1).map(|d| d.midnight().assume_utc()).unwrap_or(t)
+}
+
+/// "1 December", as the teacher reads when the allowance comes back.
+pub fn reset_day(t: OffsetDateTime) -> String {
+    let next = next_month(t);
+    format!("1 {}", next.month())
+}
+
+/// A school's monthly allowance as SQL compares it: the school's own
+/// (`monthly_tokens`) or else the server's; negative is unlimited.
+const ALLOWANCE: &str = "COALESCE(monthly_tokens, $3)";
+
+/// The server's allowance for schools without their own, as bound in SQL.
+pub fn default_allowance(monthly_tokens: Option<u64>) -> i64 {
+    monthly_tokens.map(|n| i64::try_from(n).unwrap_or(i64::MAX)).unwrap_or(-1)
+}
+
+/// Reserves `tokens` for a call of `school_id`'s. `false`: nothing is left
+/// (nothing was reserved).
+pub async fn reserve(db: &Db, school_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
+    let sql = format!(
+        "UPDATE schools SET reserved = reserved + $2
+         WHERE id = $1 AND ({ALLOWANCE} < 0
+            OR (CASE WHEN {ALLOWANCE} > (CASE WHEN usage_month = $4 THEN month_used ELSE 0 END)
+                     THEN {ALLOWANCE} - (CASE WHEN usage_month = $4 THEN month_used ELSE 0 END) ELSE 0 END)
+               + credits - reserved > 0)"
+    );
+    let done = sqlx::query(&sql).bind(school_id).bind(tokens).bind(default).bind(month).execute(db).await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// What a model call used, as recorded.
+#[derive(Clone, Debug, Default)]
+pub struct CallRecord {
+    pub school_id: String,
+    pub user_id: String,
+    pub turn_id: String,
+    pub model: String,
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+    /// Counted from what was sent and received: the provider said nothing.
+    pub estimated: bool,
+    /// `complete`, `failed` or `cancelled`.
+    pub outcome: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct SchoolBudget {
+    monthly_tokens: Option<i64>,
+    credits: i64,
+    usage_month: String,
+    month_used: i64,
+}
+
+/// Settles a call: gives back its reservation, spends what it used
+/// (allowance first, then credits) and records it.
+pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, default: i64, now: OffsetDateTime) -> Result<()> {
+    let month = month_of(now);
+    let total = (call.prompt_tokens + call.completion_tokens).max(0);
+    let lock = match Backend::of(db) {
+        Backend::Postgres => " FOR UPDATE",
+        Backend::Sqlite => "",
+    };
+    let mut tx = db::begin_write(db).await?;
+    let row: Option<SchoolBudget> =
+        sqlx::query_as(&format!("SELECT monthly_tokens, credits, usage_month, month_used FROM schools WHERE id = $1{lock}"))
+            .bind(&call.school_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some(row) = row else { return Ok(()) };
+    let allowance = row.monthly_tokens.unwrap_or(default);
+    let used = if row.usage_month == month { row.month_used } else { 0 };
+    let from_credits = if allowance < 0 {
+        0
+    } else {
+        let left = (allowance - used).max(0);
+        (total - left).max(0).min(row.credits.max(0))
+    };
+    sqlx::query(
+        "UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END,
+           credits = credits - $3, usage_month = $4, month_used = $5
+         WHERE id = $1",
+    )
+    .bind(&call.school_id)
+    .bind(reserved)
+    .bind(from_credits)
+    .bind(&month)
+    .bind(used + total - from_credits)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO ai_calls (id, school_id, user_id, turn_id, model, prompt_tokens, completion_tokens, total_tokens,
+           from_credits, estimated, outcome, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(ids::new_id())
+    .bind(&call.school_id)
+    .bind(&call.user_id)
+    .bind(&call.turn_id)
+    .bind(&call.model)
+    .bind(call.prompt_tokens)
+    .bind(call.completion_tokens)
+    .bind(total)
+    .bind(from_credits)
+    .bind(call.estimated)
+    .bind(&call.outcome)
+    .bind(stored(now))
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Gives back a reservation for a call that was never made.
+pub async fn release(db: &Db, school_id: &str, reserved: i64) -> Result<()> {
+    sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
+        .bind(school_id)
+        .bind(reserved)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Where a school stands this month.
+pub async fn summary(db: &Db, school_id: &str, default: i64, now: OffsetDateTime) -> Result<UsageSummary> {
+    let row: Option<SchoolBudget> = sqlx::query_as("SELECT monthly_tokens, credits, usage_month, month_used FROM schools WHERE id = $1")
+        .bind(school_id)
+        .fetch_optional(db)
+        .await?;
+    let row = row.ok_or(AppError::NotFound)?;
+    let allowance = row.monthly_tokens.unwrap_or(default);
+    let used = if row.usage_month == month_of(now) { row.month_used } else { 0 };
+    let credits = row.credits.max(0);
+    let (allowance, remaining) = if allowance < 0 { (None, None) } else { (Some(allowance), Some((allowance - used).max(0) + credits)) };
+    Ok(UsageSummary { used, allowance, credits, remaining, resets_at: stored(next_month(now)), reset_day: reset_day(now) })
+}
+
+/// Adds credits to a school; `by` is the admin (`None`: the command line).
+pub async fn add_credits(db: &Db, school_id: &str, tokens: i64, by: Option<&str>, now: OffsetDateTime) -> Result<()> {
+    if tokens <= 0 {
+        return Err(AppError::BadRequest("Add a positive number of tokens.".into()));
+    }
+    let mut tx = db::begin_write(db).await?;
+    let done = sqlx::query("UPDATE schools SET credits = credits + $2 WHERE id = $1").bind(school_id).bind(tokens).execute(&mut *tx).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    sqlx::query("INSERT INTO credit_grants (id, school_id, tokens, added_by, created_at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(ids::new_id())
+        .bind(school_id)
+        .bind(tokens)
+        .bind(by)
+        .bind(stored(now))
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Sets a school's own allowance (`None`: the server's).
+pub async fn set_allowance(db: &Db, school_id: &str, tokens: Option<i64>) -> Result<()> {
+    sqlx::query("UPDATE schools SET monthly_tokens = $2 WHERE id = $1").bind(school_id).bind(tokens).execute(db).await?;
+    Ok(())
+}
+
+/// A month's use: by teacher and by day.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageReport {
+    pub month: String,
+    pub total: i64,
+    pub by_teacher: Vec<TeacherUsage>,
+    pub by_day: Vec<DayUsage>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct TeacherUsage {
+    pub user_id: String,
+    pub email: String,
+    pub tokens: i64,
+    pub calls: i64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct DayUsage {
+    pub day: String,
+    pub tokens: i64,
+}
+
+/// The month's use of a school, or of one of its teachers (`user`).
+pub async fn report(db: &Db, school_id: &str, user: Option<&str>, now: OffsetDateTime) -> Result<UsageReport> {
+    let month = month_of(now);
+    let from = format!("{month}-01T00:00:00.000Z");
+    let to = stored(next_month(now));
+    // `$4` is '' for the whole school, bound either way so both backends type it.
+    let only = if user.is_some() { "AND a.user_id = $4" } else { "AND $4 = ''" };
+    let by_teacher: Vec<TeacherUsage> = sqlx::query_as(&format!(
+        "SELECT a.user_id, COALESCE(u.email, '') AS email, CAST(SUM(a.total_tokens) AS BIGINT) AS tokens, COUNT(*) AS calls
+         FROM ai_calls a LEFT JOIN users u ON u.id = a.user_id
+         WHERE a.school_id = $1 AND a.created_at >= $2 AND a.created_at < $3 {only}
+         GROUP BY a.user_id, u.email ORDER BY tokens DESC, email"
+    ))
+    .bind(school_id)
+    .bind(&from)
+    .bind(&to)
+    .bind(user.unwrap_or(""))
+    .fetch_all(db)
+    .await?;
+    let by_day: Vec<DayUsage> = sqlx::query_as(&format!(
+        "SELECT substr(a.created_at, 1, 10) AS day, CAST(SUM(a.total_tokens) AS BIGINT) AS tokens
+         FROM ai_calls a
+         WHERE a.school_id = $1 AND a.created_at >= $2 AND a.created_at < $3 {only}
+         GROUP BY substr(a.created_at, 1, 10) ORDER BY day"
+    ))
+    .bind(school_id)
+    .bind(&from)
+    .bind(&to)
+    .bind(user.unwrap_or(""))
+    .fetch_all(db)
+    .await?;
+    let total = by_day.iter().map(|d| d.tokens).sum();
+    Ok(UsageReport { month, total, by_teacher, by_day })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub fn at(year: i32, month: u8, day: u8) -> OffsetDateTime {
+        time::Date::from_calendar_date(year, time::Month::try_from(month).unwrap(), day).unwrap().midnight().assume_utc()
+    }
+
+    #[test]
+    fn months_roll_over_at_the_year_end() {
+        assert_eq!(month_of(at(2026, 11, 24)), "2026-11");
+        assert_eq!(stored(next_month(at(2026, 12, 31))), "2027-01-01T00:00:00.000Z");
+        assert_eq!(reset_day(at(2026, 11, 24)), "1 December");
+    }
+}

@@ -1,0 +1,210 @@
+//! The school's admin doors: the school as JSON (`/api/school…`) and the
+//! plain forms of the School page (`/school/…`), which answer with redirects
+//! like the lesson forms and need no code in the browser. Every door checks
+//! on the server that the session's account is its school's admin; a
+//! teacher gets 403 (JSON) or the page's refusal.
+
+use axum::{
+    extract::State,
+    http::StatusCode,
+    response::{IntoResponse, Redirect, Response},
+    routing::{delete, get, post},
+    Json, Router,
+};
+use serde::Deserialize;
+
+use super::{
+    budget,
+    current_user::CurrentUser,
+    error::{AppError, Result},
+    extract::{ApiForm, ApiJson, ApiPath},
+    schools::{self, NewInvite},
+    state::AppState,
+};
+use crate::{
+    chat::message::UsageSummary,
+    models::{SchoolOverview, UserInfo},
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/school", get(api_school).patch(api_update))
+        .route("/api/school/invites", post(api_invite))
+        .route("/api/school/invites/{id}", delete(api_revoke))
+        .route("/api/school/credits", post(api_credits))
+        .route("/school/invites", post(form_invite))
+        .route("/school/invites/{id}/revoke", post(form_revoke))
+        .route("/school/credits", post(form_credits))
+        .route("/school/settings", post(form_settings))
+}
+
+
+/// The admin's school, as the page and the API show it.
+pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOverview> {
+    let school_id = schools::admin_school(user)?;
+    let now = state.clock.now();
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    let month = budget::month_of(now);
+    let from = format!("{month}-01T00:00:00.000Z");
+    let to = super::db::time::stored(budget::next_month(now));
+    Ok(SchoolOverview {
+        school: schools::get(&state.db, school_id).await?,
+        usage: budget::summary(&state.db, school_id, default, now).await?,
+        server_allowance: state.config.monthly_tokens.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+        members: schools::members(&state.db, school_id, &from, &to).await?,
+        invites: schools::open_invites(&state.db, school_id).await?,
+    })
+}
+
+async fn api_school(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<SchoolOverview>> {
+    Ok(Json(overview(&state, &user).await?))
+}
+
+/// A change to the school: its name, its own allowance (`null`: the
+/// server's; a negative number: unlimited).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SchoolUpdate {
+    name: Option<String>,
+    #[serde(default, deserialize_with = "some_or_null")]
+    monthly_tokens: Option<Option<i64>>,
+}
+
+/// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
+fn some_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<i64>>, D::Error> {
+    Ok(Some(Option::deserialize(d)?))
+}
+
+async fn api_update(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<SchoolUpdate>) -> Result<Json<SchoolOverview>> {
+    let school_id = schools::admin_school(&user)?.to_string();
+    if let Some(name) = &body.name {
+        schools::rename(&state.db, &user, name).await?;
+    }
+    if let Some(tokens) = body.monthly_tokens {
+        budget::set_allowance(&state.db, &school_id, tokens).await?;
+    }
+    Ok(Json(overview(&state, &user).await?))
+}
+
+async fn api_invite(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Response> {
+    let invite: NewInvite = schools::create_invite(&state.db, &user).await?;
+    Ok((StatusCode::CREATED, Json(invite)).into_response())
+}
+
+async fn api_revoke(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
+    schools::revoke_invite(&state.db, &user, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+struct Credits {
+    tokens: i64,
+}
+
+async fn api_credits(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<Credits>) -> Result<Json<UsageSummary>> {
+    let school_id = schools::admin_school(&user)?;
+    let now = state.clock.now();
+    budget::add_credits(&state.db, school_id, body.tokens, Some(&user.id), now).await?;
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    Ok(Json(budget::summary(&state.db, school_id, default, now).await?))
+}
+
+/// Where a School form goes next: back to the page, with what happened.
+fn answer(done: Result<String>) -> Response {
+    match done {
+        Ok(to) => Redirect::to(&to).into_response(),
+        Err(AppError::Unauthorized) => Redirect::to("/signin?next=/school").into_response(),
+        Err(AppError::Forbidden(_)) => Redirect::to("/school").into_response(),
+        Err(AppError::BadRequest(_)) => Redirect::to("/school?error=input").into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "a school form failed");
+            Redirect::to("/school?error=server").into_response()
+        }
+    }
+}
+
+fn signed_in(user: Result<Option<CurrentUser>>) -> Result<UserInfo> {
+    Ok(user?.ok_or(AppError::Unauthorized)?.0)
+}
+
+/// "Invite a teacher": back to the page, which shows the new link once.
+async fn form_invite(State(state): State<AppState>, user: Result<Option<CurrentUser>>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        let invite = schools::create_invite(&state.db, &user).await?;
+        Ok(format!("/school?invited={}", invite.token))
+    }
+    .await)
+}
+
+async fn form_revoke(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        schools::revoke_invite(&state.db, &user, &id).await?;
+        Ok("/school".to_string())
+    }
+    .await)
+}
+
+#[derive(Deserialize)]
+struct CreditsForm {
+    #[serde(default)]
+    tokens: String,
+}
+
+/// "Add credits".
+async fn form_credits(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiForm(form): ApiForm<CreditsForm>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        let school_id = schools::admin_school(&user)?;
+        let tokens = parse_tokens(&form.tokens).ok_or_else(|| AppError::BadRequest("tokens".into()))?;
+        budget::add_credits(&state.db, school_id, tokens, Some(&user.id), state.clock.now()).await?;
+        Ok("/school?done=credits".to_string())
+    }
+    .await)
+}
+
+#[derive(Deserialize)]
+struct SettingsForm {
+    #[serde(default)]
+    name: String,
+    /// Empty: the server's allowance.
+    #[serde(default)]
+    monthly_tokens: String,
+}
+
+/// The school's name and its own monthly allowance.
+async fn form_settings(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiForm(form): ApiForm<SettingsForm>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        let school_id = schools::admin_school(&user)?.to_string();
+        let allowance = match form.monthly_tokens.trim() {
+            "" => None,
+            text => Some(parse_tokens(text).ok_or_else(|| AppError::BadRequest("tokens".into()))?),
+        };
+        schools::rename(&state.db, &user, &form.name).await?;
+        budget::set_allowance(&state.db, &school_id, allowance).await?;
+        Ok("/school?done=settings".to_string())
+    }
+    .await)
+}
+
+/// A number of tokens as typed: "200000", "200,000" or "200 000".
+fn parse_tokens(text: &str) -> Option<i64> {
+    let digits: String = text.chars().filter(|c| !matches!(c, ',' | ' ' | '_' | '.')).collect();
+    digits.parse::<i64>().ok().filter(|n| *n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_tokens;
+
+    #[test]
+    fn tokens_are_read_as_typed() {
+        assert_eq!(parse_tokens("200,000"), Some(200_000));
+        assert_eq!(parse_tokens(" 50 000 "), Some(50_000));
+        assert_eq!(parse_tokens("-5"), None);
+        assert_eq!(parse_tokens("lots"), None);
+        assert_eq!(parse_tokens("0"), None);
+    }
+}

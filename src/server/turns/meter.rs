@@ -1,0 +1,142 @@
+//! A turn's meter: the agent's [`Meter`] over the school's budget
+//! (`budget`). The request that starts a turn reserves its first call
+//! ([`Spending::reserve_first`]) so that a spent budget answers 402 before
+//! any stream starts; every later call reserves as it comes, and each
+//! settles with what it used, whoever is still listening.
+
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+
+use crate::{
+    agent::{
+        meter::{CallUsage, Meter},
+        provider::ProviderError,
+    },
+    chat::message::StoredMessage,
+    server::{
+        budget::{self, CallRecord, MonthClock},
+        db::Db,
+        error::{AppError, Result},
+    },
+};
+
+/// Whose budget a turn spends, with its first call already reserved.
+pub struct Spending {
+    pub db: Db,
+    pub school_id: String,
+    pub user_id: String,
+    /// The server's allowance for schools without their own (`budget::default_allowance`).
+    pub default: i64,
+    pub clock: MonthClock,
+    /// Tokens reserved for the first call.
+    pub first: i64,
+}
+
+impl Spending {
+    /// Reserves a turn's first call, or 402 when the school has nothing left.
+    pub async fn reserve_first(db: &Db, school_id: &str, user_id: &str, default: i64, clock: &MonthClock, tokens: u32) -> Result<Self> {
+        let now = clock.now();
+        if !budget::reserve(db, school_id, i64::from(tokens), default, &budget::month_of(now)).await? {
+            return Err(exhausted(now));
+        }
+        Ok(Self { db: db.clone(), school_id: school_id.into(), user_id: user_id.into(), default, clock: clock.clone(), first: i64::from(tokens) })
+    }
+
+    /// Gives the first call's reservation back: the turn did not start.
+    pub async fn give_back(self) {
+        if let Err(e) = budget::release(&self.db, &self.school_id, self.first).await {
+            tracing::error!(error = %e, "could not give back a reservation");
+        }
+    }
+
+    pub fn meter(self, turn_id: &str, model: &str) -> SchoolMeter {
+        let held = Mutex::new(Some(self.first));
+        SchoolMeter { spending: self, turn_id: turn_id.into(), model: model.into(), held, prepaid: Mutex::new(true) }
+    }
+}
+
+/// The 402 of a spent budget.
+pub fn exhausted(now: time::OffsetDateTime) -> AppError {
+    AppError::BudgetExhausted { message: exhausted_message(now), resets_at: crate::server::db::time::stored(budget::next_month(now)) }
+}
+
+fn exhausted_message(now: time::OffsetDateTime) -> String {
+    format!("Your school's AI allowance for this month is used up. It resets on {}.", budget::reset_day(now))
+}
+
+/// What a turn's history weighs in a request, roughly, for its first reservation.
+pub fn history_bytes(history: &[StoredMessage]) -> usize {
+    history
+        .iter()
+        .map(|m| match m {
+            StoredMessage::User(text) => text.len(),
+            StoredMessage::Assistant(r) => r.text.len() + r.tool_calls.iter().map(|c| c.call.args.json().len() + 64).sum::<usize>(),
+        })
+        .sum()
+}
+
+pub struct SchoolMeter {
+    spending: Spending,
+    turn_id: String,
+    model: String,
+    /// What the call under way holds.
+    held: Mutex<Option<i64>>,
+    /// The first call is already reserved by the request.
+    prepaid: Mutex<bool>,
+}
+
+impl SchoolMeter {
+    /// Gives back what no call used (a turn that ended before its first call).
+    pub async fn close(&self) {
+        let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(held) = held.filter(|n| *n > 0) {
+            if let Err(e) = budget::release(&self.spending.db, &self.spending.school_id, held).await {
+                tracing::error!(error = %e, turn = %self.turn_id, "could not give back a reservation");
+            }
+        }
+    }
+}
+
+impl Meter for SchoolMeter {
+    fn reserve(&self, tokens: u32) -> BoxFuture<'_, Result<(), ProviderError>> {
+        Box::pin(async move {
+            if std::mem::take(&mut *self.prepaid.lock().unwrap_or_else(|e| e.into_inner())) {
+                return Ok(());
+            }
+            let s = &self.spending;
+            let now = s.clock.now();
+            match budget::reserve(&s.db, &s.school_id, i64::from(tokens), s.default, &budget::month_of(now)).await {
+                Ok(true) => {
+                    *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(i64::from(tokens));
+                    Ok(())
+                }
+                Ok(false) => Err(ProviderError::new("budget_exhausted", exhausted_message(now))),
+                Err(e) => {
+                    tracing::error!(error = %e, turn = %self.turn_id, "could not reserve budget");
+                    Err(ProviderError::new("internal", "Your school's AI budget could not be checked, so the reply stopped. Please try again."))
+                }
+            }
+        })
+    }
+
+    fn settle(&self, used: CallUsage) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or(0);
+            let s = &self.spending;
+            let call = CallRecord {
+                school_id: s.school_id.clone(),
+                user_id: s.user_id.clone(),
+                turn_id: self.turn_id.clone(),
+                model: self.model.clone(),
+                prompt_tokens: i64::from(used.prompt_tokens),
+                completion_tokens: i64::from(used.completion_tokens),
+                estimated: used.estimated,
+                outcome: used.outcome.as_str().into(),
+            };
+            if let Err(e) = budget::settle(&s.db, &call, held, s.default, s.clock.now()).await {
+                tracing::error!(error = %e, turn = %self.turn_id, "could not record a model call's usage");
+            }
+        })
+    }
+}
