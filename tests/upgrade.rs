@@ -25,7 +25,14 @@ async fn a_database_from_before_postgresql_support_opens_and_keeps_its_lessons()
     let url = format!("sqlite://{}/margin.db?mode=rwc", dir.path().display());
     let before = SqlitePoolOptions::new().connect(&url).await.unwrap();
     Migrator::new(old.as_path()).await.unwrap().run(&before).await.unwrap();
-    sqlx::query("INSERT INTO users (id, email, password_hash) VALUES ('u1', 'Old@School.org', 'x')").execute(&before).await.unwrap();
+    sqlx::query("INSERT INTO users (id, email, password_hash, created_at) VALUES ('u1', 'Old@School.org', 'x', '2026-01-01T00:00:00.000Z')")
+        .execute(&before)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO users (id, email, password_hash, created_at) VALUES ('u2', 'later@school.org', 'x', '2026-02-01T00:00:00.000Z')")
+        .execute(&before)
+        .await
+        .unwrap();
     sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml) VALUES ('l1', 'u1', 'Kept', '<lesson><p>Old words.</p></lesson>')")
         .execute(&before)
         .await
@@ -40,4 +47,11 @@ async fn a_database_from_before_postgresql_support_opens_and_keeps_its_lessons()
     // The email is found whatever its case, as before (now by `lower(email)`).
     let found: Option<String> = sqlx::query_scalar("SELECT id FROM users WHERE lower(email) = lower($1)").bind("old@school.org").fetch_optional(&db).await.unwrap();
     assert_eq!(found.as_deref(), Some("u1"));
+    // The accounts there were become one school, run by the oldest.
+    let members: Vec<(String, String, String)> =
+        sqlx::query_as("SELECT id, school_id, role FROM users ORDER BY id").fetch_all(&db).await.unwrap();
+    assert_eq!(members[0].1, members[1].1);
+    assert_eq!((members[0].2.as_str(), members[1].2.as_str()), ("admin", "teacher"));
+    let schools: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM schools").fetch_one(&db).await.unwrap();
+    assert_eq!(schools, 1);
 }

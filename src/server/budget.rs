@@ -25,32 +25,23 @@ use super::{
 };
 use crate::chat::message::UsageSummary;
 
-/// The clock months are read from: real time, or a time a test sets.
+/// The clock months are read from: real time until a test sets a time (every
+/// copy of the state shares it).
 #[derive(Clone, Debug, Default)]
-pub struct MonthClock(Option<Arc<Mutex<OffsetDateTime>>>);
+pub struct MonthClock(Arc<Mutex<Option<OffsetDateTime>>>);
 
 impl MonthClock {
     pub fn real() -> Self {
-        Self(None)
+        Self::default()
     }
 
-    /// A clock that reads `at` until [`MonthClock::set`].
-    pub fn fixed(at: OffsetDateTime) -> Self {
-        Self(Some(Arc::new(Mutex::new(at))))
-    }
-
-    /// Moves a fixed clock (a real one ignores this).
+    /// From now on the clock reads `at` (tests).
     pub fn set(&self, at: OffsetDateTime) {
-        if let Some(t) = &self.0 {
-            *t.lock().unwrap_or_else(|e| e.into_inner()) = at;
-        }
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
     }
 
     pub fn now(&self) -> OffsetDateTime {
-        match &self.0 {
-            Some(t) => *t.lock().unwrap_or_else(|e| e.into_inner()),
-            None => OffsetDateTime::now_utc(),
-        }
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(OffsetDateTime::now_utc)
     }
 }
 

@@ -57,9 +57,9 @@ pub async fn app_with(config: Config) -> TestApp {
 /// (returned, to move it).
 pub async fn app_with_still_clock(config: Config) -> (TestApp, LimitClock) {
     let clock = LimitClock::manual();
-    let (signups, turns) = (config.signups_per_client_hour, config.turns_per_minute_user);
+    let (signups, turns, school) = (config.signups_per_client_hour, config.turns_per_minute_user, config.turns_per_minute_school);
     let mut app = app_with(config).await;
-    let limits = AccountLimits::with_clock(clock.clone(), signups).with_turns_per_minute(turns);
+    let limits = AccountLimits::with_clock(clock.clone(), signups).with_turns_per_minute(turns).with_school_turns_per_minute(school);
     app.state.limits = std::sync::Arc::new(margin::server::state::shared_limits(limits, &app.state.db));
     app.router = router::build(app.state.clone());
     (app, clock)
