@@ -27,8 +27,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 // Budgets: optimised code bytes measured on 2026-11-24 (after the review of
 // edits landed and the history, the XML editor's messages and the reply's
 // steps became HTML strings) plus about 10%. Raise one only with a reason in the commit.
+// Later the same day the JSON helper stopped carrying a copy of the fetch for
+// every type it reads: what is left of each call is inlined into the island
+// making it, so about 5 KB moved from the shared part into the islands while
+// the code in all fell by 6.4 KB; the budgets moved with it.
 const PARTS = [
-  { name: "LessonWorkspace › chat sidebar", paths: ["margin::components::chat"], budget: 111_000 },
+  { name: "LessonWorkspace › chat sidebar", paths: ["margin::components::chat"], budget: 116_000 },
   { name: "LessonWorkspace › XML editor", paths: ["margin::components::xml_editor"], budget: 18_600 },
   { name: "LessonWorkspace › versions", paths: ["margin::components::history_panel"], budget: 23_700 },
   {
@@ -42,10 +46,10 @@ const PARTS = [
       "margin::components::client_only",
     ],
     // 2026-11-24: + live updates of the lesson (lesson_live, about 2.6 KB).
-    budget: 53_000,
+    budget: 56_000,
   },
   { name: "NewLesson", paths: ["margin::components::lessons_page"], budget: 5_300 },
-  { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 163_000 },
+  { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 150_000 },
   { name: "framework, serde and std", paths: [""], budget: 325_000 },
 ];
 

@@ -51,10 +51,16 @@ async fn send(method: &str, url: &str, body: Option<String>, extra: &[(&str, Str
 /// A JSON call; `T = ()` for empty answers.
 pub async fn json<T: DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, ClientError> {
     let body = body.map(|b| serde_json::to_string(b).unwrap_or_default());
+    let text = Box::pin(answer_text(method, url, body)).await?;
+    serde_json::from_str(&text).map_err(|e| ClientError::Network(format!("unreadable answer: {e}")))
+}
+
+/// The text of a call's answer (`null` for an empty one). Not generic, so
+/// every `json::<T>` shares it rather than carrying its own copy.
+async fn answer_text(method: &str, url: &str, body: Option<String>) -> Result<String, ClientError> {
     let response = send(method, url, body, &[]).await?;
     let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?.as_string().unwrap_or_default();
-    let text = if text.trim().is_empty() { "null".to_string() } else { text };
-    serde_json::from_str(&text).map_err(|e| ClientError::Network(format!("unreadable answer: {e}")))
+    Ok(if text.trim().is_empty() { "null".to_string() } else { text })
 }
 
 /// Opens a turn's stream (a new turn with `body`, or a resume with `after`)

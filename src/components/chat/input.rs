@@ -11,26 +11,23 @@ pub fn ChatInput() -> impl IntoView {
     // What the teacher is typing; it stays here until it is sent.
     let draft = RwSignal::new(String::new());
     let busy = chat.turn.busy;
+    // The school's AI budget is spent: nothing can be asked until it is topped up.
+    let blocked = move || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some()));
     let send = move || {
         let text = draft.get_untracked();
-        if !text.trim().is_empty() && !busy.get_untracked() && chat.status.with_untracked(|s| s.as_ref().is_none_or(|s| s.blocked.is_none())) {
+        if !text.trim().is_empty() && !busy.get_untracked() && !blocked() {
             draft.set(String::new());
             chat.send(text);
         }
     };
-    // The school's budget is spent: nothing can be asked until it is topped up.
-    let blocked = move || chat.status.with(|s| s.as_ref().and_then(|s| s.blocked.clone().map(|b| (b, s.role == "admin"))));
     view! {
-        {move || blocked().map(|(why, admin)| view! {
-            <p class="form-error budget-spent" role="alert">{why} {admin.then(|| view! { " " <a href="/school#credits">"Add credits"</a> })}</p>
-        })}
         <form class="chat-input" on:submit=move |ev| { ev.prevent_default(); send(); }>
             <textarea
                 aria-label="Message"
                 rows="2"
                 placeholder="Ask, or tell me what to change…"
                 prop:value=move || draft.get()
-                disabled=move || busy.get() || blocked().is_some()
+                disabled=move || busy.get() || blocked()
                 on:input=move |ev| draft.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {

@@ -4,6 +4,7 @@ use leptos::{html, prelude::*};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
 use crate::{
+    chat::message::AiStatus,
     components::{client_only::client_only, lesson_state::LessonState},
     lesson::{escape_attr, escape_text},
 };
@@ -112,14 +113,7 @@ pub fn ChatSidebar() -> impl IntoView {
                 <button type="button" class="quiet" on:click=move |_| chat.rename() disabled=move || chat.list.current.get().is_none()>"Rename"</button>
                 <button type="button" class="quiet" on:click=move |_| chat.delete() disabled=move || chat.list.current.get().is_none() || chat.turn.busy.get()>"Delete"</button>
             </header>
-            {move || chat.status.get().filter(|s| s.demo).map(|_| view! {
-                <p class="demo-banner" role="note">
-                    <strong>"Offline demo."</strong>
-                    " Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how."
-                </p>
-            })}
-            {move || chat.status.get().and_then(|s| s.message).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
-            {move || chat.status.get().and_then(|s| s.meter).map(|m| view! { <p class="usage-meter">{m}</p> })}
+            <div class="ai-status" inner_html=move || chat.status.with(|s| s.as_ref().map(status_html).unwrap_or_default())></div>
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
                 {move || (chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty())).then(|| view! {
@@ -142,6 +136,30 @@ pub fn ChatSidebar() -> impl IntoView {
             <ChatInput/>
         </aside>
     }
+}
+
+/// What the sidebar says about the assistant: the offline demo's banner, why
+/// it cannot work, the school's usage meter, or why nothing can be asked
+/// (with "Add credits" for the admin). Written as HTML, its text escaped:
+/// one string costs the bundle far less than a view for each.
+fn status_html(s: &AiStatus) -> String {
+    let mut html = String::new();
+    if s.demo {
+        html.push_str("<p class=\"demo-banner\" role=\"note\"><strong>Offline demo.</strong> Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how.</p>");
+    }
+    for (class, text) in [("form-error", &s.message), ("form-error budget-spent", &s.blocked)] {
+        if let Some(text) = text {
+            html.push_str(&format!("<p class=\"{class}\" role=\"alert\">{}", escape_text(text)));
+            if s.blocked.as_ref() == Some(text) && s.role == "admin" {
+                html.push_str(" <a href=\"/school#credits\">Add credits</a>");
+            }
+            html.push_str("</p>");
+        }
+    }
+    if let (Some(meter), None) = (&s.meter, &s.blocked) {
+        html.push_str(&format!("<p class=\"usage-meter\">{}</p>", escape_text(meter)));
+    }
+    html
 }
 
 /// The suggestion chips as buttons that carry their place in `CHIPS`.
