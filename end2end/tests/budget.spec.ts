@@ -36,7 +36,7 @@ test("the usage meter moves after a reply, and a spent allowance stops the input
   // The admin is offered credits, which open the input again.
   await spent.getByRole("link", { name: "Add credits" }).click();
   await expect(page).toHaveURL(/\/school#credits$/);
-  await page.getByLabel("Tokens").fill("50000");
+  await page.getByLabel("Tokens to add").fill("50000");
   await page.getByRole("button", { name: "Add credits" }).click();
   await expect(page.getByText("Credits added.")).toBeVisible();
   await expect(page.locator(".school-credits")).toHaveText("50,000");

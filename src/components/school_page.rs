@@ -81,7 +81,7 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
             {remaining.map(|r| view! { <p class="muted">{r}</p> })}
             <p>"Credits: " <strong class="school-credits">{thousands(usage.credits)}</strong> " tokens. Credits do not expire; they are used once the month's allowance is spent."</p>
             <form method="post" action="/school/credits" class="inline-form" id="credits">
-                <label for="credit-tokens">"Tokens"</label>
+                <label for="credit-tokens">"Tokens to add"</label>
                 <input id="credit-tokens" name="tokens" inputmode="numeric" required placeholder="100,000"/>
                 <button type="submit" class="primary">"Add credits"</button>
             </form>
