@@ -396,3 +396,27 @@ async fn the_command_line_adds_credits() {
     assert!(!wrong.status.success());
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("No school has the id or name \"Nowhere High\""));
 }
+
+#[tokio::test]
+async fn a_request_refused_after_reserving_keeps_nothing_reserved() {
+    let app = app_with(Config { turns_per_minute_user: 1, turns_per_minute_school: 0, ..Config::default() }).await;
+    let ana = teacher(&app, "ana@x.org").await;
+    let school = school_of(&app, &ana.token).await;
+    // Each of these is refused after the first call was reserved beside the
+    // lookup of the chat: the reservation goes back.
+    assert_eq!(ask(&app, &ana.token, "no-such-chat", "test").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(ask(&app, &ana.token, &ana.session_id, "   ").await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(ask(&app, &ana.token, &ana.session_id, "test").await.status, StatusCode::OK);
+    assert_eq!(ask(&app, &ana.token, &ana.session_id, "test").await.status, StatusCode::TOO_MANY_REQUESTS);
+    // Given back by a task of its own: wait until it has run.
+    let mut left = reserved(&app, &school).await;
+    for _ in 0..500 {
+        if left == 0 {
+            break;
+        }
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        left = reserved(&app, &school).await;
+    }
+    assert_eq!(left, 0, "every reservation was given back or settled");
+}

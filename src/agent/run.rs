@@ -165,12 +165,13 @@ impl Agent {
         prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current()))
     }
 
-    /// What a turn's first call is reserved by before it starts, from the
-    /// sizes of what it will send (the server reserves it with the request,
-    /// so that a spent budget is a 402 rather than a failed stream).
-    pub fn first_call_reservation(&self, lesson_bytes: usize, history_bytes: usize, question_bytes: usize) -> u32 {
-        let fixed = self.prompt_bytes;
-        estimate_tokens(fixed + lesson_bytes + history_bytes + question_bytes).saturating_add(self.max_output())
+    /// What a turn's first call is reserved by before it starts: the fixed
+    /// prompt, the question and `AI_MAX_TOKENS`. The server reserves it with
+    /// the request (a spent budget is a 402 rather than a failed stream),
+    /// beside the query that reads the lesson, so the lesson is not counted
+    /// here; later calls reserve by the size of what they really send.
+    pub fn first_call_reservation(&self, question_bytes: usize) -> u32 {
+        estimate_tokens(self.prompt_bytes + question_bytes).saturating_add(self.max_output())
     }
 
     /// The most one call may write, as reserved: `AI_MAX_TOKENS`, or a

@@ -13,7 +13,7 @@
 //! Months are calendar months in UTC, read from [`MonthClock`], which tests
 //! move by hand.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -69,6 +69,15 @@ pub fn reset_day(t: OffsetDateTime) -> String {
 /// (`monthly_tokens`) or else the server's; negative is unlimited.
 const ALLOWANCE: &str = "COALESCE(monthly_tokens, $3)";
 
+/// Whether a school has anything left once the calls under way are counted
+/// (`$3`: the server's allowance, `$4`: this month).
+fn has_left() -> String {
+    let used = "(CASE WHEN usage_month = $4 THEN month_used ELSE 0 END)";
+    format!(
+        "({ALLOWANCE} < 0 OR (CASE WHEN {ALLOWANCE} > {used} THEN {ALLOWANCE} - {used} ELSE 0 END) + credits - reserved > 0)"
+    )
+}
+
 /// The server's allowance for schools without their own, as bound in SQL.
 pub fn default_allowance(monthly_tokens: Option<u64>) -> i64 {
     monthly_tokens.map(|n| i64::try_from(n).unwrap_or(i64::MAX)).unwrap_or(-1)
@@ -77,15 +86,33 @@ pub fn default_allowance(monthly_tokens: Option<u64>) -> i64 {
 /// Reserves `tokens` for a call of `school_id`'s. `false`: nothing is left
 /// (nothing was reserved).
 pub async fn reserve(db: &Db, school_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
-    let sql = format!(
-        "UPDATE schools SET reserved = reserved + $2
-         WHERE id = $1 AND ({ALLOWANCE} < 0
-            OR (CASE WHEN {ALLOWANCE} > (CASE WHEN usage_month = $4 THEN month_used ELSE 0 END)
-                     THEN {ALLOWANCE} - (CASE WHEN usage_month = $4 THEN month_used ELSE 0 END) ELSE 0 END)
-               + credits - reserved > 0)"
-    );
-    let done = sqlx::query(&sql).bind(school_id).bind(tokens).bind(default).bind(month).execute(db).await?;
+    static SQL: LazyLock<String> = LazyLock::new(|| format!("UPDATE schools SET reserved = reserved + $2 WHERE id = $1 AND {}", has_left()));
+    let done = sqlx::query(SQL.as_str()).bind(school_id).bind(tokens).bind(default).bind(month).execute(db).await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// The same for the school of the account whose live session token hashes
+/// to `token_hash`, so that it can run beside the query that finds the
+/// account and its chat rather than after it. `Some(school)`: reserved.
+pub async fn reserve_for_session(db: &Db, token_hash: &str, tokens: i64, default: i64, month: &str) -> Result<Option<String>> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE schools SET reserved = reserved + $2
+             WHERE id = (SELECT u.school_id FROM sessions s JOIN users u ON u.id = s.user_id
+                         WHERE s.token_hash = $1 AND s.expires_at > $5)
+               AND {}
+             RETURNING id",
+            has_left()
+        )
+    });
+    Ok(sqlx::query_scalar(SQL.as_str())
+        .bind(token_hash)
+        .bind(tokens)
+        .bind(default)
+        .bind(month)
+        .bind(db::time::now())
+        .fetch_optional(db)
+        .await?)
 }
 
 /// What a model call used, as recorded.

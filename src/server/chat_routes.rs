@@ -74,7 +74,25 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     };
     // A retry reads two more: the question and the reply it replaces.
     let limit = state.ai.config().history_messages + if body.retry { 2 } else { 0 };
-    let (user, chat) = chats::user_and_chat(&state.db, &token, &body.session_id, limit).await?.ok_or(AppError::Unauthorized)?;
+    // The first model call is reserved beside the query for the teacher and
+    // the chat, not after it: the reservation (its fixed prompt, the
+    // question and AI_MAX_TOKENS) does not need the chat, only the session.
+    let agent = state.ai.agent();
+    let first = agent.as_ref().map_or(0, |a| a.first_call_reservation(body.content.len()));
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    let now = state.clock.now();
+    let (hash, month) = (auth::token_hash(&token), budget::month_of(now));
+    let (found, reserved) = tokio::join!(
+        chats::user_and_chat(&state.db, &token, &body.session_id, limit),
+        budget::reserve_for_session(&state.turn_writer, &hash, i64::from(first), default, &month),
+    );
+    // From here any refusal drops the reservation, which gives it back.
+    let mut held = match &reserved {
+        Ok(Some(school)) => Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), default, state.clock.clone(), i64::from(first))),
+        _ => None,
+    };
+    let (user, chat) = found?.ok_or(AppError::Unauthorized)?;
+    reserved?;
     let asked = if body.retry {
         None
     } else {
@@ -100,12 +118,11 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
             question
         }
     };
-    let agent = state.ai.agent()?;
+    let agent = agent?;
     // Counted on the account and its school, never on anything the client says.
     state.limits.turn(&user.id, &user.school_id).await?;
-    let first = agent.first_call_reservation(chat.document_xml.len(), meter::history_bytes(&chat.history), content.len());
-    let default = budget::default_allowance(state.config.monthly_tokens);
-    let spending = meter::Spending::reserve_first(&state.turn_writer, &user.school_id, &user.id, default, &state.clock, first).await?;
+    let mut spending = held.take().ok_or_else(|| meter::exhausted(now))?;
+    spending.user_id = user.id.clone();
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     Ok(turns::live_response(log, 0, keepalive(&state)))

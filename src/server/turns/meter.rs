@@ -1,8 +1,8 @@
 //! A turn's meter: the agent's [`Meter`] over the school's budget
 //! (`budget`). The request that starts a turn reserves its first call
-//! ([`Spending::reserve_first`]) so that a spent budget answers 402 before
-//! any stream starts; every later call reserves as it comes, and each
-//! settles with what it used, whoever is still listening.
+//! (held as a [`Spending`]) so that a spent budget answers 402 before any
+//! stream starts; every later call reserves as it comes, and each settles
+//! with what it used, whoever is still listening.
 
 use std::sync::Mutex;
 
@@ -13,15 +13,16 @@ use crate::{
         meter::{CallUsage, Meter},
         provider::ProviderError,
     },
-    chat::message::StoredMessage,
     server::{
         budget::{self, CallRecord, MonthClock},
         db::Db,
-        error::{AppError, Result},
+        error::AppError,
     },
 };
 
-/// Whose budget a turn spends, with its first call already reserved.
+/// Whose budget a turn spends, with its first call already reserved. Until
+/// it becomes the turn's meter, dropping it gives the reservation back (a
+/// request refused after reserving, for any reason, keeps nothing).
 pub struct Spending {
     pub db: Db,
     pub school_id: String,
@@ -31,28 +32,34 @@ pub struct Spending {
     pub clock: MonthClock,
     /// Tokens reserved for the first call.
     pub first: i64,
+    /// The reservation is still this value's to give back.
+    held: bool,
 }
 
 impl Spending {
-    /// Reserves a turn's first call, or 402 when the school has nothing left.
-    pub async fn reserve_first(db: &Db, school_id: &str, user_id: &str, default: i64, clock: &MonthClock, tokens: u32) -> Result<Self> {
-        let now = clock.now();
-        if !budget::reserve(db, school_id, i64::from(tokens), default, &budget::month_of(now)).await? {
-            return Err(exhausted(now));
-        }
-        Ok(Self { db: db.clone(), school_id: school_id.into(), user_id: user_id.into(), default, clock: clock.clone(), first: i64::from(tokens) })
+    /// A reservation of `first` tokens already made for `school_id`.
+    pub fn held(db: Db, school_id: String, default: i64, clock: MonthClock, first: i64) -> Self {
+        Self { db, school_id, user_id: String::new(), default, clock, first, held: true }
     }
 
-    /// Gives the first call's reservation back: the turn did not start.
-    pub async fn give_back(self) {
-        if let Err(e) = budget::release(&self.db, &self.school_id, self.first).await {
-            tracing::error!(error = %e, "could not give back a reservation");
-        }
-    }
-
-    pub fn meter(self, turn_id: &str, model: &str) -> SchoolMeter {
+    pub fn meter(mut self, turn_id: &str, model: &str) -> SchoolMeter {
+        self.held = false;
         let held = Mutex::new(Some(self.first));
         SchoolMeter { spending: self, turn_id: turn_id.into(), model: model.into(), held, prepaid: Mutex::new(true) }
+    }
+}
+
+impl Drop for Spending {
+    fn drop(&mut self) {
+        if !std::mem::take(&mut self.held) {
+            return;
+        }
+        let (db, school, tokens) = (self.db.clone(), std::mem::take(&mut self.school_id), self.first);
+        tokio::spawn(async move {
+            if let Err(e) = budget::release(&db, &school, tokens).await {
+                tracing::error!(error = %e, "could not give back a reservation");
+            }
+        });
     }
 }
 
@@ -63,17 +70,6 @@ pub fn exhausted(now: time::OffsetDateTime) -> AppError {
 
 fn exhausted_message(now: time::OffsetDateTime) -> String {
     format!("Your school's AI allowance for this month is used up. It resets on {}.", budget::reset_day(now))
-}
-
-/// What a turn's history weighs in a request, roughly, for its first reservation.
-pub fn history_bytes(history: &[StoredMessage]) -> usize {
-    history
-        .iter()
-        .map(|m| match m {
-            StoredMessage::User(text) => text.len(),
-            StoredMessage::Assistant(r) => r.text.len() + r.tool_calls.iter().map(|c| c.call.args.json().len() + 64).sum::<usize>(),
-        })
-        .sum()
 }
 
 pub struct SchoolMeter {

@@ -45,13 +45,8 @@ pub struct NewTurn {
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
     let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry, spending } = turn;
-    let log = match hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id()) {
-        Ok(log) => log,
-        Err(e) => {
-            spending.give_back().await;
-            return Err(e);
-        }
-    };
+    // Refused here, the spending is dropped, which gives its reservation back.
+    let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
     let model = agent.model().to_string();
     let meter = spending.meter(&log.turn_id, &model);
