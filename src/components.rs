@@ -14,5 +14,6 @@ pub mod lessons_page;
 pub mod not_found;
 pub mod school_page;
 pub mod top_bar;
+pub mod title_field;
 pub mod trash_page;
 pub mod xml_editor;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "./csp";
-import { createLesson, signUp, uniqueEmail } from "./helpers";
+import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
 
 const list = (page: import("@playwright/test").Page) => page.locator(".lesson-list li > a");
 
@@ -86,4 +86,34 @@ test("a lesson file is imported, and a file with problems lists each with its li
   await expect(page.getByRole("heading", { name: "Tides", level: 1 })).toBeVisible();
   await page.goto("/");
   await expect(list(page)).toHaveText(["Tides"]);
+});
+
+test("the title on the lesson page is renamed with Enter, kept after a reload, and Escape puts it back", async ({ page }) => {
+  await signUp(page, uniqueEmail("rename"));
+  const url = await createLesson(page, "Volcanos");
+  await hydrated(page);
+  const title = page.getByRole("textbox", { name: "Lesson title" });
+  await expect(title).toHaveValue("Volcanos");
+  await title.fill("Volcanoes of Iceland");
+  await title.press("Enter");
+  await expect(page).toHaveTitle("Volcanoes of Iceland · Margin");
+  await page.reload();
+  await hydrated(page);
+  await expect(title).toHaveValue("Volcanoes of Iceland");
+  await page.goto("/");
+  await expect(list(page)).toHaveText(["Volcanoes of Iceland"]);
+
+  // Escape puts back the saved title; nothing is saved.
+  await page.goto(url);
+  await hydrated(page);
+  await title.fill("Something else");
+  await title.press("Escape");
+  await expect(title).toHaveValue("Volcanoes of Iceland");
+  // A blank title is refused with the reason, and the field keeps what was typed.
+  await title.fill("   ");
+  await title.press("Enter");
+  await expect(page.locator(".doc-head").getByRole("alert")).toContainText("title");
+  await page.reload();
+  await hydrated(page);
+  await expect(title).toHaveValue("Volcanoes of Iceland");
 });

@@ -49,6 +49,12 @@ pub async fn undo(id: &str, number: i64) -> Result<SaveReply, ClientError> {
     crate::chat::client::json("POST", &format!("/api/lessons/{id}/revisions/{number}/undo"), NO_BODY).await
 }
 
+/// Renames the lesson.
+pub async fn rename(id: &str, title: String) -> Result<(), String> {
+    let _: serde::de::IgnoredAny = call("PATCH", &format!("/api/lessons/{id}"), Some(&crate::chat::message::TitleRequest { title })).await?;
+    Ok(())
+}
+
 /// Turns "Review edits before applying" on or off.
 pub async fn set_review(id: &str, review_edits: bool) -> Result<(), String> {
     let _: serde::de::IgnoredAny = call("PUT", &format!("/api/lessons/{id}/review"), Some(&ReviewSetting { review_edits })).await?;

@@ -21,6 +21,7 @@ use super::{
     lesson_state::LessonState,
     lesson_view::{changed_blocks_css, Audience, LessonView},
     not_found::{NotFound, MISSING_LESSON},
+    title_field::TitleField,
     top_bar::TopBar,
     xml_editor::XmlEditor,
 };
@@ -67,6 +68,8 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
     provide_context(state);
     Effect::new(move |_| mark_hydrated());
     let tab = RwSignal::new(Tab::Lesson);
+    // What went wrong renaming the lesson or changing its review setting.
+    let head_error = RwSignal::new(String::new());
     let student = RwSignal::new(false);
     let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
     let tab_button = move |which: Tab, label: &'static str| {
@@ -82,7 +85,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
             <style inner_html=move || state.changed_blocks.with(|b| changed_blocks_css(b, state.show_changes.get()))></style>
             <section class="document-pane" aria-label="Lesson document">
                 <div class="doc-head">
-                    <p class="lesson-title">{state.title.get_value()}</p>
+                    <TitleField error=head_error/>
                     <div class="tabs" role="tablist" aria-label="Lesson views">
                         {tab_button(Tab::Lesson, "Lesson")}
                         {tab_button(Tab::Xml, "XML")}
@@ -98,7 +101,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                                 on:click=move |_| state.show_changes.update(|on| *on = !*on)>"Show changes"</button>
                         })}
                     })}
-                    <ReviewToggle/>
+                    <ReviewToggle error=head_error/>
                 </div>
                 {move || (tab.get() == Tab::Lesson).then(|| view! {
                     {move || state.preview.with(Option::is_some).then(|| view! {
@@ -125,9 +128,8 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
 /// the teacher's Apply. Saved with the lesson at once; if that fails, the
 /// box goes back and says why.
 #[component]
-fn ReviewToggle() -> impl IntoView {
+fn ReviewToggle(error: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<LessonState>();
-    let error = RwSignal::new(String::new());
     let change = move |ev| {
         let on = event_target_checked(&ev);
         state.review_edits.set(on);

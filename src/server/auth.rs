@@ -90,7 +90,7 @@ fn dummy_hash() -> &'static str {
     HASH.get_or_init(|| hash_now("not-a-real-password").unwrap_or_default())
 }
 
-pub(super) fn token_hash(token: &str) -> String {
+pub fn token_hash(token: &str) -> String {
     let digest = Sha256::digest(token.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
