@@ -259,3 +259,49 @@ async fn an_import_report_is_kept_in_the_database_for_its_teacher_only_and_brief
     assert_eq!(import_reports::find(&app.state.db, &ana, &token, &later).await.unwrap(), None);
     assert_eq!(import_reports::purge(&app.state.db, &later).await.unwrap(), 1);
 }
+
+#[tokio::test]
+async fn search_is_full_text_and_follows_every_change() {
+    let app = app().await;
+    let t = app.sign_up("search@x.org").await;
+    let volcanoes = create(&app, &t, json!({"title": "Volcanoes", "xml": doc("Volcanoes", "Lava and ash from Iceland")})).await;
+    create(&app, &t, json!({"title": "Islands", "xml": doc("Islands", "Volcanoes made Iceland; glaciers shaped it")})).await;
+    create(&app, &t, json!({"title": "Rivers", "xml": doc("Rivers", "Water runs downhill")})).await;
+    let search = |q: &str, sort: &str| {
+        let url = format!("/api/lessons?q={}&sort={sort}", q.replace(' ', "%20"));
+        let app = &app;
+        let t = t.clone();
+        async move { app.get(&url, Auth::Bearer(&t)).await.json() }
+    };
+    // A word is found by its beginning, in the title or the text, any case.
+    assert_eq!(titles(&search("VOLCAN", "title").await), vec!["Islands", "Volcanoes"]);
+    // Every word must be there.
+    assert_eq!(titles(&search("iceland glaciers", "title").await), vec!["Islands"]);
+    assert_eq!(search("iceland rivers", "title").await["total"], 0);
+    // Best match: a lesson named for the word comes before one that only mentions it.
+    assert_eq!(titles(&search("volcanoes", "relevance").await), vec!["Volcanoes", "Islands"]);
+    // What is typed is never query syntax.
+    for odd in ["\"", "(lava", "lava OR", "*", "NEAR(lava ash)", "-lava", "lava^"] {
+        let r = app.get(&format!("/api/lessons?q={}", odd.replace('"', "%22").replace('^', "%5E").replace(' ', "%20")), Auth::Bearer(&t)).await;
+        assert_eq!(r.status, StatusCode::OK, "{odd}: {}", r.body);
+    }
+    assert_eq!(search("(lava", "title").await["total"], 1);
+    // A rename, a save and a deletion reach the index at once.
+    let id = volcanoes["id"].as_str().unwrap();
+    let r = app.send_json(axum::http::Method::PATCH, &format!("/api/lessons/{id}"), Auth::Bearer(&t), json!({"title": "Fire mountains"})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(titles(&search("fire", "title").await), vec!["Fire mountains"]);
+    let r = app
+        .put_json(&format!("/api/lessons/{id}/document"), Auth::Bearer(&t), json!({"xml": doc("Fire mountains", "Magma rises"), "baseRevision": volcanoes["revision"]}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("Saved"), "{}", r.body);
+    assert_eq!(search("lava", "title").await["total"], 0);
+    assert_eq!(titles(&search("magma", "title").await), vec!["Fire mountains"]);
+    assert_eq!(app.send_json(axum::http::Method::DELETE, &format!("/api/lessons/{id}"), Auth::Bearer(&t), json!({})).await.status, StatusCode::OK);
+    assert_eq!(search("magma", "title").await["total"], 0, "the trash is not searched");
+    assert_eq!(app.send_json(axum::http::Method::DELETE, &format!("/api/trash/{id}"), Auth::Bearer(&t), json!({})).await.status, StatusCode::NO_CONTENT);
+    // Another teacher's lessons are never found.
+    let other = app.sign_up("other-search@x.org").await;
+    assert_eq!(app.get("/api/lessons?q=iceland", Auth::Bearer(&other)).await.json()["total"], 0);
+}

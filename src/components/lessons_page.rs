@@ -125,8 +125,9 @@ fn SearchForm(search: String, sort: String) -> impl IntoView {
             <input id="lesson-search" type="search" name="q" value=search placeholder="Title or words in the lesson"/>
             <label for="lesson-sort">"Sort by"</label>
             <select id="lesson-sort" name="sort">
-                <option value="edited" selected=sort != "title">"Last edited"</option>
+                <option value="edited" selected=sort != "title" && sort != "relevance">"Last edited"</option>
                 <option value="title" selected=sort == "title">"Title"</option>
+                <option value="relevance" selected=sort == "relevance">"Best match"</option>
             </select>
             <button type="submit">"Search"</button>
         </form>

@@ -150,7 +150,7 @@ async fn save_revision(
          WHERE id = $3 AND owner_id = $4 AND revision = $5 AND deleted_at IS NULL",
     )
     .bind(&doc)
-    .bind(root.text())
+    .bind(search_text(&doc))
     .bind(id)
     .bind(owner_id)
     .bind(base_revision)
