@@ -123,9 +123,59 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     state.limits.turn(&user.id, &user.school_id).await?;
     let mut spending = held.take().ok_or_else(|| meter::exhausted(now))?;
     spending.user_id = user.id.clone();
+    let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
+    if wants_json {
+        return finished(&state, &user_id, &log).await;
+    }
     Ok(turns::live_response(log, 0, keepalive(&state)))
+}
+
+/// Whether a request asks for the finished reply as JSON rather than its
+/// events as they come: `Accept: application/json` and no event stream.
+fn wants_json(headers: &HeaderMap) -> bool {
+    let accept = headers.get(axum::http::header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    accept.contains("application/json") && !accept.contains("text/event-stream")
+}
+
+/// A finished turn, for a script that asked for JSON: the reply as stored.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FinishedTurn {
+    turn_id: String,
+    message_id: String,
+    /// `complete`, `error` or `cancelled`.
+    status: MessageStatus,
+    text: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    reasoning: String,
+    /// Each tool call: what it was asked, how it ended, what it changed.
+    steps: Vec<crate::chat::turn::ToolCallRecord>,
+    usage: crate::chat::events::UsageData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<crate::chat::events::ErrorData>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+}
+
+/// Waits for a turn to end (however long it takes; the turn goes on if the
+/// client leaves) and answers its stored message.
+async fn finished(state: &AppState, user_id: &str, log: &turns::TurnLog) -> Result<Response> {
+    log.finished().await;
+    let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
+    let reply = FinishedTurn {
+        turn_id: log.turn_id.clone(),
+        message_id: m.id,
+        status: m.status,
+        text: m.content,
+        reasoning: m.reasoning,
+        steps: m.tool_calls,
+        usage: m.usage,
+        error: m.error,
+        model: m.model,
+    };
+    Ok(Json(reply).into_response())
 }
 
 fn keepalive(state: &AppState) -> Duration {
