@@ -79,6 +79,9 @@ tools:
 browser:
 	@test -x /usr/bin/chromium \
 		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+	@# pdftotext reads the printed worksheets back in end2end/tests/print.spec.ts.
+	@command -v pdftotext >/dev/null \
+		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y poppler-utils)
 
 ## The end2end npm packages: Playwright, and binaryen's wasm-opt.
 npm-deps:

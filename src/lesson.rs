@@ -20,6 +20,8 @@ mod html;
 mod ids;
 #[cfg(feature = "ssr")]
 mod merge;
+#[cfg(feature = "ssr")]
+mod paper;
 mod parse;
 mod schema;
 mod tree;
@@ -33,6 +35,8 @@ pub use html::{render_both, to_html, Audience, LessonHtml};
 pub use ids::{assign_ids, assign_ids_after};
 #[cfg(feature = "ssr")]
 pub use merge::merge;
+#[cfg(feature = "ssr")]
+pub use paper::{to_paper, Sheet};
 pub use parse::{parse, MAX_BYTES, MAX_DEPTH};
 pub use schema::{ExerciseKind, BLOCK_ELEMENTS, ID_ELEMENTS};
 pub use tree::{escape_attr, escape_text, Element, Node};

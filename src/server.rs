@@ -30,6 +30,7 @@ pub mod library;
 pub mod library_api;
 pub mod limits;
 pub mod proposal_api;
+pub mod print_page;
 pub mod proposals;
 pub mod router;
 pub mod school_routes;

@@ -305,3 +305,28 @@ async fn search_is_full_text_and_follows_every_change() {
     let other = app.sign_up("other-search@x.org").await;
     assert_eq!(app.get("/api/lessons?q=iceland", Auth::Bearer(&other)).await.json()["total"], 0);
 }
+
+#[tokio::test]
+async fn a_lesson_prints_as_a_worksheet_or_a_key_for_its_owner_only() {
+    let app = app().await;
+    let t = app.sign_up("print@x.org").await;
+    let xml = "<lesson><h1>Verbs</h1><note>Quiet group first.</note><exercise type=\"fill-blanks\"><p>She <blank answer=\"ran\"/> home.</p></exercise></lesson>";
+    let lesson = create(&app, &t, json!({"title": "Verbs", "xml": xml})).await;
+    let id = lesson["id"].as_str().unwrap();
+    let sheet = app.get(&format!("/lessons/{id}/print"), Auth::Cookie(&t)).await;
+    assert_eq!(sheet.status, StatusCode::OK);
+    assert!(sheet.headers[axum::http::header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
+    assert!(sheet.body.contains("Name:") && sheet.body.contains("1. Fill in the blanks"), "{}", sheet.body);
+    assert!(!sheet.body.contains(">ran<") && !sheet.body.contains("Quiet group"), "{}", sheet.body);
+    assert!(!sheet.body.contains("<script"), "a print page needs no script");
+    let key = app.get(&format!("/lessons/{id}/print?key=1"), Auth::Cookie(&t)).await;
+    assert!(key.body.contains(">ran<") && key.body.contains("Answer key"), "{}", key.body);
+    assert!(!key.body.contains("Quiet group"));
+    // Another teacher, and nobody signed in, get no lesson.
+    let other = app.sign_up("other-print@x.org").await;
+    let theirs = app.get(&format!("/lessons/{id}/print?key=1"), Auth::Cookie(&other)).await;
+    assert!(!theirs.body.contains(">ran<"));
+    assert_eq!(theirs.location(), "/lessons/not-found");
+    let nobody = app.get(&format!("/lessons/{id}/print"), Auth::None).await;
+    assert!(nobody.location().starts_with("/signin"), "{:?}", nobody.location());
+}

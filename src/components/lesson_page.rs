@@ -44,6 +44,11 @@ pub fn LessonPage() -> impl IntoView {
                 match lesson.await {
                     Ok(l) => Either::Left(view! {
                         <Title text=format!("{} · Margin", l.title)/>
+                        // Plain links, outside the island: the print pages are the server's.
+                        <nav class="lesson-tools" aria-label="Print">
+                            <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
+                            <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
+                        </nav>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l/>
                     }),
                     // A failed lookup was logged and answers 500; the page
