@@ -10,6 +10,7 @@
 
 pub mod assemble;
 pub mod config;
+pub mod context;
 pub mod meter;
 pub mod prompt;
 pub mod provider;

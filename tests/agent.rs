@@ -460,3 +460,34 @@ async fn history_enters_as_plain_text_before_the_new_message() {
     assert!(messages[2].get("tool_calls").is_none());
     assert_eq!(messages[3]["content"], "test");
 }
+
+#[tokio::test]
+async fn a_long_conversation_is_fitted_to_the_context_window_keeping_the_newest_messages() {
+    let llm = ScriptedLlm::start().await.unwrap();
+    let mut config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    // A small window: the prompt, the tools and the question take most of it.
+    config.context_tokens = 12_000;
+    let history: Vec<PastMessage> = (0..20)
+        .map(|i| {
+            let filler = "and so on ".repeat(200);
+            if i % 2 == 0 { PastMessage::User(format!("question number {i} {filler}")) } else { PastMessage::Assistant(format!("answer number {i} {filler}")) }
+        })
+        .collect();
+    let r = run_with(llm, config, history, "hello").await;
+    assert_eq!(r.result.outcome, TurnOutcome::Complete, "{:?}", r.result.outcome);
+    let sent = r.llm.requests().last().unwrap().to_string();
+    assert!(sent.contains("answer number 19") && sent.contains("question number 18"), "the newest exchange is sent");
+    assert!(!sent.contains("question number 0 "), "the oldest is left out");
+
+    // A lesson larger than the whole window is a clear error, and the model is not called.
+    let llm = ScriptedLlm::start().await.unwrap();
+    let mut config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    config.context_tokens = 4_000;
+    let doc = format!("<lesson><h1>Long</h1><p>{}</p></lesson>", "word ".repeat(20_000));
+    let r = run_turn(llm, config, Memory::with(&doc), Vec::new(), "hello").await;
+    match &r.result.outcome {
+        TurnOutcome::Failed(e) => assert_eq!(e.code, "context_too_long", "{}", e.message),
+        other => panic!("{other:?}"),
+    }
+    assert!(r.llm.requests().is_empty(), "no call was made");
+}

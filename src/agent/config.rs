@@ -95,6 +95,9 @@ pub struct AiConfig {
     pub max_steps: u32,
     /// How many earlier messages of the session the model sees.
     pub history_messages: usize,
+    /// `AI_CONTEXT_TOKENS`: the model's context window, which the prompt,
+    /// the conversation and the reply share (`context`).
+    pub context_tokens: u32,
     /// Where `chat/base.md` and `chat/skills/*.md` live.
     pub prompts_dir: PathBuf,
     /// The brakes on every turn.
@@ -196,6 +199,7 @@ impl AiConfig {
             model: var("AI_MODEL").unwrap_or_else(|| provider.default_model().to_string()),
             max_steps: number("AI_MAX_STEPS", 10).min(50) as u32,
             history_messages: number("AI_HISTORY_MESSAGES", 20).min(200) as usize,
+            context_tokens: number("AI_CONTEXT_TOKENS", super::context::default_window(provider).into()).min(u32::MAX.into()) as u32,
             prompts_dir: var("MARGIN_PROMPTS_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("prompts")),
         }
     }
@@ -211,6 +215,7 @@ impl AiConfig {
             model: ProviderKind::Demo.default_model().into(),
             max_steps: 10,
             history_messages: 20,
+            context_tokens: super::context::default_window(ProviderKind::Demo),
             prompts_dir: prompts_dir.into(),
         }
     }

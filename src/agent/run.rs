@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     assemble::{AssembledCall, ToolCallAssembler},
     config::{AiConfig, Limits},
+    context::{self, Budget},
     meter::{estimate_tokens, CallOutcome, CallUsage, Meter},
     prompt::{self, PastMessage},
     provider::{wire::SentMessage, Provider, ProviderError},
@@ -76,6 +77,8 @@ pub struct Agent {
     prompt_bytes: usize,
     max_steps: u32,
     limits: Limits,
+    /// The context window the conversation is fitted into.
+    context: Budget,
 }
 
 /// A turn under way: where its events go, and its record so far.
@@ -147,6 +150,7 @@ impl Agent {
             skills,
             base_prompt,
             max_steps: config.max_steps.max(1),
+            context: Budget { window: config.context_tokens, bytes_per_token: context::bytes_per_token(config.provider) },
             limits: config.limits.clone(),
         })
     }
@@ -189,10 +193,18 @@ impl Agent {
         meter: &dyn Meter,
     ) -> TurnResult {
         let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0 };
+        // What fits in the model's window: the lesson and the question whole,
+        // as much of the conversation as there is room for.
+        let fixed = self.prompt_bytes + ctx.document.current().len() + request.user_text.len();
+        let reply_room = self.max_output().min(self.context.window / 4);
+        let history = match self.context.fit(request.history, fixed, reply_room) {
+            Ok(history) => history,
+            Err(e) => return turn.ended(TurnOutcome::Failed(e)),
+        };
         // The conversation without the system prompt: that is written anew
         // for every model call (it holds the lesson as it is then) and not
         // kept between calls.
-        let mut messages = prompt::turn_messages(&request.history, &request.user_text);
+        let mut messages = prompt::turn_messages(&history, &request.user_text);
         // This turn's reasoning to send back, by the index of the assistant
         // message it led to (only where the provider wants it back).
         let mut thoughts: Vec<(usize, String)> = Vec::new();
