@@ -9,7 +9,7 @@
 #[cfg_attr(not(feature = "hydrate"), path = "client/server.rs")]
 mod transport;
 
-pub use transport::{ask, confirm, json, messages, pause, stream};
+pub use transport::{answer_text, ask, confirm, json, messages, pause, stream};
 
 /// Why a call failed.
 #[derive(Clone, Debug, PartialEq)]

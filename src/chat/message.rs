@@ -100,7 +100,7 @@ pub struct ChatMessage {
 }
 
 /// What the sidebar needs to know about the assistant.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct AiStatus {
     // The sidebar reads only `demo` and `message`: the browser skips the
@@ -165,6 +165,49 @@ impl UsageSummary {
     pub fn blocked(&self) -> Option<String> {
         (self.remaining? <= 0).then(|| format!("Your school's AI allowance for this month is used up. It resets on {}.", self.reset_day))
     }
+}
+
+impl AiStatus {
+    /// The fields the sidebar shows, read from the server's JSON by hand:
+    /// the browser has no derived reader for this type, which keeps the
+    /// bundle smaller (the server writes flat fields; `usage` is not read).
+    pub fn from_json(json: &str) -> Self {
+        Self {
+            demo: json.contains("\"demo\":true"),
+            message: string_field(json, "message"),
+            role: string_field(json, "role").unwrap_or_default(),
+            meter: string_field(json, "meter"),
+            blocked: string_field(json, "blocked"),
+            ..Self::default()
+        }
+    }
+}
+
+/// The string value of `"key":` in a flat JSON object, unescaped; `None`
+/// when the key is missing or not a string.
+fn string_field(json: &str, key: &str) -> Option<String> {
+    let at = json.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let mut out = String::new();
+    let mut chars = json[at..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'u' => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?).unwrap_or('\u{fffd}'));
+                }
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
 }
 
 /// 12400 → "12,400".
@@ -261,3 +304,27 @@ mod title_tests {
 crate::wire_enum::wire_enum!(Role { User => "user", Assistant => "assistant" });
 
 crate::wire_enum::wire_enum!(MessageStatus { Running => "running", Complete => "complete", Error => "error", Interrupted => "interrupted", Cancelled => "cancelled" });
+
+#[cfg(test)]
+mod status_tests {
+    use super::*;
+
+    #[test]
+    fn the_status_is_read_by_hand_as_the_server_writes_it() {
+        let sent = AiStatus {
+            provider: "demo".into(),
+            model: "m".into(),
+            demo: true,
+            ready: true,
+            message: Some("Say \"hi\"\nand \\ go — ✓ ok".into()),
+            role: "admin".into(),
+            usage: Some(UsageSummary { used: 5, allowance: Some(10), credits: 0, remaining: Some(5), resets_at: "x".into(), reset_day: "1 May".into() }),
+            meter: Some("5 of 10 tokens used this month".into()),
+            blocked: None,
+        };
+        let read = AiStatus::from_json(&serde_json::to_string(&sent).unwrap());
+        assert_eq!((read.demo, read.message, read.role, read.meter, read.blocked), (true, sent.message, sent.role, sent.meter, None));
+        let control = AiStatus::from_json(r#"{"demo":false,"message":"a\u0001b","blocked":"spent"}"#);
+        assert_eq!((control.demo, control.message.as_deref(), control.blocked.as_deref()), (false, Some("a\u{1}b"), Some("spent")));
+    }
+}

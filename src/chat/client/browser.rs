@@ -57,7 +57,7 @@ pub async fn json<T: DeserializeOwned>(method: &str, url: &str, body: Option<&im
 
 /// The text of a call's answer (`null` for an empty one). Not generic, so
 /// every `json::<T>` shares it rather than carrying its own copy.
-async fn answer_text(method: &str, url: &str, body: Option<String>) -> Result<String, ClientError> {
+pub async fn answer_text(method: &str, url: &str, body: Option<String>) -> Result<String, ClientError> {
     let response = send(method, url, body, &[]).await?;
     let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?.as_string().unwrap_or_default();
     Ok(if text.trim().is_empty() { "null".to_string() } else { text })

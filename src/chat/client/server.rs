@@ -15,6 +15,10 @@ pub async fn json<T: DeserializeOwned>(_method: &str, _url: &str, _body: Option<
     Err(browser_only())
 }
 
+pub async fn answer_text(_method: &str, _url: &str, _body: Option<String>) -> Result<String, ClientError> {
+    Err(browser_only())
+}
+
 pub async fn stream(
     _url: &str,
     _body: Option<String>,

@@ -171,8 +171,8 @@ impl Chat {
     /// The assistant's status and the school's budget (read again after each
     /// reply, which has spent some of it).
     async fn read_status(self) {
-        if let Ok(status) = client::json::<AiStatus>("GET", "/api/ai/status", None::<&()>).await {
-            self.status.set(Some(status));
+        if let Ok(json) = client::answer_text("GET", "/api/ai/status", None).await {
+            self.status.set(Some(AiStatus::from_json(&json)));
         }
     }
 
