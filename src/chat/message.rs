@@ -163,7 +163,7 @@ impl UsageSummary {
 
     /// Why nothing can be asked now, or `None` while budget is left.
     pub fn blocked(&self) -> Option<String> {
-        (self.remaining? <= 0).then(|| format!("Your school's AI allowance for this month is used up. It resets on {}.", self.reset_day))
+        (self.remaining? <= 0).then(|| budget_spent(&self.reset_day))
     }
 }
 
@@ -208,6 +208,12 @@ fn string_field(json: &str, key: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// What a teacher reads when the school's budget is spent; `reset_day` is
+/// "1 December".
+pub fn budget_spent(reset_day: &str) -> String {
+    format!("Your school's AI allowance for this month is used up. It resets on {reset_day}.")
 }
 
 /// 12400 → "12,400".

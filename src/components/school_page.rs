@@ -57,7 +57,7 @@ pub fn SchoolPage() -> impl IntoView {
     }
 }
 
-/// The invitation link, absolute when the page knows its origin.
+/// The invitation link (its path on this site), selectable to copy.
 #[component]
 fn InviteLink(token: String) -> impl IntoView {
     let path = format!("/signup?invite={token}");

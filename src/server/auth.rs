@@ -20,7 +20,7 @@ use super::{
     schools,
 };
 use crate::{
-    models::{UserInfo, ROLE_TEACHER},
+    models::{UserInfo, ROLE_ADMIN, ROLE_TEACHER},
     refusals::{AccountRefusal, MIN_PASSWORD_LEN},
 };
 
@@ -125,7 +125,8 @@ pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &s
             Some(school) => (school, ROLE_TEACHER),
             None => return Err(AppError::Account(AccountRefusal::InviteInvalid)),
         },
-        None => (schools::create(&mut tx, "My school").await?, schools::FOUNDER_ROLE),
+        // Whoever starts a school runs it.
+        None => (schools::create(&mut tx, "My school").await?, ROLE_ADMIN),
     };
     let inserted = sqlx::query("INSERT INTO users (id, email, password_hash, school_id, role) VALUES ($1, $2, $3, $4, $5)")
         .bind(&id)

@@ -138,6 +138,31 @@ struct SchoolBudget {
     month_used: i64,
 }
 
+/// A school's budget row, as `SchoolBudget` reads it.
+const SCHOOL_BUDGET: &str = "SELECT monthly_tokens, credits, usage_month, month_used FROM schools WHERE id = $1";
+
+impl SchoolBudget {
+    /// The month's allowance (negative: unlimited), given the server's.
+    fn allowance(&self, default: i64) -> i64 {
+        self.monthly_tokens.unwrap_or(default)
+    }
+
+    /// What `month` has taken from the allowance so far.
+    fn used_in(&self, month: &str) -> i64 {
+        if self.usage_month == month {
+            self.month_used
+        } else {
+            0
+        }
+    }
+}
+
+/// The first moment of `now`'s month and of the next, as stored, for
+/// queries over a month's calls.
+pub fn month_window(now: OffsetDateTime) -> (String, String) {
+    (format!("{}-01T00:00:00.000Z", month_of(now)), stored(next_month(now)))
+}
+
 /// Settles a call: gives back its reservation, spends what it used
 /// (allowance first, then credits) and records it.
 pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, default: i64, now: OffsetDateTime) -> Result<()> {
@@ -149,13 +174,12 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, default: i64, now
     };
     let mut tx = db::begin_write(db).await?;
     let row: Option<SchoolBudget> =
-        sqlx::query_as(&format!("SELECT monthly_tokens, credits, usage_month, month_used FROM schools WHERE id = $1{lock}"))
+        sqlx::query_as(&format!("{SCHOOL_BUDGET}{lock}"))
             .bind(&call.school_id)
             .fetch_optional(&mut *tx)
             .await?;
     let Some(row) = row else { return Ok(()) };
-    let allowance = row.monthly_tokens.unwrap_or(default);
-    let used = if row.usage_month == month { row.month_used } else { 0 };
+    let (allowance, used) = (row.allowance(default), row.used_in(&month));
     let from_credits = if allowance < 0 {
         0
     } else {
@@ -209,13 +233,9 @@ pub async fn release(db: &Db, school_id: &str, reserved: i64) -> Result<()> {
 
 /// Where a school stands this month.
 pub async fn summary(db: &Db, school_id: &str, default: i64, now: OffsetDateTime) -> Result<UsageSummary> {
-    let row: Option<SchoolBudget> = sqlx::query_as("SELECT monthly_tokens, credits, usage_month, month_used FROM schools WHERE id = $1")
-        .bind(school_id)
-        .fetch_optional(db)
-        .await?;
+    let row: Option<SchoolBudget> = sqlx::query_as(SCHOOL_BUDGET).bind(school_id).fetch_optional(db).await?;
     let row = row.ok_or(AppError::NotFound)?;
-    let allowance = row.monthly_tokens.unwrap_or(default);
-    let used = if row.usage_month == month_of(now) { row.month_used } else { 0 };
+    let (allowance, used) = (row.allowance(default), row.used_in(&month_of(now)));
     let credits = row.credits.max(0);
     let (allowance, remaining) = if allowance < 0 { (None, None) } else { (Some(allowance), Some((allowance - used).max(0) + credits)) };
     Ok(UsageSummary { used, allowance, credits, remaining, resets_at: stored(next_month(now)), reset_day: reset_day(now) })
@@ -277,15 +297,13 @@ pub struct DayUsage {
 
 /// The month's use of a school, or of one of its teachers (`user`).
 pub async fn report(db: &Db, school_id: &str, user: Option<&str>, now: OffsetDateTime) -> Result<UsageReport> {
-    let month = month_of(now);
-    let from = format!("{month}-01T00:00:00.000Z");
-    let to = stored(next_month(now));
+    let (from, to) = month_window(now);
     // `$4` is '' for the whole school, bound either way so both backends type it.
     let only = if user.is_some() { "AND a.user_id = $4" } else { "AND $4 = ''" };
+    let month_calls = format!("a.school_id = $1 AND a.created_at >= $2 AND a.created_at < $3 {only}");
     let by_teacher: Vec<TeacherUsage> = sqlx::query_as(&format!(
         "SELECT a.user_id, COALESCE(u.email, '') AS email, CAST(SUM(a.total_tokens) AS BIGINT) AS tokens, COUNT(*) AS calls
-         FROM ai_calls a LEFT JOIN users u ON u.id = a.user_id
-         WHERE a.school_id = $1 AND a.created_at >= $2 AND a.created_at < $3 {only}
+         FROM ai_calls a LEFT JOIN users u ON u.id = a.user_id WHERE {month_calls}
          GROUP BY a.user_id, u.email ORDER BY tokens DESC, email"
     ))
     .bind(school_id)
@@ -296,9 +314,7 @@ pub async fn report(db: &Db, school_id: &str, user: Option<&str>, now: OffsetDat
     .await?;
     let by_day: Vec<DayUsage> = sqlx::query_as(&format!(
         "SELECT substr(a.created_at, 1, 10) AS day, CAST(SUM(a.total_tokens) AS BIGINT) AS tokens
-         FROM ai_calls a
-         WHERE a.school_id = $1 AND a.created_at >= $2 AND a.created_at < $3 {only}
-         GROUP BY substr(a.created_at, 1, 10) ORDER BY day"
+         FROM ai_calls a WHERE {month_calls} GROUP BY substr(a.created_at, 1, 10) ORDER BY day"
     ))
     .bind(school_id)
     .bind(&from)
@@ -307,7 +323,7 @@ pub async fn report(db: &Db, school_id: &str, user: Option<&str>, now: OffsetDat
     .fetch_all(db)
     .await?;
     let total = by_day.iter().map(|d| d.tokens).sum();
-    Ok(UsageReport { month, total, by_teacher, by_day })
+    Ok(UsageReport { month: month_of(now), total, by_teacher, by_day })
 }
 
 #[cfg(test)]

@@ -44,9 +44,7 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
     let school_id = schools::admin_school(user)?;
     let now = state.clock.now();
     let default = budget::default_allowance(state.config.monthly_tokens);
-    let month = budget::month_of(now);
-    let from = format!("{month}-01T00:00:00.000Z");
-    let to = super::db::time::stored(budget::next_month(now));
+    let (from, to) = budget::month_window(now);
     Ok(SchoolOverview {
         school: schools::get(&state.db, school_id).await?,
         usage: budget::summary(&state.db, school_id, default, now).await?,

@@ -14,7 +14,7 @@ use super::{
     error::{AppError, Result},
     ids,
 };
-use crate::models::{Invite, Member, School, UserInfo, ROLE_ADMIN};
+use crate::models::{Invite, Member, School, UserInfo};
 
 /// How long an invitation link works.
 pub const INVITE_DAYS: u64 = 7;
@@ -167,6 +167,3 @@ pub async fn rename(db: &Db, admin: &UserInfo, name: &str) -> Result<()> {
     sqlx::query("UPDATE schools SET name = $2 WHERE id = $1").bind(school).bind(name).execute(db).await?;
     Ok(())
 }
-
-/// The role new accounts without an invitation get in the school they start.
-pub const FOUNDER_ROLE: &str = ROLE_ADMIN;

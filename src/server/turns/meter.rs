@@ -69,7 +69,7 @@ pub fn exhausted(now: time::OffsetDateTime) -> AppError {
 }
 
 fn exhausted_message(now: time::OffsetDateTime) -> String {
-    format!("Your school's AI allowance for this month is used up. It resets on {}.", budget::reset_day(now))
+    crate::chat::message::budget_spent(&budget::reset_day(now))
 }
 
 pub struct SchoolMeter {
