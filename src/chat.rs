@@ -2,6 +2,7 @@
 //! browser. Defined once here and used by the server (to send) and the
 //! browser (to read).
 
+pub mod actions;
 pub mod events;
 pub mod message;
 pub mod proposal;

@@ -106,6 +106,8 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
             // Announced as soon as the call begins, before its arguments are complete.
             "tool_start call_edit edit_document \"Editing document\"",
             "round 2 tool_calls",
+            // And again, with its arguments, as it runs.
+            "tool_start call_edit edit_document \"Editing document\"",
             "tool_end call_edit success +document",
             "text: I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint.",
             "round 3 stop",
@@ -136,7 +138,7 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
     assert_eq!(requests[0]["stream"], true);
     assert_eq!(requests[0]["stream_options"]["include_usage"], true);
     let tools: Vec<&str> = requests[0]["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
-    assert_eq!(tools, vec!["load_skill", "edit_document"]);
+    assert_eq!(tools, vec!["load_skill", "edit_document", "suggest_next"]);
     // The system prompt carries the base prompt, the skills and the current lesson.
     let system = requests[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("Margin's teaching assistant") && system.contains("`fill-blanks`") && system.contains(START.trim()));
@@ -230,9 +232,12 @@ async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
         vec![
             "tool_start call_edit edit_document \"Editing document\"",
             "round 1 tool_calls",
+            "tool_start call_edit edit_document \"Editing document\"",
             "tool_end call_edit error",
             "tool_start call_edit edit_document \"Editing document\"",
             "round 2 tool_calls",
+            // And again, with its arguments, as it runs.
+            "tool_start call_edit edit_document \"Editing document\"",
             "tool_end call_edit success +document",
             "text: I added a true-or-false exercise about the sun and the moon.",
             "round 3 stop",
@@ -311,6 +316,7 @@ async fn truncated_arguments_become_an_error_for_the_model() {
         vec![
             "tool_start call_cut edit_document \"Editing document\"",
             "round 1 length",
+            "tool_start call_cut edit_document \"Editing document\"",
             "tool_end call_cut error",
             "text: My last edit was cut off, so nothing changed. Shall I try a shorter version?",
             "round 2 stop",

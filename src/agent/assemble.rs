@@ -70,6 +70,11 @@ impl ToolCallAssembler {
         self.calls.iter().filter(|c| !c.id.is_empty() && !c.name.is_empty()).map(|c| (c.id.as_str(), c.name.as_str()))
     }
 
+    /// The name of the call `id` and the size of its arguments so far.
+    pub fn arguments_of(&self, id: &str) -> Option<(&str, usize)> {
+        self.calls.iter().find(|c| c.id == id).map(|c| (c.name.as_str(), c.arguments.len()))
+    }
+
     /// The size of the longest arguments so far, in bytes.
     pub fn largest_arguments(&self) -> usize {
         self.calls.iter().map(|c| c.arguments.len()).max().unwrap_or(0)

@@ -204,6 +204,9 @@ mod tests {
             revision: None,
             changes: Vec::new(),
             proposal_id: None,
+            output: None,
+            replies: Vec::new(),
+            actions: Vec::new(),
         })));
     }
 

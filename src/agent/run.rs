@@ -23,12 +23,17 @@ use super::{
     tools::{ToolContext, ToolRegistry},
 };
 use crate::chat::{
-    events::{ChatEvent, RoundData, TextData, ToolArgs, ToolEndData, ToolStartData, ToolStatus, UsageData},
+    events::{ChatEvent, RoundData, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
     turn::TurnRecord,
 };
 
 /// What a call is reserved for when `AI_MAX_TOKENS` is not set.
 const UNCAPPED_OUTPUT: u32 = 16_384;
+
+/// How often a call announced early reports its progress: each time this
+/// many more bytes of its arguments have come (by size, not time, so the
+/// same stream always gives the same events).
+const PROGRESS_EVERY: usize = 1024;
 
 /// One turn's input.
 pub struct TurnRequest {
@@ -124,8 +129,9 @@ struct Round {
     calls: Vec<AssembledCall>,
     /// As the provider named it ("stop", "length", "tool_calls"…).
     finish: Option<String>,
-    /// Calls already shown with an early `tool_start`.
-    announced: Vec<String>,
+    /// Calls already shown with an early `tool_start`, with the size of
+    /// their arguments when their progress was last reported.
+    announced: Vec<(String, usize)>,
     /// The model's reasoning in this call.
     reasoning: String,
     /// It came as `reasoning_content`, which DeepSeek wants back with the
@@ -232,12 +238,20 @@ impl Agent {
                 thoughts.push((messages.len(), r.reasoning));
             }
             messages.push(prompt::assistant(r.text, &r.calls));
+            // A round that only offered what to do next, successfully, after
+            // the reply was written, is the turn's end: nothing is left for
+            // the model to say.
+            let mut last_word = !turn.result.record.text.is_empty();
             for call in &r.calls {
                 // Cut off by the output cap, a call is not what the model
                 // meant, even when it happens to parse: it is not run.
                 let cut_off = finish == "length";
-                let answer = self.run_call(call, r.announced.contains(&call.id), cut_off, ctx, &mut turn).await;
+                let (answer, ok) = self.run_call(call, cut_off, ctx, &mut turn).await;
+                last_word &= ok && self.tools.ends_turn(&call.name);
                 messages.push(prompt::tool_result(&call.id, answer));
+            }
+            if last_word {
+                return turn.ended(TurnOutcome::Complete);
             }
             // Stop between rounds, never in the middle of a tool.
             if cancel.is_cancelled() {
@@ -293,7 +307,7 @@ impl Agent {
         meter.reserve(estimate_tokens(prompt_bytes).saturating_add(self.max_output())).await.map_err(TurnOutcome::Failed)?;
         turn.call_usage = None;
         turn.call_output = 0;
-        let result = self.stream_call(body, turn, cancel, deadline).await;
+        let result = self.stream_call(body, ctx, turn, cancel, deadline).await;
         let outcome = match &result {
             Ok(_) => CallOutcome::Complete,
             Err(TurnOutcome::Cancelled) => CallOutcome::Cancelled,
@@ -318,7 +332,14 @@ impl Agent {
 
     /// Streams one call whose body is written: passes its text on, assembles
     /// its tool calls and announces those worth announcing early.
-    async fn stream_call(&self, body: bytes::Bytes, turn: &mut Turn<'_>, cancel: &CancellationToken, deadline: Instant) -> Result<Round, TurnOutcome> {
+    async fn stream_call(
+        &self,
+        body: bytes::Bytes,
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+        deadline: Instant,
+    ) -> Result<Round, TurnOutcome> {
         let started = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
@@ -402,13 +423,14 @@ impl Agent {
             }
             let early: Vec<(String, String, String)> = calls
                 .started()
-                .filter(|(id, _)| !round.announced.iter().any(|a| a == id))
+                .filter(|(id, _)| !round.announced.iter().any(|(a, _)| a == id))
                 .filter_map(|(id, name)| self.tools.early_label(name).map(|label| (id.to_string(), name.to_string(), label)))
                 .collect();
             for (id, tool, display_text) in early {
                 turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text })));
-                round.announced.push(id);
+                round.announced.push((id, 0));
             }
+            self.report_progress(&calls, &mut round, ctx, turn);
         }
         // No finish reason and no `[DONE]`: the connection dropped. Calls
         // still arriving are never run; the text so far is kept.
@@ -419,10 +441,25 @@ impl Agent {
         Ok(round)
     }
 
+    /// Says how far the calls announced early have come, each time another
+    /// `PROGRESS_EVERY` bytes of their arguments are in.
+    fn report_progress(&self, calls: &ToolCallAssembler, round: &mut Round, ctx: &ToolContext, turn: &mut Turn<'_>) {
+        for (id, reported) in &mut round.announced {
+            let Some((name, bytes)) = calls.arguments_of(id) else { continue };
+            if bytes / PROGRESS_EVERY <= *reported / PROGRESS_EVERY {
+                continue;
+            }
+            *reported = bytes;
+            if let Some((message, fraction)) = self.tools.progress(name, bytes, ctx) {
+                turn.emit(ChatEvent::ToolProgress(ToolProgressData { id: id.clone(), message, fraction }));
+            }
+        }
+    }
+
     /// Runs one call (or, `cut_off`, reports it failed without running it),
-    /// reporting its start (unless announced early) and its end; returns
-    /// what the model is told.
-    async fn run_call(&self, call: &AssembledCall, announced: bool, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>) -> String {
+    /// reporting its start and its end; returns
+    /// what the model is told, and whether the call succeeded.
+    async fn run_call(&self, call: &AssembledCall, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>) -> (String, bool) {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
         let start = ToolStartData {
             id: call.id.clone(),
@@ -430,12 +467,9 @@ impl Agent {
             args: ToolArgs::from_model(&call.arguments),
             display_text: self.tools.display_text(&call.name, &args),
         };
-        if announced {
-            // Already on screen; the record still keeps the whole call.
-            turn.result.record.apply(&ChatEvent::ToolStart(Box::new(start)));
-        } else {
-            turn.emit(ChatEvent::ToolStart(Box::new(start)));
-        }
+        // A call announced early is announced again, now with its arguments
+        // (the step's "Details" show them).
+        turn.emit(ChatEvent::ToolStart(Box::new(start)));
         let outcome = if cut_off {
             Err(cut_off_error(call, args.is_string()))
         } else {
@@ -453,28 +487,34 @@ impl Agent {
                     revision: out.revision,
                     changes: out.changes,
                     proposal_id: out.proposal_id,
+                    output: Some(shown(&out.content)),
+                    replies: out.replies,
+                    actions: out.actions,
                 },
                 out.content,
             ),
             Err(error) => {
                 let answer = format!("Error: {error}");
-                let end = ToolEndData {
-                    id: call.id.clone(),
-                    status: ToolStatus::Error,
-                    error: Some(error),
-                    summary: None,
-                    document_xml: None,
-                    document_html: None,
-                    revision: None,
-                    changes: Vec::new(),
-                    proposal_id: None,
-                };
-                (end, answer)
+                (ToolEndData { error: Some(error), ..ToolEndData::bare(call.id.clone(), ToolStatus::Error) }, answer)
             }
         };
+        let ok = end.status != ToolStatus::Error;
         turn.emit(ChatEvent::ToolEnd(Box::new(end)));
-        answer
+        (answer, ok)
     }
+}
+
+/// A tool's answer as a step's "Details" keep it: whole up to
+/// `OUTPUT_SHOWN` bytes, then cut at a character, saying how much is left out.
+fn shown(content: &str) -> String {
+    if content.len() <= OUTPUT_SHOWN {
+        return content.to_string();
+    }
+    let mut end = OUTPUT_SHOWN;
+    while !content.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n… ({} more characters)", &content[..end], content[end..].chars().count())
 }
 
 /// What a call cut off by the output cap is answered with.

@@ -5,6 +5,7 @@
 
 mod edit_document;
 mod load_skill;
+mod suggest_next;
 
 use std::sync::Arc;
 
@@ -14,6 +15,7 @@ use serde_json::Value;
 
 pub use edit_document::EditDocument;
 pub use load_skill::LoadSkill;
+pub use suggest_next::SuggestNext;
 
 use super::skills::Skills;
 
@@ -61,6 +63,9 @@ pub struct ToolOutput {
     pub changes: Vec<crate::lesson::Change>,
     /// An edit held for the teacher's review: nothing was saved.
     pub proposal_id: Option<String>,
+    /// Follow-ups and page actions offered under the reply (`suggest_next`).
+    pub replies: Vec<String>,
+    pub actions: Vec<crate::chat::actions::PageAction>,
 }
 
 pub struct ToolContext {
@@ -80,6 +85,17 @@ pub trait Tool: Send + Sync {
     fn early_label(&self) -> Option<String> {
         None
     }
+    /// For a tool announced early: what to show under its spinner once
+    /// `argument_bytes` of its arguments have come, and how far along that
+    /// is (0 to 1) when it can be told.
+    fn progress(&self, _argument_bytes: usize, _ctx: &ToolContext) -> Option<(String, Option<f32>)> {
+        None
+    }
+    /// A call of this tool, when it succeeds and the reply has text, is the
+    /// reply's last word: the model is not called again for it.
+    fn ends_turn(&self) -> bool {
+        false
+    }
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>>;
 }
 
@@ -88,9 +104,9 @@ pub struct ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// The agent's tools: `load_skill` and `edit_document`.
+    /// The agent's tools: `load_skill`, `edit_document` and `suggest_next`.
     pub fn standard(skills: Arc<Skills>) -> Self {
-        Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument)] }
+        Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument), Box::new(SuggestNext)] }
     }
 
     fn find(&self, name: &str) -> Option<&dyn Tool> {
@@ -129,6 +145,16 @@ impl ToolRegistry {
     /// The label to show as soon as a call of `name` begins, if it has one.
     pub fn early_label(&self, name: &str) -> Option<String> {
         self.find(name).and_then(|t| t.early_label())
+    }
+
+    /// What a call of `name` announced early has come to (see `Tool::progress`).
+    pub fn progress(&self, name: &str, argument_bytes: usize, ctx: &ToolContext) -> Option<(String, Option<f32>)> {
+        self.find(name).and_then(|t| t.progress(argument_bytes, ctx))
+    }
+
+    /// Whether a successful call of `name` ends the reply.
+    pub fn ends_turn(&self, name: &str) -> bool {
+        self.find(name).is_some_and(|t| t.ends_turn())
     }
 
     /// Runs one call from its raw argument text.
@@ -190,7 +216,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, suggest_next"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 

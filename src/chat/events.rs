@@ -25,6 +25,9 @@ pub enum ChatEvent {
     ToolStart(Box<ToolStartData>),
     /// A tool call has finished.
     ToolEnd(Box<ToolEndData>),
+    /// A tool call under way says how far it has come (shown under its
+    /// spinner); not kept once the call ends.
+    ToolProgress(ToolProgressData),
     /// One model call is over (the agent may call the model again).
     RoundFinished(RoundData),
     /// Tokens used so far in this turn.
@@ -45,6 +48,7 @@ impl ChatEvent {
             Self::Reasoning(_) => "reasoning",
             Self::ToolStart(_) => "tool_start",
             Self::ToolEnd(_) => "tool_end",
+            Self::ToolProgress(_) => "tool_progress",
             Self::RoundFinished(_) => "round_finished",
             Self::Usage(_) => "usage",
             Self::Done(_) => "done",
@@ -59,6 +63,7 @@ impl ChatEvent {
             Self::Text(d) | Self::Reasoning(d) => serde_json::to_string(d),
             Self::ToolStart(d) => serde_json::to_string(d),
             Self::ToolEnd(d) => serde_json::to_string(d),
+            Self::ToolProgress(d) => serde_json::to_string(d),
             Self::RoundFinished(d) => serde_json::to_string(d),
             Self::Usage(d) => serde_json::to_string(d),
             Self::Done(d) | Self::Cancelled(d) => serde_json::to_string(d),
@@ -80,6 +85,7 @@ impl ChatEvent {
             "reasoning" => Self::Reasoning(read(name, data)?),
             "tool_start" => Self::ToolStart(read(name, data)?),
             "tool_end" => Self::ToolEnd(read(name, data)?),
+            "tool_progress" => Self::ToolProgress(read(name, data)?),
             "round_finished" => Self::RoundFinished(read(name, data)?),
             "usage" => Self::Usage(read(name, data)?),
             "done" => Self::Done(read(name, data)?),
@@ -152,6 +158,50 @@ pub struct ToolEndData {
     /// The proposal a held edit became (`status: "proposed"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal_id: Option<String>,
+    /// What the model was told, as the step's "Details" show it (cut to
+    /// [`OUTPUT_SHOWN`] bytes; a failed call's answer is its `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Follow-ups the reply offers the teacher to send with one click
+    /// (`suggest_next`), already checked by the server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replies: Vec<String>,
+    /// Buttons the reply offers that the page runs without the model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<super::actions::PageAction>,
+}
+
+/// How much of a tool's answer to the model a step keeps for its "Details".
+pub const OUTPUT_SHOWN: usize = 4_000;
+
+impl ToolEndData {
+    /// How a call ended, with nothing else to say yet.
+    pub fn bare(id: String, status: ToolStatus) -> Self {
+        Self {
+            id,
+            status,
+            error: None,
+            summary: None,
+            document_xml: None,
+            document_html: None,
+            revision: None,
+            changes: Vec::new(),
+            proposal_id: None,
+            output: None,
+            replies: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+}
+
+/// A tool call's progress: what it is doing, and how far along it is
+/// (0 to 1) when that can be told.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolProgressData {
+    pub id: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -210,6 +260,9 @@ mod tests {
             revision: None,
             changes: Vec::new(),
             proposal_id: None,
+            output: None,
+            replies: Vec::new(),
+            actions: Vec::new(),
         }));
         assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);
         assert_eq!(ChatEvent::Done(DoneData { message_id: "m1".into() }).data_json(), r#"{"messageId":"m1"}"#);

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
+    actions::PageAction,
     events::{ChatEvent, DoneData, ErrorData, TextData, ToolEndData, ToolStartData, ToolStatus, UsageData},
     message::MessageStatus,
     proposal::ProposalMark,
@@ -23,8 +24,8 @@ pub const DID_NOT_FINISH: &str = "did not finish";
 /// it has ended, how (`tool_end`).
 ///
 /// Stored as one flat JSON object (`id`, `tool`, `args`, `displayText`,
-/// `status`, `error`, `summary`, and for edits `revision`, `changes`,
-/// `proposal`). A step stored before it ended reads as
+/// `status`, `error`, `summary`, `output`, for edits `revision`, `changes`,
+/// `proposal`, and for `suggest_next` `replies` and `actions`). A step stored before it ended reads as
 /// failed ("did not finish"): that is what it is if its turn stops there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "stored::Step", into = "stored::Step")]
@@ -42,6 +43,11 @@ pub struct ToolCallRecord {
     pub changes: Vec<Change>,
     /// An edit held for review, and what the teacher decided.
     pub proposal: Option<ProposalMark>,
+    /// What the model was told (cut to `OUTPUT_SHOWN`), for the step's "Details".
+    pub output: Option<String>,
+    /// What a `suggest_next` call offered the teacher.
+    pub replies: Vec<String>,
+    pub actions: Vec<PageAction>,
     /// The step is under way in this process (never stored).
     running: bool,
 }
@@ -64,6 +70,9 @@ impl ToolCallRecord {
             revision: None,
             changes: Vec::new(),
             proposal: None,
+            output: None,
+            replies: Vec::new(),
+            actions: Vec::new(),
             running: true,
         }
     }
@@ -75,6 +84,9 @@ impl ToolCallRecord {
         self.revision = end.revision;
         self.changes = end.changes.clone();
         self.proposal = end.proposal_id.as_ref().map(ProposalMark::pending);
+        self.output = end.output.clone();
+        self.replies = end.replies.clone();
+        self.actions = end.actions.clone();
         self.running = false;
     }
 
@@ -104,6 +116,9 @@ impl ToolCallRecord {
             revision: None,
             changes: self.changes.clone(),
             proposal_id: self.proposal.as_ref().map(|p| p.id.clone()),
+            output: self.output.clone(),
+            replies: self.replies.clone(),
+            actions: self.actions.clone(),
         })
     }
 }
@@ -157,7 +172,8 @@ impl TurnRecord {
                 }
             }
             ChatEvent::Usage(u) => self.usage = *u,
-            ChatEvent::RoundFinished(_) => {}
+            // Progress is for the spinner of the moment, not the record.
+            ChatEvent::RoundFinished(_) | ChatEvent::ToolProgress(_) => {}
             ChatEvent::Done(_) => self.end(MessageStatus::Complete, None),
             ChatEvent::Cancelled(_) => self.end(MessageStatus::Cancelled, None),
             ChatEvent::Error(e) => {
@@ -228,6 +244,7 @@ mod stored {
 
     use crate::{
         chat::{
+            actions::PageAction,
             events::{ToolArgs, ToolStartData, ToolStatus},
             proposal::ProposalMark,
         },
@@ -252,6 +269,12 @@ mod stored {
         changes: Vec<Change>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         proposal: Option<ProposalMark>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        replies: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        actions: Vec<PageAction>,
     }
 
     impl From<Step> for super::ToolCallRecord {
@@ -265,6 +288,9 @@ mod stored {
                 revision: s.revision,
                 changes: s.changes,
                 proposal: s.proposal,
+                output: s.output,
+                replies: s.replies,
+                actions: s.actions,
                 running: false,
             }
         }
@@ -284,6 +310,9 @@ mod stored {
                 revision: r.revision,
                 changes: r.changes,
                 proposal: r.proposal,
+                output: r.output,
+                replies: r.replies,
+                actions: r.actions,
             }
         }
     }
@@ -314,6 +343,9 @@ mod tests {
             revision: document.map(|_| 2),
             changes: Vec::new(),
             proposal_id: None,
+            output: None,
+            replies: Vec::new(),
+            actions: Vec::new(),
         }))
     }
 

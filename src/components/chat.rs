@@ -7,3 +7,4 @@ pub mod review;
 pub mod sidebar;
 pub mod state;
 pub mod steps;
+pub mod suggestions;

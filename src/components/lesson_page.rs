@@ -75,7 +75,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
     let tab = RwSignal::new(Tab::Lesson);
     // What went wrong renaming the lesson or changing its review setting.
     let head_error = RwSignal::new(String::new());
-    let student = RwSignal::new(false);
+    let student = state.student;
     let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
     let tab_button = move |which: Tab, label: &'static str| {
         view! {

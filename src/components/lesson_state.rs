@@ -35,6 +35,8 @@ pub struct LessonState {
     pub show_changes: RwSignal<bool>,
     /// A proposed edit shown in the lesson view instead of the lesson.
     pub preview: RwSignal<Option<LessonHtml>>,
+    /// "Student preview": the lesson as students see it.
+    pub student: RwSignal<bool>,
 }
 
 impl LessonState {
@@ -52,6 +54,7 @@ impl LessonState {
             changed_blocks: RwSignal::new(Vec::new()),
             show_changes: RwSignal::new(false),
             preview: RwSignal::new(None),
+            student: RwSignal::new(false),
         }
     }
 

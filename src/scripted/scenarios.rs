@@ -340,6 +340,60 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
             _ => text("I added a true-or-false exercise about the sun and the moon."),
         };
     }
+    if has("quiz about the sun") {
+        // An edit, then the reply with what to do next offered as buttons
+        // (one call with the reply's text: the turn ends there).
+        return match round {
+            0 => load("true-false"),
+            1 => edit(with_block(&document(body), FIXED_EXERCISE), "Added a true/false quiz about the sun and the moon"),
+            _ => Step::Calls {
+                text_before: Some("I added a true-or-false quiz with two statements about the sun and the moon.".into()),
+                calls: vec![call(
+                    "call_next",
+                    "suggest_next",
+                    json!({
+                        "replies": ["Add two more statements", "Make it harder"],
+                        "actions": [{ "name": "student_preview" }, { "name": "undo_edit" }, { "name": "print" }, { "name": "print", "answerKey": true }]
+                    }),
+                )],
+                piece: 9,
+                interleave: false,
+                whole: false,
+                finish: Some("tool_calls"),
+                delay_ms: 0,
+            },
+        };
+    }
+    if has("offer something odd") {
+        // An action the page does not have: refused, then offered properly.
+        return match (round, last_tool.as_deref()) {
+            (0, _) => Step::Calls {
+                text_before: Some("Here you are.".into()),
+                calls: vec![call("call_odd", "suggest_next", json!({ "actions": [{ "name": "publish_lesson" }] }))],
+                piece: 9,
+                interleave: false,
+                whole: false,
+                finish: Some("tool_calls"),
+                delay_ms: 0,
+            },
+            (1, Some(result)) if result.starts_with("Error") => calls(vec![call("call_ok", "suggest_next", json!({ "replies": ["Show me the lesson"] }))]),
+            _ => text("Done."),
+        };
+    }
+    if has("add a long reading about rivers") {
+        // A long edit written out over a few seconds, as a real model
+        // writes a whole lesson: its step reports progress as it comes.
+        let paragraphs: String = (1..=40).map(|n| format!("\n  <p>Paragraph {n} of a long reading about rivers, deltas and the sea.</p>")).collect();
+        return match round {
+            0 => match edit(with_block(&document(body), &paragraphs), "Added a long reading about rivers") {
+                Step::Calls { text_before, calls, interleave, whole, finish, .. } => {
+                    Step::Calls { text_before, calls, piece: 64, interleave, whole, finish, delay_ms: 40 }
+                }
+                other => other,
+            },
+            _ => text("I added a long reading about rivers."),
+        };
+    }
     if has("two tools") {
         return match round {
             0 => Step::Calls {

@@ -55,6 +55,17 @@ impl Tool for EditDocument {
         Some(self.display_text(&Value::Null))
     }
 
+    /// A whole lesson takes a real model many seconds to write out: say how
+    /// much has come and, while it can be guessed, how far along that is:
+    /// against the lesson as it is (a rewrite is about as long, and JSON
+    /// escaping adds about a tenth). Past that guess (the lesson is growing)
+    /// only the size is said; it is never said to be finished before it is.
+    fn progress(&self, argument_bytes: usize, ctx: &ToolContext) -> Option<(String, Option<f32>)> {
+        let expected = ctx.document.current().len() as f32 * 1.1 + 100.0;
+        let fraction = argument_bytes as f32 / expected;
+        Some((format!("Writing the lesson: {} KB so far", argument_bytes / 1024), (fraction < 0.95).then_some(fraction)))
+    }
+
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
             let args: Args = parse_args(self.name(), args)?;
@@ -106,7 +117,7 @@ impl Tool for EditDocument {
                 document_xml: Some(xml),
                 revision: Some(revision),
                 changes,
-                proposal_id: None,
+                ..ToolOutput::default()
             })
         })
     }

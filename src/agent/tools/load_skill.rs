@@ -63,7 +63,9 @@ impl Tool for LoadSkill {
             let skill = self.skills.get(&args.skill).ok_or_else(|| {
                 format!("There is no skill named \"{}\". The skills are: {}.", args.skill, self.skills.names().join(", "))
             })?;
-            Ok(ToolOutput { content: skill.body.clone(), summary: Some(skill.label.clone()), ..ToolOutput::default() })
+            // The step says which skill and what it covers.
+            let summary = format!("{}: {}", skill.label, skill.description);
+            Ok(ToolOutput { content: skill.body.clone(), summary: Some(summary), ..ToolOutput::default() })
         })
     }
 }

@@ -9,7 +9,7 @@ use leptos::{
 
 use super::{
     controller::Chat,
-    review, steps,
+    review, steps, suggestions,
     state::{Phase, Reply, UiMessage},
 };
 use crate::{chat::message::Role, components::lesson_state::LessonState, lesson::escape_text};
@@ -67,6 +67,12 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
             <div class="proposals" inner_html=move || reply.steps.with(|s| review::proposals(s))></div>
+            // What to do next, under the chat's last reply once it is done.
+            <div class="suggestions" inner_html=move || {
+                let last = chat.conversation.messages.with(|m| m.last().and_then(|x| x.reply).is_some_and(|r| r.phase == reply.phase));
+                let off = chat.turn.busy.get() || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some()));
+                if last && reply.phase.get() == Phase::Done { suggestions::html(reply, off) } else { String::new() }
+            }></div>
             // How it ended, if not well (Retry is handled by `review::act`).
             <div class="reply-end" inner_html=move || match reply.phase.get() {
                 Phase::Stopped => "<p class=\"stopped\">Stopped.</p>".to_string(),

@@ -14,6 +14,7 @@ use leptos::{ev, prelude::*, task::spawn_local, wasm_bindgen::JsCast, web_sys};
 use super::{
     controller::Chat,
     state::{Reply, Step, StepStatus},
+    suggestions,
 };
 use crate::{
     chat::{
@@ -114,7 +115,7 @@ pub fn step_actions(step: &Step) -> String {
 }
 
 /// The one click handler of a reply: runs the action of the button clicked
-/// (Apply, Preview, Discard, Undo, Retry), if any. The card is drawn anew
+/// (Apply, Preview, Discard, Undo, Retry, a suggested reply or action), if any. The card is drawn anew
 /// when the step changes; the keyboard focus goes back to the button that
 /// was pressed, or, if it is gone, to Undo when there is one.
 pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
@@ -131,7 +132,23 @@ pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
         "retry" => return,
         _ => {}
     }
-    let Some(id) = button.get_attribute("data-step") else { return };
+    let (action, id) = match action.as_str() {
+        "say" => {
+            if let Some(text) = button.get_attribute("data-text") {
+                chat.send(text);
+            }
+            return;
+        }
+        "page" => match suggestions::run(button.get_attribute("data-name"), reply, lesson) {
+            // Undo this edit: as its own Undo button does.
+            Some(step) => ("undo".to_string(), step),
+            None => return,
+        },
+        _ => match button.get_attribute("data-step") {
+            Some(id) => (action, id),
+            None => return,
+        },
+    };
     let Some(step) = reply.steps.with_untracked(|s| s.iter().find(|x| x.id == id).cloned()) else { return };
     if step.busy {
         return;

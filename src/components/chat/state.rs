@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::{
     chat::{
+        actions::PageAction,
         events::{ChatEvent, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
         message::{ChatMessage, Role},
@@ -63,15 +64,24 @@ pub struct Step {
     pub conflicts: Vec<Change>,
     /// An action on it is under way.
     pub busy: bool,
+    /// The call's arguments and what the model was told, as sent (its
+    /// "Details").
+    pub input: String,
+    pub output: String,
+    /// What a call under way says it is doing, and how far along it is.
+    pub progress: Option<(String, Option<f32>)>,
 }
 
 impl Step {
-    fn started(id: String, label: String, detail: String) -> Self {
+    fn started(id: String, label: String, detail: String, input: String) -> Self {
         Self {
             id,
             label,
             status: StepStatus::Running,
             detail,
+            input,
+            output: String::new(),
+            progress: None,
             changes: Vec::new(),
             revision: None,
             proposal: None,
@@ -101,6 +111,9 @@ pub struct Reply {
     markdown: StoredValue<MarkdownStream>,
     /// What the teacher asked, for Retry.
     pub asked: StoredValue<String>,
+    /// What the reply offers to do next (`suggest_next`): follow-ups to
+    /// send and the page's actions.
+    pub suggested: RwSignal<(Vec<String>, Vec<PageAction>)>,
 }
 
 impl Reply {
@@ -115,6 +128,7 @@ impl Reply {
             thinking_open: RwSignal::new(false),
             markdown: StoredValue::new(MarkdownStream::new()),
             asked: StoredValue::new(asked.to_string()),
+            suggested: RwSignal::new((Vec::new(), Vec::new())),
         }
     }
 
@@ -173,14 +187,33 @@ impl Reply {
             }
             ChatEvent::ToolStart(s) => {
                 self.streaming();
+                // What to do next is offered as buttons under the reply, not as a step.
+                if s.tool == SUGGEST {
+                    return None;
+                }
                 let detail = detail_of(&s.tool, &s.args);
-                self.steps.update(|steps| steps.push(Step::started(s.id, s.display_text, detail)));
+                let input = s.args.json().to_string();
+                self.steps.update(|steps| match steps.iter_mut().find(|x| x.id == s.id) {
+                    // Announced early, now with its arguments.
+                    Some(step) => step.input = input,
+                    None => steps.push(Step::started(s.id, s.display_text, detail, input)),
+                });
+                None
+            }
+            ChatEvent::ToolProgress(p) => {
+                self.update_step(&p.id, |s| s.progress = Some((p.message, p.fraction)));
                 None
             }
             ChatEvent::ToolEnd(end) => {
+                if end.status == ToolStatus::Success && !(end.replies.is_empty() && end.actions.is_empty()) {
+                    self.suggested.set((end.replies, end.actions));
+                    return None;
+                }
                 let mut said = None;
                 self.steps.update(|steps| {
                     if let Some(step) = steps.iter_mut().rev().find(|s| s.id == end.id) {
+                        step.progress = None;
+                        step.output = end.output.clone().unwrap_or_default();
                         step.status = match end.status {
                             ToolStatus::Success => StepStatus::Success,
                             ToolStatus::Error => StepStatus::Failed(end.error.clone().unwrap_or_default()),
@@ -245,6 +278,9 @@ impl Reply {
         });
     }
 }
+
+/// The tool whose calls offer what to do next.
+const SUGGEST: &str = "suggest_next";
 
 fn detail_of(tool: &str, args: &ToolArgs) -> String {
     match tool {
@@ -314,6 +350,9 @@ mod tests {
                 revision: None,
                 changes: Vec::new(),
                 proposal_id: None,
+                output: None,
+                replies: Vec::new(),
+                actions: Vec::new(),
             }))
         };
         let events = vec![

@@ -39,11 +39,23 @@ fn item(step: &Step) -> String {
     if let StepStatus::Failed(e) = &step.status {
         detail.push_str(&format!("<pre class=\"step-error\">{}</pre>", escape_text(e)));
     }
-    if !detail.is_empty() {
-        detail = format!("<div class=\"step-detail\">{detail}</div>");
+    // What went in and what came out, as sent, for whoever wants to see exactly.
+    detail.push_str(&format!("<details class=\"raw\"><summary>Details</summary><p>Input</p><pre>{}</pre>", escape_text(&step.input)));
+    if !step.output.is_empty() {
+        detail.push_str(&format!("<p>Output</p><pre>{}</pre>", escape_text(&step.output)));
     }
+    detail.push_str("</details>");
+    // A call under way that says how far it has come.
+    let progress = match (&step.status, &step.progress) {
+        (StepStatus::Running, Some((message, fraction))) => format!(
+            "<p class=\"step-progress\">{}{}</p>",
+            escape_text(message),
+            fraction.map(|f| format!(" <progress max=\"1\" value=\"{f:.2}\"></progress>")).unwrap_or_default()
+        ),
+        _ => String::new(),
+    };
     format!(
-        "<li class=\"step {class}\"><details><summary>{mark} <span class=\"step-label\">{}</span><span class=\"sr-only\"> ({said})</span></summary>{detail}</details>{}</li>",
+        "<li class=\"step {class}\"><details><summary>{mark} <span class=\"step-label\">{}</span><span class=\"sr-only\"> ({said})</span></summary><div class=\"step-detail\">{detail}</div></details>{progress}{}</li>",
         escape_text(&step.label),
         step_actions(step)
     )

@@ -33,6 +33,9 @@ fn edit(id: &str, revision: i64) -> ChatEvent {
         revision: Some(revision),
         changes: Vec::new(),
         proposal_id: None,
+        output: None,
+        replies: Vec::new(),
+        actions: Vec::new(),
     }))
 }
 
