@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod events;
+pub mod json_fields;
 pub mod message;
 pub mod proposal;
 pub mod sse;

@@ -52,7 +52,9 @@ async fn an_offer_of_what_next_ends_the_reply_without_another_model_call() {
     let end = end_of(&r, "call_next");
     assert_eq!(end.status, ToolStatus::Success);
     assert_eq!(end.replies, ["Add two more statements", "Make it harder"]);
-    assert_eq!(end.actions, [PageAction::StudentPreview, PageAction::UndoEdit, PageAction::PrintWorksheet, PageAction::PrintKey]);
+    let offered: Vec<PageAction> = end.actions.iter().filter_map(|a| PageAction::from_wire(a)).collect();
+    assert_eq!(offered, [PageAction::StudentPreview, PageAction::UndoEdit, PageAction::PrintWorksheet, PageAction::PrintKey]);
+    assert_eq!(end.actions.len(), 4);
     assert!(r.result.text.starts_with("I added a true-or-false quiz"), "{}", r.result.text);
     assert!(matches!(r.events.last(), Some(ChatEvent::ToolEnd(t)) if t.id == "call_next"), "{:?}", r.events.last());
 

@@ -489,7 +489,7 @@ impl Agent {
                     proposal_id: out.proposal_id,
                     output: Some(shown(&out.content)),
                     replies: out.replies,
-                    actions: out.actions,
+                    actions: out.actions.iter().map(|a| a.as_str().to_string()).collect(),
                 },
                 out.content,
             ),

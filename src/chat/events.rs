@@ -85,7 +85,7 @@ impl ChatEvent {
             "reasoning" => Self::Reasoning(read(name, data)?),
             "tool_start" => Self::ToolStart(read(name, data)?),
             "tool_end" => Self::ToolEnd(read(name, data)?),
-            "tool_progress" => Self::ToolProgress(read(name, data)?),
+            "tool_progress" => Self::ToolProgress(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?),
             "round_finished" => Self::RoundFinished(read(name, data)?),
             "usage" => Self::Usage(read(name, data)?),
             "done" => Self::Done(read(name, data)?),
@@ -166,9 +166,11 @@ pub struct ToolEndData {
     /// (`suggest_next`), already checked by the server.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replies: Vec<String>,
-    /// Buttons the reply offers that the page runs without the model.
+    /// Buttons the reply offers that the page runs without the model: the
+    /// words of [`super::actions::PageAction`]s (plain words on the wire,
+    /// so the browser reads them with the follow-ups' reader).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub actions: Vec<super::actions::PageAction>,
+    pub actions: Vec<String>,
 }
 
 /// How much of a tool's answer to the model a step keeps for its "Details".
@@ -202,6 +204,15 @@ pub struct ToolProgressData {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fraction: Option<f32>,
+}
+
+impl ToolProgressData {
+    /// Read by hand (three flat fields): no deserialiser and no float
+    /// parser in the browser bundle for it.
+    pub fn from_json(json: &str) -> Option<Self> {
+        use super::json_fields::{number_field, string_field};
+        Some(Self { id: string_field(json, "id")?, message: string_field(json, "message")?, fraction: number_field(json, "fraction") })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

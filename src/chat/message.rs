@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use super::turn::ToolCallRecord;
-use super::turn::TurnRecord;
+use super::{json_fields::string_field, turn::TurnRecord};
 
 /// The body of `POST /api/chat/stream`: the teacher's message to a chat.
 /// (Older clients also sent `documentXml`; it is ignored: the stored lesson
@@ -181,33 +181,6 @@ impl AiStatus {
             ..Self::default()
         }
     }
-}
-
-/// The string value of `"key":` in a flat JSON object, unescaped; `None`
-/// when the key is missing or not a string.
-fn string_field(json: &str, key: &str) -> Option<String> {
-    let at = json.find(&format!("\"{key}\":\""))? + key.len() + 4;
-    let mut out = String::new();
-    let mut chars = json[at..].chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                'b' => out.push('\u{8}'),
-                'f' => out.push('\u{c}'),
-                'u' => {
-                    let hex: String = chars.by_ref().take(4).collect();
-                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?).unwrap_or('\u{fffd}'));
-                }
-                other => out.push(other),
-            },
-            c => out.push(c),
-        }
-    }
-    None
 }
 
 /// What a teacher reads when the school's budget is spent; `reset_day` is

@@ -10,7 +10,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    actions::PageAction,
     events::{ChatEvent, DoneData, ErrorData, TextData, ToolEndData, ToolStartData, ToolStatus, UsageData},
     message::MessageStatus,
     proposal::ProposalMark,
@@ -27,8 +26,13 @@ pub const DID_NOT_FINISH: &str = "did not finish";
 /// `status`, `error`, `summary`, `output`, for edits `revision`, `changes`,
 /// `proposal`, and for `suggest_next` `replies` and `actions`). A step stored before it ended reads as
 /// failed ("did not finish"): that is what it is if its turn stops there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(from = "stored::Step", into = "stored::Step")]
+///
+/// The browser reads a stored step with the readers it has anyway for the
+/// events `tool_start` and `tool_end` ([`ToolCallRecord::read_stored`]):
+/// a reader of its own for the stored shape cost the bundle several KB.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(feature = "hydrate"), derive(Deserialize), serde(from = "stored::Step"))]
+#[serde(into = "stored::Step")]
 pub struct ToolCallRecord {
     /// The call as `tool_start` announced it.
     pub call: ToolStartData,
@@ -47,7 +51,8 @@ pub struct ToolCallRecord {
     pub output: Option<String>,
     /// What a `suggest_next` call offered the teacher.
     pub replies: Vec<String>,
-    pub actions: Vec<PageAction>,
+    /// The words of the page's actions it offered.
+    pub actions: Vec<String>,
     /// The step is under way in this process (never stored).
     running: bool,
 }
@@ -88,6 +93,20 @@ impl ToolCallRecord {
         self.replies = end.replies.clone();
         self.actions = end.actions.clone();
         self.running = false;
+    }
+
+    /// A step as stored (its flat JSON), read as the `tool_start` and the
+    /// `tool_end` it was made of, plus what the teacher decided about it.
+    pub fn read_stored(json: &str) -> Result<Self, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Decided {
+            #[serde(default)]
+            proposal: Option<ProposalMark>,
+        }
+        let mut step = Self::started(serde_json::from_str(json)?);
+        step.end(&serde_json::from_str(json)?);
+        step.proposal = serde_json::from_str::<Decided>(json)?.proposal;
+        Ok(step)
     }
 
     pub fn is_running(&self) -> bool {
@@ -238,14 +257,21 @@ pub fn terminal_event(status: MessageStatus, error: Option<ErrorData>, message_i
     }
 }
 
+#[cfg(feature = "hydrate")]
+impl<'de> Deserialize<'de> for ToolCallRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        Self::read_stored(raw.get()).map_err(serde::de::Error::custom)
+    }
+}
+
 /// The stored shape of a step, kept flat as it has always been.
 mod stored {
     use serde::{Deserialize, Serialize};
 
     use crate::{
         chat::{
-            actions::PageAction,
-            events::{ToolArgs, ToolStartData, ToolStatus},
+                    events::{ToolArgs, ToolStartData, ToolStatus},
             proposal::ProposalMark,
         },
         lesson::Change,
@@ -274,7 +300,7 @@ mod stored {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         replies: Vec<String>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        actions: Vec<PageAction>,
+        actions: Vec<String>,
     }
 
     impl From<Step> for super::ToolCallRecord {
@@ -410,6 +436,43 @@ mod tests {
         let failed = ErrorData { code: "quota".into(), message: "No credit".into() };
         assert_eq!(e(MessageStatus::Error, Some(failed.clone())), ChatEvent::Error(Box::new(failed)));
         assert!(matches!(e(MessageStatus::Interrupted, None), ChatEvent::Error(x) if x.code == INTERRUPTED));
+    }
+
+    #[test]
+    fn the_browser_reads_a_stored_step_as_the_server_does() {
+        let mut r = TurnRecord::default();
+        for e in &live() {
+            r.apply(e);
+        }
+        let mut next = ToolCallRecord::started(ToolStartData {
+            id: "n".into(),
+            tool: "suggest_next".into(),
+            args: ToolArgs::from_model(r#"{"replies":["Again"]}"#),
+            display_text: "Suggesting".into(),
+        });
+        next.end(&ToolEndData {
+            output: Some("Shown.".into()),
+            replies: vec!["Again".into()],
+            actions: vec!["print_key".into()],
+            ..ToolEndData::bare("n".into(), ToolStatus::Success)
+        });
+        r.tool_calls.push(next);
+        r.tool_calls[1].proposal = Some(ProposalMark {
+            id: "p1".into(),
+            status: crate::chat::proposal::ProposalStatus::Discarded,
+            revision: None,
+            reason: Some("Too long".into()),
+        });
+        r.tool_calls[1].changes = vec![Change { kind: crate::lesson::ChangeKind::Added, block: Some("ex-1".into()), text: "Added exercise 1".into() }];
+        let mut unfinished = TurnRecord::default();
+        unfinished.apply(&start("x", "t", "{}", "T"));
+        r.tool_calls.extend(unfinished.tool_calls);
+        for step in &r.tool_calls {
+            let json = serde_json::to_string(step).unwrap();
+            let server: ToolCallRecord = serde_json::from_str(&json).unwrap();
+            assert_eq!(ToolCallRecord::read_stored(&json).unwrap(), server, "{json}");
+        }
+        assert!(ToolCallRecord::read_stored(r#"{"id":"a"}"#).is_err());
     }
 
     #[test]

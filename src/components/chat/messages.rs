@@ -57,8 +57,8 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     });
     view! {
         <div class="msg assistant" on:click=move |ev| review::act(&ev, reply, lesson, chat)>
-            <ThinkingSection reply/>
-            <ToolCallsSection reply/>
+            <div class="thinking-host" inner_html=move || thinking_html(reply)></div>
+            <div class="steps-area" inner_html=move || tool_calls_html(reply)></div>
             {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
                 <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
             })}
@@ -67,14 +67,13 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
             <div class="proposals" inner_html=move || reply.steps.with(|s| review::proposals(s))></div>
-            // What to do next, under the chat's last reply once it is done.
-            <div class="suggestions" inner_html=move || {
-                let last = chat.conversation.messages.with(|m| m.last().and_then(|x| x.reply).is_some_and(|r| r.phase == reply.phase));
-                let off = chat.turn.busy.get() || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some()));
-                if last && reply.phase.get() == Phase::Done { suggestions::html(reply, off) } else { String::new() }
-            }></div>
-            // How it ended, if not well (Retry is handled by `review::act`).
+            // How it ended: if not well, why (Retry is handled by
+            // `review::act`); if well and it is the chat's last reply, what
+            // it offers to do next.
             <div class="reply-end" inner_html=move || match reply.phase.get() {
+                Phase::Done if chat.conversation.messages.with(|m| m.last().and_then(|x| x.reply).is_some_and(|r| r.phase == reply.phase)) => {
+                    suggestions::html(reply, chat.turn.busy.get() || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some())))
+                }
                 Phase::Stopped => "<p class=\"stopped\">Stopped.</p>".to_string(),
                 Phase::Failed(message) => format!(
                     "<div class=\"reply-error\" role=\"alert\"><p>{}</p><button type=\"button\" data-action=\"retry\"{}>Retry</button></div>",
@@ -88,47 +87,42 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
 }
 
 /// What a reasoning model thought, above its reply: open while it thinks,
-/// closed once the reply starts, and opened again with its button. Plain
-/// text, never markup.
-#[component]
-fn ThinkingSection(reply: Reply) -> impl IntoView {
-    move || {
-        reply.reasoning.with(|r| !r.is_empty()).then(|| {
-            view! {
-                <div class="thinking-section">
-                    <button type="button" class="thinking-toggle"
-                        aria-expanded=move || reply.thinking_open.get().to_string()
-                        on:click=move |_| reply.thinking_open.update(|open| *open = !*open)>"Thinking"</button>
-                    {move || reply.thinking_open.get().then(|| view! { <div class="reasoning">{move || reply.reasoning.get()}</div> })}
-                </div>
-            }
-        })
-    }
+/// closed once the reply starts, and opened again with its button
+/// (`data-action="thinking"`, run by `review::act`). Plain text, never
+/// markup. Drawn as HTML, like the steps: a typed view with its own toggle
+/// cost the bundle about ten times the code.
+fn thinking_html(reply: Reply) -> String {
+    reply.reasoning.with(|r| {
+        if r.is_empty() {
+            return String::new();
+        }
+        let open = reply.thinking_open.get();
+        let shown = if open { format!("<div class=\"reasoning\">{}</div>", escape_text(r)) } else { String::new() };
+        format!("<div class=\"thinking-section\"><button type=\"button\" class=\"thinking-toggle\" data-action=\"thinking\" aria-expanded=\"{open}\">Thinking</button>{shown}</div>")
+    })
 }
 
 /// The steps: listed live while the reply is written, then folded into
-/// "Done (N steps)", which opens and closes them. The button is a lasting
-/// element (it keeps the keyboard focus while it opens and closes the
-/// list); the list itself is drawn as HTML (see `steps`).
-#[component]
-pub fn ToolCallsSection(reply: Reply) -> impl IntoView {
-    let count = move || reply.steps.with(Vec::len);
-    let over = move || reply.phase.with(Phase::is_over);
-    let list = move || {
-        let shown = !over() || reply.expanded.get();
-        reply.steps.with(|s| if shown { steps::list(s) } else { String::new() })
-    };
-    view! {
-        {move || (count() > 0).then(|| view! {
-            <div class="tool-calls">
-                {move || over().then(|| view! {
-                    <button type="button" class="steps-toggle" aria-expanded=move || reply.expanded.get().to_string()
-                        on:click=move |_| reply.expanded.update(|e| *e = !*e)>
-                        {move || { let n = count(); format!("Done ({n} step{})", if n == 1 { "" } else { "s" }) }}
-                    </button>
-                })}
-                <div class="steps-host" inner_html=list></div>
-            </div>
-        })}
-    }
+/// "Done (N steps)" (`data-action="steps"`, run by `review::act`), which
+/// opens and closes them. Drawn as HTML (see `steps`); the handler puts the
+/// keyboard focus back on the button once it is drawn again.
+fn tool_calls_html(reply: Reply) -> String {
+    reply.steps.with(|s| {
+        let n = s.len();
+        if n == 0 {
+            return String::new();
+        }
+        let over = reply.phase.with(Phase::is_over);
+        let expanded = reply.expanded.get();
+        let button = if over {
+            format!(
+                "<button type=\"button\" class=\"steps-toggle\" data-action=\"steps\" aria-expanded=\"{expanded}\">Done ({n} step{})</button>",
+                if n == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        };
+        let list = if !over || expanded { steps::list(s) } else { String::new() };
+        format!("<div class=\"tool-calls\">{button}<div class=\"steps-host\">{list}</div></div>")
+    })
 }

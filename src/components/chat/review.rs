@@ -115,7 +115,8 @@ pub fn step_actions(step: &Step) -> String {
 }
 
 /// The one click handler of a reply: runs the action of the button clicked
-/// (Apply, Preview, Discard, Undo, Retry, a suggested reply or action), if any. The card is drawn anew
+/// (Apply, Preview, Discard, Undo, Retry, a suggested reply or action, the
+/// thinking's and the steps' toggles), if any. The card is drawn anew
 /// when the step changes; the keyboard focus goes back to the button that
 /// was pressed, or, if it is gone, to Undo when there is one.
 pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
@@ -133,6 +134,21 @@ pub fn act(ev: &ev::MouseEvent, reply: Reply, lesson: LessonState, chat: Chat) {
         _ => {}
     }
     let (action, id) = match action.as_str() {
+        // Open or close the thinking or the steps; the button is drawn
+        // again, so the keyboard focus goes back to it.
+        "thinking" | "steps" => {
+            let open = if action == "steps" { reply.expanded } else { reply.thinking_open };
+            open.update(|o| *o = !*o);
+            if let Ok(Some(msg)) = button.closest(".msg") {
+                let query = format!("button[data-action=\"{action}\"]");
+                request_animation_frame(move || {
+                    if let Ok(Some(el)) = msg.query_selector(&query) {
+                        let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
+                    }
+                });
+            }
+            return;
+        }
         "say" => {
             if let Some(text) = button.get_attribute("data-text") {
                 chat.send(text);

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 
 use crate::{
     chat::{
-        actions::PageAction,
         events::{ChatEvent, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
         message::{ChatMessage, Role},
@@ -113,7 +112,7 @@ pub struct Reply {
     pub asked: StoredValue<String>,
     /// What the reply offers to do next (`suggest_next`): follow-ups to
     /// send and the page's actions.
-    pub suggested: RwSignal<(Vec<String>, Vec<PageAction>)>,
+    pub suggested: RwSignal<(Vec<String>, Vec<String>)>,
 }
 
 impl Reply {

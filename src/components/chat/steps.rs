@@ -50,7 +50,8 @@ fn item(step: &Step) -> String {
         (StepStatus::Running, Some((message, fraction))) => format!(
             "<p class=\"step-progress\">{}{}</p>",
             escape_text(message),
-            fraction.map(|f| format!(" <progress max=\"1\" value=\"{f:.2}\"></progress>")).unwrap_or_default()
+            // In whole percent: formatting a float would bring its code into the bundle.
+            fraction.map(|f| format!(" <progress max=\"100\" value=\"{}\"></progress>", (f * 100.0) as u32)).unwrap_or_default()
         ),
         _ => String::new(),
     };

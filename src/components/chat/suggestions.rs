@@ -29,14 +29,19 @@ pub fn html(reply: Reply, off: bool) -> String {
                 escape_text(r)
             ));
         }
-        for a in actions.iter().filter(|a| **a != PageAction::UndoEdit || undoable) {
+        let offered = actions.iter().filter_map(|a| PageAction::from_wire(a));
+        for a in offered.filter(|a| *a != PageAction::UndoEdit || undoable) {
             out.push_str(&format!(
                 "<button type=\"button\" class=\"chip action\" data-action=\"page\" data-name=\"{}\">{}</button>",
                 a.as_str(),
                 a.label()
             ));
         }
-        out
+        if out.is_empty() {
+            out
+        } else {
+            format!("<div class=\"suggestions\">{out}</div>")
+        }
     })
 }
 

@@ -1,0 +1,68 @@
+//! Fields of a flat JSON object read by hand, for the few answers and events
+//! the browser reads that way: a derived deserialiser is code of its own in
+//! the bundle for every type, while these share one small reader (and no
+//! float parser: numbers are read digit by digit).
+
+/// The string value of `"key":` in a flat JSON object, unescaped; `None`
+/// when the key is missing or not a string.
+pub fn string_field(json: &str, key: &str) -> Option<String> {
+    let at = json.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let mut out = String::new();
+    let mut chars = json[at..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'u' => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?).unwrap_or('\u{fffd}'));
+                }
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// The number value of `"key":` in a flat JSON object, as written by the
+/// server (`0.42`, `3`, `1e-3` is not written and reads as `None`).
+pub fn number_field(json: &str, key: &str) -> Option<f32> {
+    let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let text: &str = json[at..].split([',', '}']).next()?.trim();
+    let (whole, part) = text.split_once('.').unwrap_or((text, ""));
+    let mut value = whole.parse::<u32>().ok()? as f32;
+    let mut scale = 1.0;
+    for d in part.chars() {
+        scale /= 10.0;
+        value += d.to_digit(10)? as f32 * scale;
+    }
+    Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_read_digit_by_digit() {
+        assert_eq!(number_field(r#"{"a":"x","fraction":0.25}"#, "fraction"), Some(0.25));
+        assert_eq!(number_field(r#"{"fraction":1,"b":2}"#, "fraction"), Some(1.0));
+        let f = number_field(r#"{"fraction":0.2912}"#, "fraction").unwrap();
+        assert!((f - 0.2912).abs() < 1e-6, "{f}");
+        assert_eq!(number_field(r#"{"fraction":null}"#, "fraction"), None);
+        assert_eq!(number_field(r#"{"other":0.5}"#, "fraction"), None);
+        assert_eq!(number_field(r#"{"fraction":-0.5}"#, "fraction"), None);
+    }
+
+    #[test]
+    fn strings_are_unescaped() {
+        assert_eq!(string_field(r#"{"m":"a\"b\nc\u00e9"}"#, "m").as_deref(), Some("a\"b\nc\u{e9}"));
+        assert_eq!(string_field(r#"{"m":3}"#, "m"), None);
+    }
+}
