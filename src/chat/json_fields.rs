@@ -36,13 +36,13 @@ pub fn number_field(json: &str, key: &str) -> Option<f32> {
     let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
     let text: &str = json[at..].split([',', '}']).next()?.trim();
     let (whole, part) = text.split_once('.').unwrap_or((text, ""));
-    let mut value = whole.parse::<u32>().ok()? as f32;
-    let mut scale = 1.0;
-    for d in part.chars() {
-        scale /= 10.0;
-        value += d.to_digit(10)? as f32 * scale;
-    }
-    Some(value)
+    // The digits after the point as one integer, divided once: exact enough
+    // that a float written by the server (at most nine digits) reads back
+    // as the same float.
+    let part = &part[..part.len().min(18)];
+    let fraction = if part.is_empty() { 0 } else { part.parse::<u64>().ok()? };
+    let value = whole.parse::<u32>().ok()? as f64 + fraction as f64 / 10f64.powi(part.len() as i32);
+    Some(value as f32)
 }
 
 #[cfg(test)]
@@ -53,8 +53,11 @@ mod tests {
     fn numbers_are_read_digit_by_digit() {
         assert_eq!(number_field(r#"{"a":"x","fraction":0.25}"#, "fraction"), Some(0.25));
         assert_eq!(number_field(r#"{"fraction":1,"b":2}"#, "fraction"), Some(1.0));
-        let f = number_field(r#"{"fraction":0.2912}"#, "fraction").unwrap();
-        assert!((f - 0.2912).abs() < 1e-6, "{f}");
+        // What the server writes reads back as the same float.
+        for f in [0.27038443f32, 0.2912, 0.9499999, 0.001] {
+            let json = serde_json::to_string(&serde_json::json!({ "fraction": f })).unwrap();
+            assert_eq!(number_field(&json, "fraction"), Some(f), "{json}");
+        }
         assert_eq!(number_field(r#"{"fraction":null}"#, "fraction"), None);
         assert_eq!(number_field(r#"{"other":0.5}"#, "fraction"), None);
         assert_eq!(number_field(r#"{"fraction":-0.5}"#, "fraction"), None);
