@@ -11,6 +11,7 @@ pub mod lesson_page;
 pub mod lesson_state;
 pub mod lesson_view;
 pub mod lessons_page;
+pub mod material_section;
 pub mod not_found;
 pub mod school_page;
 pub mod top_bar;

@@ -317,3 +317,20 @@ pub struct SchoolOverview {
     pub members: Vec<Member>,
     pub invites: Vec<Invite>,
 }
+
+/// One source of a lesson: material the teacher added, as the assistant and
+/// the lesson page list it (its text is read a page at a time).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct SourceSummary {
+    pub id: String,
+    /// The file's name as it was added.
+    pub name: String,
+    /// The file's size in bytes.
+    pub size: i64,
+    /// The length of its text, in characters.
+    pub chars: i64,
+    /// Its first line or two.
+    pub opening: String,
+}

@@ -29,6 +29,7 @@ pub mod lessons;
 pub mod library;
 pub mod library_api;
 pub mod limits;
+pub mod material;
 pub mod proposal_api;
 pub mod print_page;
 pub mod proposals;

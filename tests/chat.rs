@@ -151,7 +151,8 @@ async fn a_turn_streams_numbered_events_and_is_stored() {
     let events = read_all(res).await;
     let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).filter(|n| *n != "usage" && *n != "round_finished").collect();
     assert_eq!(names.first(), Some(&"tool_start"));
-    assert_eq!(&names[..4], &["tool_start", "tool_end", "tool_start", "tool_end"]);
+    // The edit is announced as soon as it begins, then again with its arguments.
+    assert_eq!(&names[..5], &["tool_start", "tool_end", "tool_start", "tool_start", "tool_end"]);
     assert_eq!(names.last(), Some(&"done"));
     assert_eq!(events.iter().filter(|e| e.event == "done").count(), 1);
     let ids: Vec<u64> = events.iter().map(|e| e.id.as_ref().unwrap().parse().unwrap()).collect();

@@ -150,7 +150,7 @@ impl Agent {
         Ok(Self {
             provider: Provider::new(config),
             prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len())
-                + prompt::system_prompt(&base_prompt, &skills, "").len(),
+                + prompt::system_prompt(&base_prompt, &skills, "", &[]).len(),
             definitions,
             tools,
             skills,
@@ -172,7 +172,7 @@ impl Agent {
     /// The system prompt with the lesson as it is now (the first message of
     /// every model call).
     fn system(&self, ctx: &ToolContext) -> ChatCompletionRequestMessage {
-        prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current()))
+        prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current(), &ctx.document.sources()))
     }
 
     /// What a turn's first call is reserved by before it starts: the fixed
@@ -201,7 +201,9 @@ impl Agent {
         let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0 };
         // What fits in the model's window: the lesson and the question whole,
         // as much of the conversation as there is room for.
-        let fixed = self.prompt_bytes + ctx.document.current().len() + request.user_text.len();
+        // The sources are listed in every call's prompt (their text is read a page at a time).
+        let listed: usize = ctx.document.sources().iter().map(|s| s.id.len() + s.name.len() + s.opening.len() + 40).sum();
+        let fixed = self.prompt_bytes + ctx.document.current().len() + listed + request.user_text.len();
         let reply_room = self.max_output().min(self.context.window / 4);
         let history = match self.context.fit(request.history, fixed, reply_room) {
             Ok(history) => history,

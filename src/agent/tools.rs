@@ -5,6 +5,7 @@
 
 mod edit_document;
 mod load_skill;
+mod read_source;
 mod suggest_next;
 
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 pub use edit_document::EditDocument;
 pub use load_skill::LoadSkill;
+pub use read_source::ReadSource;
 pub use suggest_next::SuggestNext;
 
 use super::skills::Skills;
@@ -33,7 +35,21 @@ pub trait DocumentStore: Send + Sync {
     /// to apply or discard, on top of the revision the turn works on; nothing
     /// is saved to the lesson. Returns the proposal's id.
     fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>>;
+    /// The lesson's sources (the teacher's material), as the turn began.
+    fn sources(&self) -> Vec<crate::models::SourceSummary> {
+        Vec::new()
+    }
+    /// At most `most` characters of a source's text from character `from`:
+    /// its name, its whole length and that page; `None` when the lesson has
+    /// no such source, an error when it cannot be read now.
+    fn read_source(&self, _id: &str, _from: usize, _most: usize) -> BoxFuture<'_, Result<Option<SourcePage>, String>> {
+        Box::pin(async { Ok(None) })
+    }
 }
+
+/// A page of a source: its name, its text's whole length in characters,
+/// and the page's text.
+pub type SourcePage = (String, usize, String);
 
 /// Why a store did not take a document. The store only says what happened;
 /// `edit_document` words it for the model.
@@ -104,9 +120,9 @@ pub struct ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// The agent's tools: `load_skill`, `edit_document` and `suggest_next`.
+    /// The agent's tools: `load_skill`, `edit_document`, `read_source` and `suggest_next`.
     pub fn standard(skills: Arc<Skills>) -> Self {
-        Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument), Box::new(SuggestNext)] }
+        Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument), Box::new(ReadSource), Box::new(SuggestNext)] }
     }
 
     fn find(&self, name: &str) -> Option<&dyn Tool> {
@@ -216,7 +232,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, suggest_next"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, suggest_next"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 

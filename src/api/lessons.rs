@@ -44,3 +44,11 @@ pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, S
     let now = crate::server::db::time::now();
     crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)
 }
+
+/// The lesson's sources (the teacher's material), for the lesson page.
+#[server]
+pub async fn get_sources(id: String) -> Result<Vec<crate::models::SourceSummary>, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::material::sources::list(&state.db, &user.id, &id).await.map_err(fail)
+}

@@ -20,13 +20,14 @@ use super::{
     lesson_calls,
     lesson_state::LessonState,
     lesson_view::{changed_blocks_css, Audience, LessonView},
+    material_section::MaterialSection,
     not_found::{NotFound, MISSING_LESSON},
     title_field::TitleField,
     top_bar::TopBar,
     xml_editor::XmlEditor,
 };
 use crate::{
-    api::lessons::get_lesson,
+    api::lessons::{get_lesson, get_sources},
     lesson::{self, LessonHtml},
     models::Lesson,
 };
@@ -36,6 +37,7 @@ pub fn LessonPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
     let lesson = Resource::new(id, get_lesson);
+    let sources = Resource::new(id, get_sources);
 
     view! {
         <TopBar/>
@@ -49,7 +51,8 @@ pub fn LessonPage() -> impl IntoView {
                             <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
                             <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
                         </nav>
-                        <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l/>
+                        <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>
+                        <MaterialSection lesson_id=l.id.clone() sources=sources.await.unwrap_or_default()/>
                     }),
                     // A failed lookup was logged and answers 500; the page
                     // still only says the lesson cannot be opened.

@@ -340,6 +340,20 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
             _ => text("I added a true-or-false exercise about the sun and the moon."),
         };
     }
+    if has("from my material") {
+        // Reads the first source the prompt lists, then says what it read.
+        let system = body.pointer("/messages/0/content").and_then(Value::as_str).unwrap_or_default();
+        let first = system.lines().find_map(|l| l.strip_prefix("- id ").and_then(|r| r.split(':').next())).map(str::to_string);
+        return match (round, first, last_tool) {
+            (_, None, _) => text("I can't see any material for this lesson. Add some with \"Add material\" and ask me again."),
+            (0, Some(id), _) => calls(vec![call("call_read", "read_source", json!({ "sourceId": id, "to": 300 }))]),
+            (_, _, Some(result)) => {
+                let page = result.split("\n\n").nth(1).unwrap_or_default();
+                text(&format!("From your material: {}", page.lines().next().unwrap_or_default()))
+            }
+            _ => text("I could not read your material."),
+        };
+    }
     if has("quiz about the sun") {
         // An edit, then the reply with what to do next offered as buttons
         // (one call with the reply's text: the turn ends there).

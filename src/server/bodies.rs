@@ -42,6 +42,8 @@ pub fn limit_for(method: &Method, path: &str) -> usize {
         || (method == Method::POST && path == "/api/lessons")
     {
         LESSON_BODY
+    } else if method == Method::POST && super::material::routes::takes_files(path) {
+        super::material::routes::MATERIAL_BODY
     } else if method == Method::POST && path == "/lessons/import" {
         // The file, and the form's own few hundred bytes around it.
         LESSON_BODY + 16 * 1024

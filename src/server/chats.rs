@@ -75,6 +75,8 @@ pub struct ChatStart {
     /// The lesson's "Review edits before applying".
     pub review_edits: bool,
     pub history: Vec<StoredMessage>,
+    /// The lesson's sources (the teacher's material), oldest first.
+    pub sources: Vec<crate::models::SourceSummary>,
 }
 
 /// The row of `user_and_chat`: the chat's columns are empty when the chat is
@@ -97,6 +99,8 @@ struct UserAndChat {
     history: String,
     /// `[[id, status, applied revision, reason], …]`: the chat's proposals.
     proposals: String,
+    /// `[[id, name, size, chars, opening], …]`: the lesson's sources.
+    sources: String,
 }
 
 /// The query of `user_and_chat`, written once per backend (they gather
@@ -113,6 +117,7 @@ fn user_and_chat_sql(backend: db::Backend) -> &'static str {
 fn user_and_chat_query(backend: db::Backend) -> String {
     let history = backend.json_rows("m.seq, m.role, m.content, m.tool_calls, m.status");
     let proposals = backend.json_rows("p.id, p.status, p.applied_revision, p.reason");
+    let sources = backend.json_rows("ls.id, ls.name, ls.size, ls.chars, ls.opening");
     format!(
         "SELECT u.id AS user_id, u.email, COALESCE(u.school_id, '') AS school_id, u.role, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
            l.review_edits,
@@ -120,7 +125,10 @@ fn user_and_chat_query(backend: db::Backend) -> String {
               FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
                     WHERE session_id = c.id ORDER BY seq DESC LIMIT $3) m) AS history,
            (SELECT {proposals}
-              FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals
+              FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals,
+           (SELECT {sources}
+              FROM (SELECT id, name, size, chars, opening FROM lesson_sources
+                    WHERE lesson_id = l.id ORDER BY seq, id) ls) AS sources
          FROM sessions s JOIN users u ON u.id = s.user_id
          LEFT JOIN chat_sessions c ON c.id = $2 AND c.owner_id = u.id
          LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id AND l.deleted_at IS NULL
@@ -155,6 +163,7 @@ pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: u
         review_edits,
         history,
         proposals,
+        sources,
     }) = row
     else {
         return Ok(None);
@@ -183,7 +192,12 @@ pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: u
         .collect();
     let session = ChatSession { id, lesson_id, title, created_at, updated_at };
     let review_edits = review_edits.is_some_and(bool::from);
-    Ok(Some((user, Some(ChatStart { session, document_xml, revision, review_edits, history }))))
+    let sources: Vec<(String, String, i64, i64, String)> = serde_json::from_str(&sources).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "could not read the lesson's sources; going on without them");
+        Vec::new()
+    });
+    let sources = sources.into_iter().map(|(id, name, size, chars, opening)| crate::models::SourceSummary { id, name, size, chars, opening }).collect();
+    Ok(Some((user, Some(ChatStart { session, document_xml, revision, review_edits, history, sources }))))
 }
 
 pub async fn rename_session(db: &Db, owner: &str, id: &str, title: &str) -> Result<ChatSession> {

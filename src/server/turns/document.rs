@@ -9,13 +9,13 @@ use futures::future::BoxFuture;
 
 use super::gate::Stored;
 use crate::{
-    agent::tools::{DocumentStore, SaveRejection},
+    agent::tools::{DocumentStore, SaveRejection, SourcePage},
     lesson::Change,
-    models::{Author, LessonEvent, SaveOutcome},
+    models::{Author, LessonEvent, SaveOutcome, SourceSummary},
     server::{
         bus::Bus,
         db::Db,
-        lesson_events, lessons,
+        lesson_events, lessons, material,
         proposals::{self, NewProposal},
     },
 };
@@ -32,6 +32,8 @@ pub struct DbDocument {
     state: Mutex<(String, i64)>,
     /// The lesson's "Review edits before applying", as the turn began.
     review_edits: bool,
+    /// The lesson's sources, as the turn began.
+    sources: Vec<SourceSummary>,
     stored: Stored,
 }
 
@@ -43,12 +45,13 @@ pub struct DocumentTarget {
     /// The lesson as the turn starts, and its revision.
     pub document: (String, i64),
     pub review_edits: bool,
+    pub sources: Vec<SourceSummary>,
 }
 
 impl DbDocument {
     pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
-        let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits } = target;
-        Self { db, bus, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, stored }
+        let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, sources } = target;
+        Self { db, bus, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, sources, stored }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -59,6 +62,20 @@ impl DbDocument {
 impl DocumentStore for DbDocument {
     fn current(&self) -> String {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
+    }
+
+    fn sources(&self) -> Vec<SourceSummary> {
+        self.sources.clone()
+    }
+
+    fn read_source(&self, id: &str, from: usize, most: usize) -> BoxFuture<'_, Result<Option<SourcePage>, String>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            material::sources::read(&self.db, &self.lesson_id, &id, from, most).await.map_err(|e| {
+                tracing::error!(error = ?e, "could not read a source");
+                "The material could not be read just now. Try again in a moment.".to_string()
+            })
+        })
     }
 
     fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {

@@ -55,6 +55,8 @@ pub struct TurnJob {
     pub document: (String, i64),
     /// The lesson's "Review edits before applying".
     pub review_edits: bool,
+    /// The lesson's sources, as the turn starts.
+    pub sources: Vec<crate::models::SourceSummary>,
     pub history: Vec<StoredMessage>,
     pub user_text: String,
     pub stored: Stored,
@@ -66,11 +68,11 @@ pub struct TurnJob {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, history, user_text, stored, meter } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, sources, history, user_text, stored, meter } = job;
     // Readers on other instances follow the events stored for them.
     let publisher = bus.shared().then(|| tokio::spawn(super::remote::publish(log.clone(), db.clone(), bus.clone())));
     let lesson = lesson_id.clone();
-    let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits };
+    let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
     let document = Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone()));
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };

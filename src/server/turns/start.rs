@@ -44,7 +44,7 @@ pub struct NewTurn {
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history }, content, retry, spending } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history, sources }, content, retry, spending } = turn;
     // Refused here, the spending is dropped, which gives its reservation back.
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
@@ -60,6 +60,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         lesson_id: session.lesson_id.clone(),
         document: (document_xml, revision),
         review_edits,
+        sources,
         history,
         user_text: content.clone(),
         stored,

@@ -1,0 +1,268 @@
+//! The text of a teacher's material, read from the file they added: plain
+//! text and markdown as they are, HTML without its markup, a Word document
+//! (.docx) paragraph by paragraph, a PDF page by page. Anything else, or a
+//! file that cannot be read, is a refusal worded for the teacher; nothing is
+//! kept of it.
+//!
+//! Word documents are zip archives of XML: `zip` opens them and `roxmltree`
+//! (already the lesson's parser) reads the text. PDFs are read with
+//! `pdf-extract`. HTML is stripped here rather than with an HTML5 parser
+//! (html5ever is a large dependency for what a saved page needs: the text
+//! between tags, without scripts and styles, and its entities).
+
+use std::io::{Cursor, Read};
+
+/// The largest file taken, in bytes.
+pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
+/// The longest text kept from one file, in bytes (a whole textbook's worth).
+pub const MAX_TEXT_BYTES: usize = 2 * 1024 * 1024;
+
+/// The kinds of file taken, by their name's ending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Markdown,
+    Html,
+    Docx,
+    Pdf,
+}
+
+/// The endings the "Add material" field accepts.
+pub const ACCEPTED: &str = ".txt,.md,.markdown,.html,.htm,.docx,.pdf";
+
+impl Kind {
+    /// The kind of a file by its name, or `None` for one not taken.
+    pub fn of(file_name: &str) -> Option<Self> {
+        let lower = file_name.to_lowercase();
+        let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "txt" => Self::Text,
+            "md" | "markdown" => Self::Markdown,
+            "html" | "htm" => Self::Html,
+            "docx" => Self::Docx,
+            "pdf" => Self::Pdf,
+            _ => return None,
+        })
+    }
+}
+
+/// The text of `bytes`, a file called `name`, or why it cannot be used.
+pub fn text_of(name: &str, bytes: &[u8]) -> Result<String, String> {
+    let kind = Kind::of(name).ok_or_else(|| {
+        format!("“{name}” is not a kind of file Margin can read. Add a .txt, .md, .html, .docx or .pdf file.")
+    })?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!("“{name}” is larger than {} MB. Split it or save a shorter part.", MAX_FILE_BYTES / (1024 * 1024)));
+    }
+    if bytes.is_empty() {
+        return Err(format!("“{name}” is empty."));
+    }
+    let text = match kind {
+        Kind::Text | Kind::Markdown => utf8(name, bytes)?.to_string(),
+        Kind::Html => html_text(utf8(name, bytes)?),
+        Kind::Docx => docx_text(bytes).map_err(|why| format!("“{name}” could not be read as a Word document ({why}). Open it in Word and save it again as .docx."))?,
+        Kind::Pdf => pdf_text(name, bytes)?,
+    };
+    let text = tidy(&text);
+    if text.is_empty() {
+        return Err(match kind {
+            Kind::Pdf => format!("“{name}” has no text Margin can read: it looks like scanned pages (pictures of text). Add a PDF with real text, or the text itself."),
+            _ => format!("“{name}” has no text in it."),
+        });
+    }
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(format!("“{name}” holds more than {} MB of text. Add the chapters you need one at a time.", MAX_TEXT_BYTES / (1024 * 1024)));
+    }
+    Ok(text)
+}
+
+fn utf8<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str, String> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|_| format!("“{name}” is not text in UTF-8. Save it as UTF-8 text and add it again."))
+}
+
+/// Line ends made `\n`, runs of blank lines cut to one, trailing spaces gone.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.replace("\r\n", "\n").replace('\r', "\n").lines() {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            blank += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank > 0 { "\n\n" } else { "\n" });
+        }
+        blank = 0;
+        out.push_str(line);
+    }
+    out
+}
+
+/// The text of an HTML page: what is between its tags, blocks on lines of
+/// their own, without scripts, styles or comments, entities decoded.
+pub fn html_text(html: &str) -> String {
+    const BLOCKS: [&str; 16] = ["p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "table", "ul", "ol"];
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&decode_entities(&rest[..lt]));
+        rest = &rest[lt..];
+        if let Some(after) = rest.strip_prefix("<!--") {
+            rest = after.find("-->").map_or("", |e| &after[e + 3..]);
+            continue;
+        }
+        let Some(gt) = rest.find('>') else { break };
+        let tag = rest[1..gt].trim_start_matches('/').trim();
+        let name: String = tag.chars().take_while(|c| c.is_ascii_alphanumeric()).collect::<String>().to_lowercase();
+        rest = &rest[gt + 1..];
+        if (name == "script" || name == "style") && !tag.ends_with('/') {
+            let close = format!("</{name}");
+            rest = rest.to_lowercase().find(&close).map_or("", |e| &rest[e..]);
+            if let Some(gt) = rest.find('>') {
+                rest = &rest[gt + 1..];
+            }
+            continue;
+        }
+        if BLOCKS.contains(&name.as_str()) && !out.ends_with('\n') {
+            out.push('\n');
+        } else if name == "td" || name == "th" {
+            out.push(' ');
+        }
+    }
+    out.push_str(&decode_entities(rest));
+    // Whitespace inside a line is the browser's to collapse; so is it here.
+    out.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>().join("\n")
+}
+
+fn decode_entities(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let end = rest.find(';').filter(|e| *e <= 10);
+        let decoded = end.and_then(|e| {
+            let name = &rest[1..e];
+            match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some(' '),
+                _ => name
+                    .strip_prefix("#x")
+                    .or_else(|| name.strip_prefix("#X"))
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
+                    .and_then(char::from_u32),
+            }
+            .map(|c| (c, e))
+        });
+        match decoded {
+            Some((c, e)) => {
+                out.push(c);
+                rest = &rest[e + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text of a Word document: each paragraph on a line, tabs and breaks kept.
+pub fn docx_text(bytes: &[u8]) -> Result<String, String> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| "it is not a zip archive".to_string())?;
+    let mut xml = String::new();
+    {
+        let mut part = archive.by_name("word/document.xml").map_err(|_| "it has no document part".to_string())?;
+        if part.encrypted() {
+            return Err("it is protected by a password".into());
+        }
+        // The part's own size is checked, not trusted: a small file that
+        // unpacks to gigabytes stops at the limit.
+        part.by_ref().take(MAX_TEXT_BYTES as u64 * 8).read_to_string(&mut xml).map_err(|_| "its text could not be unpacked".to_string())?;
+    }
+    let doc = roxmltree::Document::parse(&xml).map_err(|_| "its text is damaged".to_string())?;
+    let mut out = String::new();
+    for node in doc.descendants() {
+        match node.tag_name().name() {
+            "p" if node.is_element() => {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+            }
+            "t" if node.is_element() => out.push_str(node.text().unwrap_or_default()),
+            "tab" if node.is_element() => out.push('\t'),
+            "br" | "cr" if node.is_element() => out.push('\n'),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The text of a PDF, page after page; a password-protected or damaged file
+/// is refused. The reader runs under `catch_unwind`: a malformed file may
+/// make it panic, which must not take the request (or a worker) with it.
+fn pdf_text(name: &str, bytes: &[u8]) -> Result<String, String> {
+    if !bytes.starts_with(b"%PDF-") {
+        return Err(format!("“{name}” is not a PDF file, or it is damaged."));
+    }
+    if bytes.windows(8).any(|w| w == b"/Encrypt") {
+        return Err(format!("“{name}” is protected by a password. Save a copy without the password and add that."));
+    }
+    let pages = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes));
+    match pages {
+        Ok(Ok(pages)) => Ok(pages.join("\n\n")),
+        _ => Err(format!("“{name}” could not be read as a PDF: it may be damaged. Open it and save it again as PDF.")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_told_by_the_name() {
+        assert_eq!(Kind::of("Chapter 5.PDF"), Some(Kind::Pdf));
+        assert_eq!(Kind::of("notes.md"), Some(Kind::Markdown));
+        assert_eq!(Kind::of("page.htm"), Some(Kind::Html));
+        assert_eq!(Kind::of("essay.docx"), Some(Kind::Docx));
+        assert_eq!(Kind::of("essay.doc"), None);
+        assert_eq!(Kind::of("noext"), None);
+        let e = text_of("photo.jpg", b"\xff\xd8").unwrap_err();
+        assert!(e.contains(".txt, .md, .html, .docx or .pdf"), "{e}");
+    }
+
+    #[test]
+    fn text_is_tidied() {
+        let t = text_of("a.txt", b"\xEF\xBB\xBFOne  \r\nTwo\r\n\r\n\r\n\r\nThree\n").unwrap();
+        assert_eq!(t, "One\nTwo\n\nThree");
+        assert!(text_of("a.txt", b"\xff\xfe\x00").unwrap_err().contains("UTF-8"));
+        assert!(text_of("a.txt", b"  \n ").unwrap_err().contains("no text"));
+        assert!(text_of("a.txt", b"").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn html_loses_its_markup_scripts_and_styles() {
+        let html = "<html><head><style>p { color: red }</style><script>alert('x<p>')</script></head><body>\
+            <h1>Rivers</h1><!-- a note --><p>Water &amp; rock, &lt;3 &#233;&#x41;</p><ul><li>One</li><li>Two</li></ul>\
+            <table><tr><td>a</td><td>b</td></tr></table></body></html>";
+        assert_eq!(text_of("r.html", html.as_bytes()).unwrap(), "Rivers\nWater & rock, <3 éA\nOne\nTwo\na b");
+    }
+
+    #[test]
+    fn oversized_files_are_refused_before_reading() {
+        let big = vec![b'a'; MAX_FILE_BYTES + 1];
+        assert!(text_of("big.txt", &big).unwrap_err().contains("larger than 10 MB"));
+    }
+}

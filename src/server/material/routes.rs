@@ -1,0 +1,123 @@
+//! "Add material": the JSON API for scripts (`/api/lessons/{id}/sources`:
+//! list, add files as multipart `file` fields, remove one) and the lesson
+//! page's plain forms, which answer with redirects back to the page (a
+//! refusal travels in the address, as a sentence the page shows), so they
+//! work before the page's code has loaded and cost the bundle nothing.
+
+use axum::{
+    extract::{Multipart, State},
+    http::StatusCode,
+    response::{IntoResponse, Redirect, Response},
+    routing::{delete, get, post},
+    Json, Router,
+};
+
+use super::sources::{self, Upload};
+use crate::{
+    models::SourceSummary,
+    server::{
+        current_user::CurrentUser,
+        error::{AppError, Result},
+        extract::ApiPath,
+        state::AppState,
+    },
+    url::percent_encode,
+};
+
+/// The largest request of files: a few at once, each at most 10 MB.
+pub const MATERIAL_BODY: usize = 25 * 1024 * 1024;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/lessons/{id}/sources", get(list).post(add))
+        .route("/api/lessons/{id}/sources/{source}", delete(remove))
+        .route("/lessons/{id}/sources", post(form_add))
+        .route("/lessons/{id}/sources/{source}/remove", post(form_remove))
+}
+
+/// Whether `path` is one of the routes that take files.
+pub fn takes_files(path: &str) -> bool {
+    let rest = path.strip_prefix("/api/lessons/").or_else(|| path.strip_prefix("/lessons/"));
+    rest.is_some_and(|r| r.split('/').count() == 2 && r.ends_with("/sources"))
+}
+
+/// The files of a multipart body (its `file` fields); an empty file field
+/// (a form sent with nothing chosen) is left out.
+async fn files(mut form: Multipart) -> Result<Vec<Upload>> {
+    let mut out = Vec::new();
+    loop {
+        match form.next_field().await {
+            Ok(Some(field)) if field.name() == Some("file") => {
+                let name = field.file_name().unwrap_or("material.txt").to_string();
+                let bytes = field.bytes().await.map_err(|_| AppError::BadRequest("A file could not be read. Try adding it again.".into()))?;
+                if !(bytes.is_empty() && name.is_empty()) {
+                    out.push(Upload { name, bytes: bytes.to_vec() });
+                }
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => return Ok(out),
+            Err(_) => return Err(AppError::BadRequest("The files could not be read. Try adding them again.".into())),
+        }
+    }
+}
+
+async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Vec<SourceSummary>>> {
+    sources::list(&state.db, &user.id, &id).await.map(Json)
+}
+
+async fn add(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>, form: Multipart) -> Result<Response> {
+    let added = sources::add(&state.db, &user.id, &id, files(form).await?).await?;
+    Ok((StatusCode::CREATED, Json(added)).into_response())
+}
+
+async fn remove(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, source)): ApiPath<(String, String)>) -> Result<StatusCode> {
+    sources::remove(&state.db, &user.id, &id, &source).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Back to the lesson's material, with what became of the form.
+fn back(id: &str, done: Result<()>) -> Response {
+    match done {
+        Ok(()) => Redirect::to(&format!("/lessons/{id}#material")).into_response(),
+        Err(AppError::Unauthorized) => Redirect::to("/signin").into_response(),
+        Err(AppError::NotFound) => Redirect::to("/lessons/not-found").into_response(),
+        Err(e @ (AppError::BadRequest(_) | AppError::PayloadTooLarge(_))) => {
+            Redirect::to(&format!("/lessons/{id}?material_error={}#material", percent_encode(&e.to_string()))).into_response()
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "a material form failed");
+            Redirect::to(&format!("/lessons/{id}?material_error={}#material", percent_encode(&AppError::Internal(String::new()).to_string())))
+                .into_response()
+        }
+    }
+}
+
+async fn form_add(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>, form: Multipart) -> Response {
+    let done = async {
+        let CurrentUser(user) = user?.ok_or(AppError::Unauthorized)?;
+        sources::add(&state.db, &user.id, &id, files(form).await?).await.map(|_| ())
+    };
+    back(&id, done.await)
+}
+
+async fn form_remove(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath((id, source)): ApiPath<(String, String)>) -> Response {
+    let done = async {
+        let CurrentUser(user) = user?.ok_or(AppError::Unauthorized)?;
+        sources::remove(&state.db, &user.id, &id, &source).await
+    };
+    back(&id, done.await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_sources_routes_take_files() {
+        assert!(takes_files("/api/lessons/abc/sources"));
+        assert!(takes_files("/lessons/abc/sources"));
+        assert!(!takes_files("/api/lessons/abc/sources/x"));
+        assert!(!takes_files("/api/lessons/abc/document"));
+        assert!(!takes_files("/lessons/a/b/sources"));
+    }
+}

@@ -1,0 +1,91 @@
+//! Small files of each kind a teacher may add as material, written by the
+//! tests themselves: a Word document (a zip archive of XML) and PDFs with
+//! real text, no text (as a scan), a password, or damage.
+#![allow(dead_code)]
+
+use std::io::{Cursor, Write};
+
+/// A .docx whose paragraphs are `paragraphs` (a tab inside one is kept).
+pub fn docx(paragraphs: &[&str]) -> Vec<u8> {
+    let body: String = paragraphs
+        .iter()
+        .map(|p| {
+            let runs: Vec<String> = p.split('\t').map(|t| format!("<w:r><w:t xml:space=\"preserve\">{}</w:t></w:r>", escape(t))).collect();
+            format!("<w:p>{}</w:p>", runs.join("<w:r><w:tab/></w:r>"))
+        })
+        .collect();
+    let document = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\
+         <w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}</w:body></w:document>"
+    );
+    zip_of(&[
+        ("[Content_Types].xml", "<?xml version=\"1.0\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"/>"),
+        ("word/document.xml", &document),
+    ])
+}
+
+/// A zip archive of `parts`, compressed as Word compresses them.
+pub fn zip_of(parts: &[(&str, &str)]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, text) in parts {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// A PDF with one page per entry of `pages`, each line of it drawn as text
+/// in Helvetica. An empty page has nothing drawn (as a scanned page has no text).
+pub fn pdf(pages: &[&str]) -> Vec<u8> {
+    pdf_with(pages, "")
+}
+
+/// The same, encrypted as far as its trailer says.
+pub fn pdf_with_password(pages: &[&str]) -> Vec<u8> {
+    pdf_with(pages, " /Encrypt << /Filter /Standard /V 1 /R 2 /O (x) /U (y) /P -4 >>")
+}
+
+fn pdf_with(pages: &[&str], trailer_extra: &str) -> Vec<u8> {
+    // Objects: 1 catalog, 2 page tree, 3 font, then a page and its content for each page.
+    let mut objects: Vec<String> = Vec::new();
+    let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    objects.push("<< /Type /Catalog /Pages 2 0 R >>".into());
+    objects.push(format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len()));
+    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into());
+    for (i, page) in pages.iter().enumerate() {
+        let mut content = String::new();
+        if !page.is_empty() {
+            content.push_str("BT /F1 12 Tf 72 720 Td 16 TL\n");
+            for line in page.lines() {
+                let line = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+                content.push_str(&format!("({line}) Tj T*\n"));
+            }
+            content.push_str("ET\n");
+        } else {
+            content.push_str("q 0.9 g 72 72 400 600 re f Q\n");
+        }
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+            5 + 2 * i
+        ));
+        objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
+    }
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for off in offsets {
+        out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R{trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    out
+}
