@@ -81,11 +81,12 @@ fn utf8<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str, String> {
     std::str::from_utf8(bytes).map_err(|_| format!("“{name}” is not text in UTF-8. Save it as UTF-8 text and add it again."))
 }
 
-/// Line ends made `\n`, runs of blank lines cut to one, trailing spaces gone.
+/// Line ends made `\n`, runs of blank lines cut to one, trailing spaces
+/// gone, and no NUL characters (PDFs have them; PostgreSQL refuses them).
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut blank = 0;
-    for line in text.replace("\r\n", "\n").replace('\r', "\n").lines() {
+    for line in text.replace("\r\n", "\n").replace(['\r', '\u{c}'], "\n").replace('\0', "").lines() {
         let line = line.trim_end();
         if line.trim().is_empty() {
             blank += 1;
@@ -245,8 +246,8 @@ mod tests {
 
     #[test]
     fn text_is_tidied() {
-        let t = text_of("a.txt", b"\xEF\xBB\xBFOne  \r\nTwo\r\n\r\n\r\n\r\nThree\n").unwrap();
-        assert_eq!(t, "One\nTwo\n\nThree");
+        let t = text_of("a.txt", b"\xEF\xBB\xBFOne  \r\nTwo\r\n\r\n\r\n\r\nThr\0ee\x0cFour\n").unwrap();
+        assert_eq!(t, "One\nTwo\n\nThree\nFour");
         assert!(text_of("a.txt", b"\xff\xfe\x00").unwrap_err().contains("UTF-8"));
         assert!(text_of("a.txt", b"  \n ").unwrap_err().contains("no text"));
         assert!(text_of("a.txt", b"").unwrap_err().contains("empty"));
