@@ -215,18 +215,8 @@ mod tests {
         let start = ToolStartData { id: id.into(), tool: tool.into(), args: ToolArgs::from_model(args), display_text: label.into() };
         r.apply(&ChatEvent::ToolStart(Box::new(start)));
         r.apply(&ChatEvent::ToolEnd(Box::new(ToolEndData {
-            id: id.into(),
-            status: ToolStatus::Success,
-            error: None,
             summary: summary.map(str::to_string),
-            document_xml: None,
-            document_html: None,
-            revision: None,
-            changes: Vec::new(),
-            proposal_id: None,
-            output: None,
-            replies: Vec::new(),
-            actions: Vec::new(),
+            ..ToolEndData::bare(id.into(), ToolStatus::Success)
         })));
     }
 

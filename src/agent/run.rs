@@ -453,7 +453,7 @@ impl Agent {
             }
             *reported = bytes;
             if let Some((message, fraction)) = self.tools.progress(name, bytes, ctx) {
-                turn.emit(ChatEvent::ToolProgress(ToolProgressData { id: id.clone(), message, fraction }));
+                turn.emit(ChatEvent::ToolProgress(Box::new(ToolProgressData { id: id.clone(), message, fraction })));
             }
         }
     }

@@ -27,7 +27,7 @@ pub enum ChatEvent {
     ToolEnd(Box<ToolEndData>),
     /// A tool call under way says how far it has come (shown under its
     /// spinner); not kept once the call ends.
-    ToolProgress(ToolProgressData),
+    ToolProgress(Box<ToolProgressData>),
     /// One model call is over (the agent may call the model again).
     RoundFinished(RoundData),
     /// Tokens used so far in this turn.
@@ -85,7 +85,7 @@ impl ChatEvent {
             "reasoning" => Self::Reasoning(read(name, data)?),
             "tool_start" => Self::ToolStart(read(name, data)?),
             "tool_end" => Self::ToolEnd(read(name, data)?),
-            "tool_progress" => Self::ToolProgress(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?),
+            "tool_progress" => Self::ToolProgress(Box::new(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?)),
             "round_finished" => Self::RoundFinished(read(name, data)?),
             "usage" => Self::Usage(read(name, data)?),
             "done" => Self::Done(read(name, data)?),
@@ -262,23 +262,20 @@ mod tests {
         assert_eq!(ChatEvent::from_sse(e.name(), &e.data_json()).unwrap(), e);
 
         let end = ChatEvent::ToolEnd(Box::new(ToolEndData {
-            id: "call_1".into(),
-            status: ToolStatus::Error,
             error: Some("line 1: bad".into()),
-            summary: None,
-            document_xml: None,
-            document_html: None,
-            revision: None,
-            changes: Vec::new(),
-            proposal_id: None,
-            output: None,
-            replies: Vec::new(),
-            actions: Vec::new(),
+            ..ToolEndData::bare("call_1".into(), ToolStatus::Error)
         }));
         assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);
         assert_eq!(ChatEvent::Done(DoneData { message_id: "m1".into() }).data_json(), r#"{"messageId":"m1"}"#);
         assert_eq!(ChatEvent::error("auth", "No").data_json(), r#"{"message":"No","code":"auth"}"#);
         assert_eq!(ChatEvent::text("hi").data_json(), r#"{"content":"hi"}"#);
+    }
+
+    #[test]
+    fn an_event_stays_small() {
+        // Every running turn queues and keeps its events: a payload larger
+        // than a text piece's is boxed.
+        assert!(std::mem::size_of::<ChatEvent>() <= 40, "{}", std::mem::size_of::<ChatEvent>());
     }
 
     #[test]

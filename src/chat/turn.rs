@@ -360,18 +360,11 @@ mod tests {
 
     fn end(id: &str, status: ToolStatus, summary: Option<&str>, document: Option<&str>) -> ChatEvent {
         ChatEvent::ToolEnd(Box::new(ToolEndData {
-            id: id.into(),
-            status,
             error: (status == ToolStatus::Error).then(|| "bad".to_string()),
             summary: summary.map(str::to_string),
             document_xml: document.map(str::to_string),
-            document_html: None,
             revision: document.map(|_| 2),
-            changes: Vec::new(),
-            proposal_id: None,
-            output: None,
-            replies: Vec::new(),
-            actions: Vec::new(),
+            ..ToolEndData::bare(id.into(), status)
         }))
     }
 

@@ -200,6 +200,7 @@ impl Reply {
                 None
             }
             ChatEvent::ToolProgress(p) => {
+                let p = *p;
                 self.update_step(&p.id, |s| s.progress = Some((p.message, p.fraction)));
                 None
             }
@@ -340,18 +341,9 @@ mod tests {
         };
         let end = |id: &str, status, summary: Option<&str>| {
             ChatEvent::ToolEnd(Box::new(ToolEndData {
-                id: id.into(),
-                status,
                 error: (status == ToolStatus::Error).then(|| "line 1: bad".to_string()),
                 summary: summary.map(str::to_string),
-                document_xml: None,
-                document_html: None,
-                revision: None,
-                changes: Vec::new(),
-                proposal_id: None,
-                output: None,
-                replies: Vec::new(),
-                actions: Vec::new(),
+                ..ToolEndData::bare(id.into(), status)
             }))
         };
         let events = vec![

@@ -24,18 +24,9 @@ fn live_since(events: &[ChatEvent], after: u64) -> Vec<(u64, ChatEvent)> {
 
 fn edit(id: &str, revision: i64) -> ChatEvent {
     ChatEvent::ToolEnd(Box::new(ToolEndData {
-        id: id.into(),
-        status: ToolStatus::Success,
-        error: None,
-        summary: None,
         document_xml: Some(format!("<lesson rev=\"{revision}\"/>")),
-        document_html: None,
         revision: Some(revision),
-        changes: Vec::new(),
-        proposal_id: None,
-        output: None,
-        replies: Vec::new(),
-        actions: Vec::new(),
+        ..ToolEndData::bare(id.into(), ToolStatus::Success)
     }))
 }
 
