@@ -109,8 +109,12 @@ impl Provider {
     /// is reserved by (`meter`) before it is sent.
     pub fn request_body(&self, messages: &[SentMessage<'_>], tools: &[ChatCompletionTools]) -> Result<bytes::Bytes, ProviderError> {
         let cap = self.limits.max_tokens.map(|n| (n, self.limits.max_tokens_field));
-        let body = serde_json::to_vec(&CompletionRequest::new(&self.model, messages, tools, cap))
+        let mut body = serde_json::to_vec(&CompletionRequest::new(&self.model, messages, tools, cap))
             .map_err(|e| ProviderError::new("internal", format!("Could not write the request: {e}")))?;
+        // The body is held until the provider answers (and for retries); as
+        // written it may hold up to twice its length (the buffer doubles as
+        // it grows), which every turn starting at once would pay for.
+        body.shrink_to_fit();
         Ok(bytes::Bytes::from(body))
     }
 
