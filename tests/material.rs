@@ -121,6 +121,31 @@ async fn sources_are_added_listed_and_removed_by_their_teacher_only() {
 }
 
 #[tokio::test]
+async fn a_duplicated_lesson_keeps_its_material_in_order() {
+    let app = app().await;
+    let t = teacher(&app, "dup@school.test").await;
+    let r = upload(&app, &format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token), &[("A.txt", b"First."), ("B.md", b"Second.")]).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let owner = app.user_id(&t.token).await;
+    let copy = margin::server::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    let listed = app.get(&format!("/api/lessons/{}/sources", copy.id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(names(&listed), ["A.txt", "B.md"]);
+    assert_ne!(listed[0]["id"], r.json()[0]["id"], "copies have ids of their own");
+    // Removing one from the copy leaves the original's.
+    let one = format!("/api/lessons/{}/sources/{}", copy.id, listed[0]["id"].as_str().unwrap());
+    let gone = app.send(Request::builder().method(Method::DELETE).uri(&one).header(header::AUTHORIZATION, format!("Bearer {}", t.token)).body(Body::empty()).unwrap()).await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT);
+    assert_eq!(names(&app.get(&format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token)).await.json()), ["A.txt", "B.md"]);
+    // A failure to copy the material leaves no half copy behind.
+    app.refuse_inserts("lesson_sources").await;
+    assert!(margin::server::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.is_err());
+    app.allow_inserts("lesson_sources").await;
+    let lessons = app.get("/api/lessons", Auth::Bearer(&t.token)).await.json();
+    let titles: Vec<&str> = lessons["lessons"].as_array().unwrap().iter().map(|l| l["title"].as_str().unwrap()).collect();
+    assert_eq!(titles.iter().filter(|t| t.starts_with("Copy of")).count(), 1, "{titles:?}");
+}
+
+#[tokio::test]
 async fn the_lesson_pages_forms_answer_with_the_page_and_say_what_went_wrong() {
     let app = app().await;
     let t = teacher(&app, "forms@school.test").await;

@@ -161,7 +161,14 @@ pub async fn duplicate(db: &Db, owner: &str, id: &str) -> Result<Lesson> {
     let original = lessons::get_owned(db, owner, id).await?;
     let title = fit_title(&format!("Copy of {}", original.title));
     let summary: String = format!("Copied from “{}”", original.title).chars().take(200).collect();
-    lessons::insert(db, owner, &title, &original.document_xml, &summary).await
+    let copy = lessons::insert(db, owner, &title, &original.document_xml, &summary).await?;
+    // The copy comes with the material the assistant builds from; if that
+    // cannot be copied, there is no half copy left behind.
+    if let Err(e) = super::material::sources::copy(db, &original.id, &copy.id).await {
+        let _ = sqlx::query("DELETE FROM lessons WHERE id = $1 AND owner_id = $2").bind(&copy.id).bind(owner).execute(db).await;
+        return Err(e);
+    }
+    Ok(copy)
 }
 
 /// A lesson made from an XML file. Nothing is created unless the document is

@@ -104,6 +104,38 @@ pub async fn add(db: &Db, owner_id: &str, lesson_id: &str, files: Vec<Upload>) -
     Ok(added)
 }
 
+/// Gives lesson `to` a copy of every source of lesson `from`, in their
+/// order, all or none (for "Duplicate"; both lessons are the caller's, checked).
+pub async fn copy(db: &Db, from: &str, to: &str) -> Result<()> {
+    let rows: Vec<(i64, String, i64, i64, String, String)> =
+        sqlx::query_as("SELECT seq, name, size, chars, opening, text FROM lesson_sources WHERE lesson_id = $1 ORDER BY seq, id")
+            .bind(from)
+            .fetch_all(db)
+            .await?;
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut tx = db::begin_write(db).await?;
+    for (seq, name, size, chars, opening, text) in rows {
+        sqlx::query(
+            "INSERT INTO lesson_sources (id, lesson_id, seq, name, size, chars, opening, text, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(ids::new_id())
+        .bind(to)
+        .bind(seq)
+        .bind(name)
+        .bind(size)
+        .bind(chars)
+        .bind(opening)
+        .bind(text)
+        .bind(db::time::now())
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Removes one source; not found when it is not this teacher's lesson's.
 pub async fn remove(db: &Db, owner_id: &str, lesson_id: &str, source_id: &str) -> Result<()> {
     if !lessons::is_owned(db, owner_id, lesson_id).await? {
