@@ -318,6 +318,10 @@ pub struct SchoolOverview {
     pub invites: Vec<Invite>,
 }
 
+/// The file endings "Add material" accepts (the page's file field, and the
+/// server's reader, which refuses any other).
+pub const MATERIAL_ENDINGS: &str = ".txt,.md,.markdown,.html,.htm,.docx,.pdf";
+
 /// One source of a lesson: material the teacher added, as the assistant and
 /// the lesson page list it (its text is read a page at a time).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

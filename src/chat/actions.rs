@@ -5,6 +5,10 @@
 //! its handler (`components/chat/suggestions.rs`). Adding an action means a
 //! word here, a label, and a handler there.
 
+/// The tool whose calls offer what to do next: the agent's `suggest_next`,
+/// whose calls the sidebar shows as buttons under the reply, not as steps.
+pub const SUGGEST_TOOL: &str = "suggest_next";
+
 /// One action the page knows how to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PageAction {

@@ -7,10 +7,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::models::SourceSummary;
+use crate::models::{SourceSummary, MATERIAL_ENDINGS};
 
-/// The extensions the file field accepts (as `server::material::extract::ACCEPTED`).
-const ACCEPTED: &str = ".txt,.md,.markdown,.html,.htm,.docx,.pdf";
 
 /// 52,310 bytes → "52 KB"; 1,572,864 → "1.5 MB".
 fn size(bytes: i64) -> String {
@@ -57,7 +55,7 @@ pub fn MaterialSection(lesson_id: String, sources: Vec<SourceSummary>) -> impl I
             <form class="add-material" method="post" action=add_to enctype="multipart/form-data">
                 <label>
                     "Files (.txt, .md, .html, .docx or .pdf, up to 10 MB each) "
-                    <input type="file" name="file" multiple accept=ACCEPTED required/>
+                    <input type="file" name="file" multiple accept=MATERIAL_ENDINGS required/>
                 </label>
                 <button type="submit">"Add material"</button>
             </form>

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{parse_args, Tool, ToolContext, ToolOutput};
-use crate::chat::actions::{PageAction, OFFERED_NAMES};
+use crate::chat::actions::{PageAction, OFFERED_NAMES, SUGGEST_TOOL};
 
 pub struct SuggestNext;
 
@@ -39,7 +39,7 @@ struct ActionArgs {
 
 impl Tool for SuggestNext {
     fn name(&self) -> &'static str {
-        "suggest_next"
+        SUGGEST_TOOL
     }
 
     fn description(&self) -> String {

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::{
     chat::{
+        actions::SUGGEST_TOOL,
         events::{ChatEvent, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
         message::{ChatMessage, Role},
@@ -187,7 +188,7 @@ impl Reply {
             ChatEvent::ToolStart(s) => {
                 self.streaming();
                 // What to do next is offered as buttons under the reply, not as a step.
-                if s.tool == SUGGEST {
+                if s.tool == SUGGEST_TOOL {
                     return None;
                 }
                 let detail = detail_of(&s.tool, &s.args);
@@ -278,9 +279,6 @@ impl Reply {
         });
     }
 }
-
-/// The tool whose calls offer what to do next.
-const SUGGEST: &str = "suggest_next";
 
 fn detail_of(tool: &str, args: &ToolArgs) -> String {
     match tool {

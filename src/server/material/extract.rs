@@ -27,8 +27,6 @@ pub enum Kind {
     Pdf,
 }
 
-/// The endings the "Add material" field accepts.
-pub const ACCEPTED: &str = ".txt,.md,.markdown,.html,.htm,.docx,.pdf";
 
 impl Kind {
     /// The kind of a file by its name, or `None` for one not taken.
@@ -240,6 +238,10 @@ mod tests {
         assert_eq!(Kind::of("essay.docx"), Some(Kind::Docx));
         assert_eq!(Kind::of("essay.doc"), None);
         assert_eq!(Kind::of("noext"), None);
+        // Every ending the page's field offers is one the reader takes.
+        for ending in crate::models::MATERIAL_ENDINGS.split(',') {
+            assert!(Kind::of(&format!("file{ending}")).is_some(), "{ending}");
+        }
         let e = text_of("photo.jpg", b"\xff\xd8").unwrap_err();
         assert!(e.contains(".txt, .md, .html, .docx or .pdf"), "{e}");
     }
