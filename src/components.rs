@@ -1,5 +1,6 @@
 //! The UI, one family of components per file.
 
+pub mod ask_selection;
 pub mod auth_pages;
 pub mod chat;
 pub mod client_only;

@@ -84,9 +84,17 @@ pub enum LessonEvent {
     /// A version was saved (by the teacher anywhere, or by the agent): the
     /// lesson's revision is now this.
     Revision { revision: i64 },
-    /// A reply started (`running`) or ended in one of the lesson's chats.
+    /// A reply started (`running`) or ended in one of the lesson's chats;
+    /// `automatic`: the server started it, for something that happened (the
+    /// sidebar opens that chat for it).
     #[serde(rename_all = "camelCase")]
-    Turn { chat_id: String, turn_id: String, running: bool },
+    Turn {
+        chat_id: String,
+        turn_id: String,
+        running: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        automatic: bool,
+    },
     /// A chat was created, renamed or deleted.
     Chats,
     /// The lesson was renamed, or moved to the trash.
@@ -321,6 +329,15 @@ pub struct SchoolOverview {
 /// The file endings "Add material" accepts (the page's file field, and the
 /// server's reader, which refuses any other).
 pub const MATERIAL_ENDINGS: &str = ".txt,.md,.markdown,.html,.htm,.docx,.pdf";
+
+/// A lesson's material as its page shows it: the sources, and whether the
+/// teacher lets the assistant react when they add some.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Material {
+    pub sources: Vec<SourceSummary>,
+    pub react_to_events: bool,
+}
 
 /// One source of a lesson: material the teacher added, as the assistant and
 /// the lesson page list it (its text is read a page at a time).

@@ -33,6 +33,7 @@ pub mod material;
 pub mod proposal_api;
 pub mod print_page;
 pub mod proposals;
+pub mod reactions;
 pub mod router;
 pub mod school_routes;
 pub mod schools;

@@ -286,3 +286,22 @@ async fn sign_in_tries_count_across_instances() {
         assert!(refused.headers().contains_key("retry-after"));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_sent_to_both_instances_at_once_start_one_automatic_turn() {
+    let Some(two) = two_instances().await else { return };
+    let chat = two.chat(&two.a).await;
+    let event = json!({"lessonId": two.lesson, "sessionId": chat, "intent": "sessionStart"});
+    let post = |on: &Server| two.http.post(format!("{}/api/chat/events", on.base)).header("authorization", &two.auth).json(&event).send();
+    let (a, b) = tokio::join!(post(&two.a), post(&two.b));
+    assert_eq!((a.unwrap().status().as_u16(), b.unwrap().status().as_u16()), (202, 202));
+    // Each instance waits for the lesson's gate; one opens it.
+    until_count(&two.db, "SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'complete'", 1).await;
+    until_count(&two.db, "SELECT COUNT(*) FROM lesson_pending_events", 0).await;
+    until_count(&two.db, "SELECT COUNT(*) FROM lesson_event_gates WHERE due_ms IS NULL", 1).await;
+    // With nothing waiting and the gate closed, no second turn can start.
+    let users: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM chat_messages WHERE role = 'user'").fetch_one(&two.db).await.unwrap();
+    assert_eq!(users, 1);
+    let note: String = sqlx::query_scalar("SELECT attachments FROM chat_messages WHERE role = 'user'").fetch_one(&two.db).await.unwrap();
+    assert!(note.contains("You opened this lesson"), "{note}");
+}

@@ -11,7 +11,7 @@ use axum::{
     body::Body,
     http::{header, Method, Request, StatusCode},
 };
-use common::{app, teacher, Auth, TestApp, OWN_ORIGIN};
+use common::{app, teacher, upload, Auth};
 use margin::server::material::extract::{text_of, MAX_FILE_BYTES};
 use material_files::{docx, pdf, pdf_with_password, zip_of};
 use serde_json::Value;
@@ -45,30 +45,6 @@ fn files_that_cannot_be_used_are_refused_in_words() {
     assert!(said("empty.docx", &zip_of(&[("readme.txt", "hi")])).contains("could not be read as a Word document"));
     let big = vec![b'a'; MAX_FILE_BYTES + 1];
     assert!(said("huge.txt", &big).contains("larger than 10 MB"));
-}
-
-/// A multipart body of files (name, bytes) as `file` fields.
-fn multipart(files: &[(&str, &[u8])]) -> (String, Vec<u8>) {
-    let boundary = "m4terialB0undary";
-    let mut body = Vec::new();
-    for (name, bytes) in files {
-        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes());
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    (format!("multipart/form-data; boundary={boundary}"), body)
-}
-
-async fn upload(app: &TestApp, path: &str, auth: Auth<'_>, files: &[(&str, &[u8])]) -> common::Reply {
-    let (kind, body) = multipart(files);
-    let mut req = Request::builder().method(Method::POST).uri(path).header(header::CONTENT_TYPE, kind);
-    req = match auth {
-        Auth::Bearer(t) => req.header(header::AUTHORIZATION, format!("Bearer {t}")),
-        Auth::Cookie(t) => req.header(header::COOKIE, format!("margin_session={t}")).header(header::ORIGIN, OWN_ORIGIN),
-        Auth::None => req,
-    };
-    app.send(req.body(Body::from(body)).unwrap()).await
 }
 
 fn names(list: &Value) -> Vec<String> {

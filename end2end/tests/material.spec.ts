@@ -9,6 +9,11 @@ test("material is added, listed, refused with a reason, read by the assistant an
   await createLesson(page, "Rivers");
   const material = page.locator("#material");
   await expect(material.getByText("No material yet.")).toBeVisible();
+  // This teacher asks for themselves: no automatic reply to new material
+  // (reactions.spec.ts has those). The switch is kept.
+  await material.getByLabel("Let the assistant react to new material").uncheck();
+  await material.getByRole("button", { name: "Save" }).click();
+  await expect(material.getByLabel("Let the assistant react to new material")).not.toBeChecked();
 
   await material.getByLabel(/Files/).setInputFiles([
     { name: "Notes.txt", mimeType: "text/plain", buffer: Buffer.from("Rivers begin in the hills.\nThey flow to the sea.") },

@@ -45,10 +45,13 @@ pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, S
     crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)
 }
 
-/// The lesson's sources (the teacher's material), for the lesson page.
+/// The lesson's sources (the teacher's material), and whether the teacher
+/// lets the assistant react to new material, for the lesson page.
 #[server]
-pub async fn get_sources(id: String) -> Result<Vec<crate::models::SourceSummary>, ServerFnError> {
+pub async fn get_sources(id: String) -> Result<crate::models::Material, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    crate::server::material::sources::list(&state.db, &user.id, &id).await.map_err(fail)
+    let sources = crate::server::material::sources::list(&state.db, &user.id, &id).await.map_err(fail)?;
+    let react_to_events = crate::server::reactions::enabled(&state.db, &user.id).await.map_err(fail)?;
+    Ok(crate::models::Material { sources, react_to_events })
 }

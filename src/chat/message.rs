@@ -18,6 +18,61 @@ pub struct MessageRequest {
     /// not finish (`content` is then not used).
     #[serde(default, skip_serializing_if = "is_false")]
     pub retry: bool,
+    /// What travels with the message: the lesson text the teacher asked
+    /// about. (A `trigger` sent by a client is refused: only the server
+    /// starts automatic turns.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Attachments>,
+}
+
+/// What travels with a message besides its text, stored with it as JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachments {
+    /// What started an automatic turn, in the teacher's words ("You added
+    /// Chapter 5.pdf"). The sidebar shows it in place of a message bubble;
+    /// only the server sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    /// Lesson text the teacher selected and asked about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected_text: Option<SelectedText>,
+}
+
+/// A selection in the lesson, and the block (`data-id`) it is in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectedText {
+    pub text: String,
+    #[serde(default)]
+    pub block_id: String,
+}
+
+/// Longest selection a message can carry, in characters.
+pub const MAX_SELECTION_CHARS: usize = 4_000;
+
+impl Attachments {
+    /// JSON for the database; `None` when there is nothing to keep.
+    pub fn stored(&self) -> Option<String> {
+        (self.trigger.is_some() || self.selected_text.is_some()).then(|| serde_json::to_string(self).unwrap_or_default())
+    }
+
+    /// Read back from the database (anything unreadable: none).
+    pub fn read(json: Option<&str>) -> Option<Self> {
+        json.and_then(|j| serde_json::from_str(j).ok())
+    }
+}
+
+/// A teacher's message as the model reads it: with the selection it asks
+/// about above it, marked as the teacher's and quoted as lesson text, so
+/// that instructions inside it stay text.
+pub fn model_text(content: &str, attachments: Option<&Attachments>) -> String {
+    let Some(sel) = attachments.and_then(|a| a.selected_text.as_ref()) else {
+        return content.to_string();
+    };
+    let quoted: String = sel.text.lines().map(|l| format!("> {l}\n")).collect();
+    let block = if sel.block_id.is_empty() { String::new() } else { format!(" (in the block with id \"{}\")", sel.block_id) };
+    format!("The teacher selected this text in the lesson{block} and asks about it:\n{quoted}\n{content}")
 }
 
 fn is_false(b: &bool) -> bool {
@@ -97,6 +152,9 @@ pub struct ChatMessage {
     pub turn_id: Option<String>,
     #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub created_at: String,
+    /// For a teacher's message: what started it, or what it asked about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Attachments>,
 }
 
 /// What the sidebar needs to know about the assistant.

@@ -54,7 +54,7 @@ fn heard(state: LessonState, chat: Chat, event: &str, data: &str) {
     // chat to the top: the list is read again then too.
     let chats = event == "chats" || event == "turn";
     if let (Some("true"), Some(id)) = (field(data, "\"running\":"), field(data, "\"chatId\":")) {
-        chat.started_elsewhere(id.to_string());
+        chat.started_elsewhere(id.to_string(), data.contains("\"automatic\":true"));
     }
     let revision = field(data, "\"revision\":").and_then(|n| n.parse::<i64>().ok()).filter(|n| *n > state.revision.get_untracked());
     spawn_local(async move {
@@ -81,7 +81,7 @@ mod tests {
         assert_eq!(field(r#"{"kind":"revision","revision":12}"#, r#""revision":"#), Some("12"));
         assert_eq!(field(r#"{"kind":"chats"}"#, r#""revision":"#), None);
         // The server's own serialisation, whatever order serde gives.
-        let told = serde_json::to_string(&crate::models::LessonEvent::Turn { chat_id: "ab12".into(), turn_id: "cd34".into(), running: false }).unwrap();
+        let told = serde_json::to_string(&crate::models::LessonEvent::Turn { chat_id: "ab12".into(), turn_id: "cd34".into(), running: false, automatic: false }).unwrap();
         assert_eq!((field(&told, r#""chatId":"#), field(&told, r#""running":"#)), (Some("ab12"), Some("false")));
     }
 }

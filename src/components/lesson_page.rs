@@ -13,6 +13,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::{
+    ask_selection::AskAboutSelection,
     chat::sidebar::ChatSidebar,
     client_only::client_only,
     hydrated::mark_hydrated,
@@ -52,7 +53,7 @@ pub fn LessonPage() -> impl IntoView {
                             <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
                         </nav>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>
-                        <MaterialSection lesson_id=l.id.clone() sources=sources.await.unwrap_or_default()/>
+                        <MaterialSection lesson_id=l.id.clone() material=sources.await.unwrap_or_default()/>
                     }),
                     // A failed lookup was logged and answers 500; the page
                     // still only says the lesson cannot be opened.
@@ -118,7 +119,9 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                             <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
                         </div>
                     })}
-                    <LessonView html=state.html audience=audience preview=state.preview/>
+                    <AskAboutSelection>
+                        <LessonView html=state.html audience=audience preview=state.preview/>
+                    </AskAboutSelection>
                 })}
                 // The page always opens on the lesson: the other tabs are built in the browser.
                 {client_only("tab-panel", move || match tab.get() {

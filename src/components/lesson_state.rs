@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::{
+    chat::message::SelectedText,
     lesson::{Change, LessonHtml},
     models::Lesson,
 };
@@ -37,6 +38,9 @@ pub struct LessonState {
     pub preview: RwSignal<Option<LessonHtml>>,
     /// "Student preview": the lesson as students see it.
     pub student: RwSignal<bool>,
+    /// Lesson text the teacher chose to ask about ("Ask about this"); it
+    /// goes with their next message.
+    pub asking: RwSignal<Option<SelectedText>>,
 }
 
 impl LessonState {
@@ -55,6 +59,7 @@ impl LessonState {
             show_changes: RwSignal::new(false),
             preview: RwSignal::new(None),
             student: RwSignal::new(false),
+            asking: RwSignal::new(None),
         }
     }
 

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::models::{SourceSummary, MATERIAL_ENDINGS};
+use crate::models::{Material, MATERIAL_ENDINGS};
 
 
 /// 52,310 bytes → "52 KB"; 1,572,864 → "1.5 MB".
@@ -21,10 +21,12 @@ fn size(bytes: i64) -> String {
 }
 
 #[component]
-pub fn MaterialSection(lesson_id: String, sources: Vec<SourceSummary>) -> impl IntoView {
+pub fn MaterialSection(lesson_id: String, material: Material) -> impl IntoView {
+    let Material { sources, react_to_events } = material;
     let query = use_query_map();
     let refused = move || query.read().get("material_error").filter(|e| !e.is_empty());
     let add_to = format!("/lessons/{lesson_id}/sources");
+    let back = lesson_id.clone();
     let empty = sources.is_empty();
     let items = sources
         .into_iter()
@@ -58,6 +60,16 @@ pub fn MaterialSection(lesson_id: String, sources: Vec<SourceSummary>) -> impl I
                     <input type="file" name="file" multiple accept=MATERIAL_ENDINGS required/>
                 </label>
                 <button type="submit">"Add material"</button>
+            </form>
+            // The teacher's own switch, for all their lessons (`server::reactions`).
+            <form class="react-setting" method="post" action="/settings/reactions">
+                <input type="hidden" name="lesson" value=back/>
+                <label>
+                    <input type="checkbox" name="react" value="on" checked=react_to_events/>
+                    " Let the assistant react to new material"
+                </label>
+                <button type="submit" class="quiet">"Save"</button>
+                <p class="muted">"When on, the assistant reads what you add and says what it could build from it. It never changes the lesson on its own."</p>
             </form>
         </section>
     }

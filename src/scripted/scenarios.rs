@@ -340,6 +340,38 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
             _ => text("I added a true-or-false exercise about the sun and the moon."),
         };
     }
+    if has("the teacher selected this text") {
+        // "Ask about this": repeats the quoted selection it was given.
+        let asked = last_user(body);
+        let quoted: Vec<&str> = asked.lines().filter_map(|l| l.strip_prefix("> ")).collect();
+        return text(&format!("You asked about this part of the lesson: “{}”. It tells students how to begin.", quoted.join(" ")));
+    }
+    if has("not typed by the teacher") {
+        // An automatic turn (`server::reactions`): for new material, reads
+        // the first new source, then names every one; otherwise a greeting.
+        let asked = last_user(body);
+        let added: Vec<(&str, &str)> = asked
+            .split("the source \"")
+            .skip(1)
+            .filter_map(|r| {
+                let (name, rest) = r.split_once("\" (id ")?;
+                Some((name, rest.split(',').next()?))
+            })
+            .collect();
+        let names: Vec<&str> = added.iter().map(|(n, _)| *n).collect();
+        return match (round, added.first(), last_tool) {
+            (_, None, _) => text("Hello! I'm here when you need me: ask me to add an exercise or to check the lesson."),
+            (0, Some((_, id)), _) => calls(vec![call("call_read", "read_source", json!({ "sourceId": id, "to": 300 }))]),
+            (_, _, result) => {
+                let page = result.as_deref().and_then(|r| r.split("\n\n").nth(1)).unwrap_or_default();
+                text(&format!(
+                    "I read your new material ({}). It begins: {} Shall I build a reading with questions from it?",
+                    names.join(", "),
+                    page.lines().next().unwrap_or_default()
+                ))
+            }
+        };
+    }
     if has("from my material") {
         // Reads the first source the prompt lists, then says what it read.
         let system = body.pointer("/messages/0/content").and_then(Value::as_str).unwrap_or_default();

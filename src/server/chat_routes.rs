@@ -27,7 +27,7 @@ use super::{
     turns::{self, meter, CancelStatus, NewTurn},
 };
 use crate::{
-    chat::message::{MessageRequest, MessageStatus, SessionMessages, TitleRequest},
+    chat::message::{Attachments, MessageRequest, MessageStatus, SessionMessages, TitleRequest, MAX_SELECTION_CHARS},
     models::LessonEvent,
 };
 
@@ -78,7 +78,8 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     // the chat, not after it: the reservation (its fixed prompt, the
     // question and AI_MAX_TOKENS) does not need the chat, only the session.
     let agent = state.ai.agent();
-    let first = agent.as_ref().map_or(0, |a| a.first_call_reservation(body.content.len()));
+    let selected = body.attachments.as_ref().and_then(|a| a.selected_text.as_ref()).map_or(0, |s| s.text.len());
+    let first = agent.as_ref().map_or(0, |a| a.first_call_reservation(body.content.len() + selected));
     let default = budget::default_allowance(state.config.monthly_tokens);
     let now = state.clock.now();
     let (hash, month) = (auth::token_hash(&token), budget::month_of(now));
@@ -108,6 +109,10 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         }
         Some(content.to_string())
     };
+    let attachments = match (&asked, body.attachments) {
+        (Some(_), Some(a)) => checked_attachments(a)?,
+        _ => None,
+    };
     let mut chat = chat.ok_or(AppError::NotFound)?;
     let content = match asked {
         Some(content) => content,
@@ -124,12 +129,33 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let mut spending = held.take().ok_or_else(|| meter::exhausted(now))?;
     spending.user_id = user.id.clone();
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     if wants_json {
         return finished(&state, &user_id, &log).await;
     }
     Ok(turns::live_response(log, 0, keepalive(&state)))
+}
+
+/// What a teacher's message may carry: a selection of the lesson, trimmed,
+/// with the id of its block. Only the server starts automatic turns, so a
+/// `trigger` from a client is refused.
+fn checked_attachments(a: Attachments) -> Result<Option<Attachments>> {
+    if a.trigger.is_some() {
+        return Err(AppError::BadRequest("A message cannot say what triggered it: only the server starts automatic replies.".into()));
+    }
+    let Some(mut sel) = a.selected_text else { return Ok(None) };
+    sel.text = sel.text.trim().to_string();
+    let chars = sel.text.chars().count();
+    if chars > MAX_SELECTION_CHARS {
+        return Err(AppError::PayloadTooLarge(format!(
+            "The selection is too long ({chars} characters). Select less than {MAX_SELECTION_CHARS} characters to ask about."
+        )));
+    }
+    if sel.block_id.len() > 64 || !sel.block_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(AppError::BadRequest("The selection's block id is not one a lesson uses.".into()));
+    }
+    Ok((!sel.text.is_empty()).then(|| Attachments { trigger: None, selected_text: Some(sel) }))
 }
 
 /// Whether a request asks for the finished reply as JSON rather than its

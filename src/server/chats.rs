@@ -13,7 +13,7 @@ use crate::{
     chat::{
         events::{ErrorData, UsageData},
         proposal::ProposalMark,
-        message::{title_from, ChatMessage, ChatSession, MessageStatus, Role, StoredMessage, ToolCallRecord, DEFAULT_CHAT_TITLE, MAX_CHAT_TITLE_CHARS},
+        message::{model_text, title_from, Attachments, ChatMessage, ChatSession, MessageStatus, Role, StoredMessage, ToolCallRecord, DEFAULT_CHAT_TITLE, MAX_CHAT_TITLE_CHARS},
         turn::TurnRecord,
     },
     models::UserInfo,
@@ -95,7 +95,7 @@ struct UserAndChat {
     document_xml: Option<String>,
     revision: Option<i64>,
     review_edits: Option<db::Flag>,
-    /// `[[seq, role, content, tool_calls, status], …]`, newest first.
+    /// `[[seq, role, content, tool_calls, status, attachments], …]`, newest first.
     history: String,
     /// `[[id, status, applied revision, reason], …]`: the chat's proposals.
     proposals: String,
@@ -105,34 +105,50 @@ struct UserAndChat {
 
 /// The query of `user_and_chat`, written once per backend (they gather
 /// rows into JSON differently).
-fn user_and_chat_sql(backend: db::Backend) -> &'static str {
-    static SQLITE: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Sqlite));
-    static POSTGRES: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Postgres));
-    match backend {
-        db::Backend::Sqlite => &SQLITE,
-        db::Backend::Postgres => &POSTGRES,
+fn user_and_chat_sql(backend: db::Backend, by: Key) -> &'static str {
+    static SQLITE: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Sqlite, Key::Session));
+    static POSTGRES: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Postgres, Key::Session));
+    static SQLITE_USER: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Sqlite, Key::User));
+    static POSTGRES_USER: LazyLock<String> = LazyLock::new(|| user_and_chat_query(db::Backend::Postgres, Key::User));
+    match (backend, by) {
+        (db::Backend::Sqlite, Key::Session) => &SQLITE,
+        (db::Backend::Postgres, Key::Session) => &POSTGRES,
+        (db::Backend::Sqlite, Key::User) => &SQLITE_USER,
+        (db::Backend::Postgres, Key::User) => &POSTGRES_USER,
     }
 }
 
-fn user_and_chat_query(backend: db::Backend) -> String {
-    let history = backend.json_rows("m.seq, m.role, m.content, m.tool_calls, m.status");
+/// What `user_and_chat` finds the teacher by: a request's session token, or
+/// (for a turn the server starts itself) the account's id.
+#[derive(Clone, Copy)]
+enum Key {
+    Session,
+    User,
+}
+
+fn user_and_chat_query(backend: db::Backend, by: Key) -> String {
+    let (from, teacher) = match by {
+        Key::Session => ("sessions s JOIN users u ON u.id = s.user_id", "s.token_hash = $1 AND s.expires_at > $4"),
+        Key::User => ("users u", "u.id = $1 AND $4::TEXT IS NOT NULL"),
+    };
+    let history = backend.json_rows("m.seq, m.role, m.content, m.tool_calls, m.status, m.attachments");
     let proposals = backend.json_rows("p.id, p.status, p.applied_revision, p.reason");
     let sources = backend.json_rows("ls.id, ls.name, ls.size, ls.chars, ls.opening");
     format!(
         "SELECT u.id AS user_id, u.email, COALESCE(u.school_id, '') AS school_id, u.role, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
            l.review_edits,
            (SELECT {history}
-              FROM (SELECT seq, role, content, tool_calls, status FROM chat_messages
+              FROM (SELECT seq, role, content, tool_calls, status, attachments FROM chat_messages
                     WHERE session_id = c.id ORDER BY seq DESC LIMIT $3) m) AS history,
            (SELECT {proposals}
               FROM proposals p JOIN chat_messages pm ON pm.id = p.message_id WHERE pm.session_id = c.id) AS proposals,
            (SELECT {sources}
               FROM (SELECT id, name, size, chars, opening FROM lesson_sources
                     WHERE lesson_id = l.id ORDER BY seq, id) ls) AS sources
-         FROM sessions s JOIN users u ON u.id = s.user_id
+         FROM {from}
          LEFT JOIN chat_sessions c ON c.id = $2 AND c.owner_id = u.id
          LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id AND l.deleted_at IS NULL
-         WHERE s.token_hash = $1 AND s.expires_at > $4"
+         WHERE {teacher}"
     )
 }
 
@@ -141,8 +157,18 @@ fn user_and_chat_query(backend: db::Backend) -> String {
 /// query, the conversation gathered into a JSON array, because this is on the
 /// way to the first word of a reply. `None`: the token is unknown or expired.
 pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
-    let row: Option<UserAndChat> = sqlx::query_as(user_and_chat_sql(db::Backend::of(db)))
-    .bind(super::auth::token_hash(token))
+    read_user_and_chat(db, Key::Session, &super::auth::token_hash(token), chat_id, history_limit).await
+}
+
+/// The same, for the account `user_id` (a turn the server starts itself,
+/// for something that happened to the lesson).
+pub async fn owner_and_chat(db: &Db, user_id: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
+    read_user_and_chat(db, Key::User, user_id, chat_id, history_limit).await
+}
+
+async fn read_user_and_chat(db: &Db, by: Key, key: &str, chat_id: &str, history_limit: usize) -> Result<Option<(UserInfo, Option<ChatStart>)>> {
+    let row: Option<UserAndChat> = sqlx::query_as(user_and_chat_sql(db::Backend::of(db), by))
+    .bind(key)
     .bind(chat_id)
     .bind(history_limit as i64)
     .bind(db::time::now())
@@ -174,7 +200,7 @@ pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: u
     else {
         return Ok(Some((user, None)));
     };
-    let mut rows: Vec<(i64, String, String, String, String)> = serde_json::from_str(&history).unwrap_or_else(|e| {
+    let mut rows: Vec<(i64, String, String, String, String, Option<String>)> = serde_json::from_str(&history).unwrap_or_else(|e| {
         tracing::warn!(error = %e, "could not read the chat history; going on without it");
         Vec::new()
     });
@@ -182,8 +208,8 @@ pub async fn user_and_chat(db: &Db, token: &str, chat_id: &str, history_limit: u
     let marks = proposals::marks(serde_json::from_str(&proposals).unwrap_or_default());
     let history = rows
         .into_iter()
-        .map(|(_, role, content, tool_calls, status)| {
-            let mut m = stored(&role, content, &tool_calls, &status);
+        .map(|(_, role, content, tool_calls, status, attachments)| {
+            let mut m = stored(&role, content, &tool_calls, &status, attachments.as_deref());
             if let StoredMessage::Assistant(record) = &mut m {
                 with_marks(&mut record.tool_calls, &marks);
             }
@@ -244,6 +270,16 @@ pub async fn delete_session(db: &Db, owner: &str, id: &str) -> Result<()> {
 /// starting a turn in the same chat at the same moment cannot interleave
 /// (the second gets the same refusal).
 pub async fn start_turn(db: &Db, session_id: &str, content: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
+    start_turn_with(db, session_id, content, None, ids, model).await
+}
+
+/// `start_turn` with the message's attachments. An automatic turn's chat is
+/// named after what started it, not after the instructions the model reads.
+pub async fn start_turn_with(db: &Db, session_id: &str, content: &str, attachments: Option<&Attachments>, ids: &TurnIds<'_>, model: &str) -> Result<()> {
+    let title = match attachments.and_then(|a| a.trigger.as_deref()) {
+        Some(trigger) => title_from(trigger),
+        None => title_from(content),
+    };
     let sql = match db::Backend::of(db) {
         db::Backend::Sqlite => START_TURN_SQLITE,
         db::Backend::Postgres => START_TURN_POSTGRES,
@@ -256,10 +292,11 @@ pub async fn start_turn(db: &Db, session_id: &str, content: &str, ids: &TurnIds<
         .bind(model)
         .bind(ids.turn)
         .bind(DEFAULT_CHAT_TITLE)
-        .bind(title_from(content))
+        .bind(title)
         .bind(db::time::now())
         .bind(ids.lease.instance)
         .bind(&ids.lease.until)
+        .bind(attachments.and_then(Attachments::stored))
         .execute(db)
         .await;
     match done {
@@ -282,10 +319,10 @@ const START_TURN_SQLITE: &str = "UPDATE chat_sessions SET updated_at = $9,
      WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running');
      WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1),
        free AS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running'))
-     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until)
-     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL FROM n, free
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, attachments)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL, $12 FROM n, free
      UNION ALL
-     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11 FROM n, free";
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11, NULL FROM n, free";
 
 /// `start_turn` for PostgreSQL, which prepares one statement at a time: the
 /// touch of the chat is a data-modifying `WITH`.
@@ -295,10 +332,10 @@ const START_TURN_POSTGRES: &str = "WITH touched AS (
        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running')
        RETURNING id),
      n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1)
-     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until)
-     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL FROM n, touched
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, attachments)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL, $12::TEXT FROM n, touched
      UNION ALL
-     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11 FROM n, touched";
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11, NULL::TEXT FROM n, touched";
 
 /// Why a Retry was refused.
 fn not_retryable() -> AppError {
@@ -488,11 +525,12 @@ struct MessageRow {
     total_tokens: i64,
     turn_id: Option<String>,
     created_at: String,
+    attachments: Option<String>,
 }
 
 /// Columns of `chat_messages m`, as `MessageRow` reads them.
 const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.reasoning, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
-     m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at";
+     m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at, m.attachments";
 
 fn role(role: &str) -> Role {
     if role == "assistant" { Role::Assistant } else { Role::User }
@@ -520,13 +558,18 @@ fn message(row: MessageRow) -> ChatMessage {
         },
         turn_id: row.turn_id,
         created_at: row.created_at,
+        attachments: Attachments::read(row.attachments.as_deref()),
     }
 }
 
-/// A message of the history a new turn is given.
-fn stored(role_name: &str, content: String, tool_calls: &str, status: &str) -> StoredMessage {
+/// A message of the history a new turn is given (a teacher's, as the model
+/// reads it: with what it asked about).
+fn stored(role_name: &str, content: String, tool_calls: &str, status: &str, attachments: Option<&str>) -> StoredMessage {
     match role(role_name) {
-        Role::User => StoredMessage::User(content),
+        Role::User => StoredMessage::User(match Attachments::read(attachments) {
+            Some(a) => model_text(&content, Some(&a)),
+            None => content,
+        }),
         Role::Assistant => StoredMessage::Assistant(TurnRecord {
             text: content,
             tool_calls: steps(tool_calls),

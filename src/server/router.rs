@@ -17,7 +17,7 @@ use super::{
     error::{AppError, Result},
     guard,
     headers::CspNonce,
-    lesson_api, lesson_events, lesson_forms, library_api, material, print_page, proposal_api, school_routes,
+    lesson_api, lesson_events, lesson_forms, library_api, material, print_page, proposal_api, reactions, school_routes,
     state::AppState,
 };
 use crate::app::{shell, App};
@@ -37,6 +37,7 @@ pub fn build(state: AppState) -> Router {
         .merge(school_routes::router())
         .merge(print_page::router())
         .merge(material::routes::router())
+        .merge(reactions::routes::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         // Under /api/ even a wrong address or method answers in JSON.
         .route("/api/{*rest}", any(api_not_found))

@@ -65,6 +65,10 @@ pub async fn run() -> ExitCode {
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
+    // Events that were waiting when the server last stopped are waited for again.
+    if let Err(e) = super::reactions::fire::resume(&state).await {
+        tracing::warn!(error = %e, "could not read the events waiting for the assistant");
+    }
     super::turns::leases::spawn(state.turn_writer.clone(), turns.clone());
     let app = router::build(state);
 

@@ -33,6 +33,8 @@ pub struct AppState {
     pub bus: Arc<Bus>,
     /// The clock budgets read their month from (tests set it).
     pub clock: MonthClock,
+    /// The clock automatic turns are timed by (tests move it).
+    pub reactions: super::reactions::ReactionClock,
 }
 
 impl AppState {
@@ -55,6 +57,7 @@ impl AppState {
             turns: Arc::new(TurnHub::default().with_lease(lease)),
             bus,
             clock: MonthClock::real(),
+            reactions: super::reactions::ReactionClock::real(),
         }
     }
 }

@@ -71,7 +71,9 @@ pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     config.database_url = database.url.clone();
     let pool = db::connect(&config.database_url).await.expect("database");
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
-    let state = AppState::new(options, pool, config, ai);
+    let mut state = AppState::new(options, pool, config, ai);
+    // Automatic turns wait for a clock that moves only when a test moves it.
+    state.reactions = margin::server::reactions::ReactionClock::manual();
     let router = router::build(state.clone());
     TestApp { router, state, dir, database }
 }
@@ -235,4 +237,24 @@ pub async fn read_events(
         }
     }
     got
+}
+
+/// A multipart body of files (name, bytes) as `file` fields.
+pub fn multipart(files: &[(&str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "m4terialB0undary";
+    let mut body = Vec::new();
+    for (name, bytes) in files {
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes());
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// Posts files to `path` as the lesson page's "Add material" does.
+pub async fn upload(app: &TestApp, path: &str, auth: Auth<'_>, files: &[(&str, &[u8])]) -> Reply {
+    let (kind, body) = multipart(files);
+    let req = auth.apply(Request::builder().method(Method::POST).uri(path).header(header::CONTENT_TYPE, kind));
+    app.send(req.body(Body::from(body)).unwrap()).await
 }

@@ -15,7 +15,7 @@ use crate::{
     chat::{
         client::{self, ClientError, StreamEnd},
         events::ChatEvent,
-        message::{title_from, AiStatus, ChatSession, Role, SessionMessages, TitleRequest, MessageRequest, DEFAULT_CHAT_TITLE},
+        message::{title_from, AiStatus, Attachments, ChatSession, Role, SessionMessages, TitleRequest, MessageRequest, DEFAULT_CHAT_TITLE},
     },
     components::lesson_state::LessonState,
 };
@@ -92,14 +92,15 @@ impl Conversation {
         self.next_key.get_value()
     }
 
-    fn push_user(&self, text: &str) {
+    fn push_user(&self, text: &str, attachments: Option<&Attachments>) {
         let key = self.key();
-        self.messages.update(|m| m.push(UiMessage { key, role: Role::User, text: text.to_string(), reply: None }));
+        let (trigger, text) = super::messages::user_html(text, attachments);
+        self.messages.update(|m| m.push(UiMessage { key, role: Role::User, text, trigger, reply: None }));
     }
 
     fn push_reply(&self, reply: Reply) {
         let key = self.key();
-        self.messages.update(|m| m.push(UiMessage { key, role: Role::Assistant, text: String::new(), reply: Some(reply) }));
+        self.messages.update(|m| m.push(UiMessage { key, role: Role::Assistant, text: String::new(), trigger: false, reply: Some(reply) }));
         self.changed();
     }
 
@@ -194,7 +195,7 @@ impl Chat {
             match m.role {
                 Role::User => {
                     asked = m.content.clone();
-                    self.conversation.push_user(&m.content);
+                    self.conversation.push_user(&m.content, m.attachments.as_ref());
                 }
                 // Rebuilt from its events below, so nothing shows twice.
                 Role::Assistant if history.running_turn_id.is_some() && m.turn_id == history.running_turn_id => {
@@ -228,8 +229,9 @@ impl Chat {
 
     /// A reply started elsewhere in chat `id`: shown and followed here when
     /// that chat (or none) is open and no reply of this page's is running.
-    pub fn started_elsewhere(self, id: String) {
-        if !self.turn.busy.get_untracked() && self.list.current.get_untracked().is_none_or(|c| c == id) {
+    /// One the assistant started on its own (`automatic`) opens its chat.
+    pub fn started_elsewhere(self, id: String, automatic: bool) {
+        if !self.turn.busy.get_untracked() && (automatic || self.list.current.get_untracked().is_none_or(|c| c == id)) {
             self.reopen(id);
         }
     }
@@ -330,12 +332,15 @@ impl Chat {
         self.turn.busy.set(true);
         self.notice.set(None);
         self.conversation.go_to_end();
+        // The lesson text asked about ("Ask about this") goes with the message.
+        let asking = self.lesson.get_value().filter(|_| !retry).and_then(|l| l.asking.try_update(Option::take).flatten());
+        let attachments = asking.map(|s| Attachments { trigger: None, selected_text: Some(s) });
         if retry {
             self.conversation.messages.update(|m| {
                 m.pop();
             });
         } else {
-            self.conversation.push_user(&text);
+            self.conversation.push_user(&text, attachments.as_ref());
         }
         let reply = self.reply(|| Reply::new(&text));
         self.conversation.push_reply(reply);
@@ -357,7 +362,7 @@ impl Chat {
                     s.title = title_from(&text);
                 }
             });
-            let body = serde_json::to_string(&MessageRequest { session_id: session, content: text, retry }).unwrap_or_default();
+            let body = serde_json::to_string(&MessageRequest { session_id: session, content: text, retry, attachments }).unwrap_or_default();
             let opened = client::stream(
                 "/api/chat/stream",
                 Some(body),

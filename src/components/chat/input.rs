@@ -4,10 +4,12 @@
 use leptos::{either::Either, prelude::*};
 
 use super::controller::Chat;
+use crate::components::lesson_state::LessonState;
 
 #[component]
 pub fn ChatInput() -> impl IntoView {
     let chat = expect_context::<Chat>();
+    let lesson = use_context::<LessonState>();
     // What the teacher is typing; it stays here until it is sent.
     let draft = RwSignal::new(String::new());
     let busy = chat.turn.busy;
@@ -22,6 +24,13 @@ pub fn ChatInput() -> impl IntoView {
     };
     view! {
         <form class="chat-input" on:submit=move |ev| { ev.prevent_default(); send(); }>
+            // The lesson text chosen with "Ask about this", until it is sent or removed.
+            {move || lesson.and_then(|l| Some((l, l.asking.get()?))).map(|(l, s)| view! {
+                <div class="asking">
+                    <blockquote class="selection-chip">{s.text}</blockquote>
+                    <button type="button" class="quiet" aria-label="Remove the selection" on:click=move |_| l.asking.set(None)>"×"</button>
+                </div>
+            })}
             <textarea
                 aria-label="Message"
                 rows="2"

@@ -12,7 +12,11 @@ use super::{
     review, steps, suggestions,
     state::{Phase, Reply, UiMessage},
 };
-use crate::{chat::message::Role, components::lesson_state::LessonState, lesson::escape_text};
+use crate::{
+    chat::message::{Attachments, Role},
+    components::lesson_state::LessonState,
+    lesson::escape_text,
+};
 
 #[component]
 pub fn MessageList() -> impl IntoView {
@@ -21,15 +25,24 @@ pub fn MessageList() -> impl IntoView {
         <For each=move || chat.conversation.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
             match (m.role, m.reply) {
                 (Role::Assistant, Some(reply)) => Either::Left(view! { <AssistantMessage reply/> }),
-                _ => Either::Right(view! { <UserMessage text=m.text/> }),
+                _ => Either::Right(view! { <div class=if m.trigger { "msg trigger" } else { "msg user" } inner_html=m.text></div> }),
             }
         }/>
     }
 }
 
-#[component]
-pub fn UserMessage(text: String) -> impl IntoView {
-    view! { <div class="msg user"><div class="bubble">{text}</div></div> }
+/// A teacher's message as HTML (escaped): the bubble, with the lesson text
+/// it asks about quoted above it; or, for a turn the assistant started on
+/// its own, the note of what started it in place of a bubble.
+pub fn user_html(text: &str, attachments: Option<&Attachments>) -> (bool, String) {
+    if let Some(trigger) = attachments.and_then(|a| a.trigger.as_deref()) {
+        return (true, format!("<p class=\"trigger-note\">{}</p>", escape_text(trigger)));
+    }
+    let quote = attachments
+        .and_then(|a| a.selected_text.as_ref())
+        .map(|s| format!("<blockquote class=\"selection-chip\">{}</blockquote>", escape_text(&s.text)))
+        .unwrap_or_default();
+    (false, format!("{quote}<div class=\"bubble\">{}</div>", escape_text(text)))
 }
 
 #[component]

@@ -293,7 +293,10 @@ fn detail_of(tool: &str, args: &ToolArgs) -> String {
 pub struct UiMessage {
     pub key: u64,
     pub role: Role,
+    /// A teacher's message, as HTML (`messages::user_html`).
     pub text: String,
+    /// It is the note of what started an automatic turn.
+    pub trigger: bool,
     pub reply: Option<Reply>,
 }
 
@@ -377,6 +380,7 @@ mod tests {
             usage: record.usage,
             turn_id: None,
             created_at: String::new(),
+            attachments: None,
         };
         assert_eq!(stored.status, MessageStatus::Complete);
         let reloaded = Reply::stored(&stored, "Add verbs");

@@ -19,6 +19,7 @@ use crate::{
         current_user::CurrentUser,
         error::{AppError, Result},
         extract::ApiPath,
+        reactions::{self, intents},
         state::AppState,
     },
     url::percent_encode,
@@ -67,12 +68,23 @@ async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, Api
 
 async fn add(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>, form: Multipart) -> Result<Response> {
     let added = sources::add(&state.db, &user.id, &id, files(form).await?).await?;
+    react_to(&state, &user.id, &id, &added).await;
     Ok((StatusCode::CREATED, Json(added)).into_response())
 }
 
 async fn remove(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, source)): ApiPath<(String, String)>) -> Result<StatusCode> {
     sources::remove(&state.db, &user.id, &id, &source).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// New material is an event the assistant reacts to (unless the teacher
+/// switched that off). The sources are stored either way: a failure here is
+/// only logged.
+async fn react_to(state: &AppState, owner_id: &str, lesson_id: &str, added: &[SourceSummary]) {
+    let happened: Vec<_> = added.iter().map(|s| intents::source_added(&s.id, &s.name, s.chars)).collect();
+    if let Err(e) = reactions::react(state, owner_id, lesson_id, None, &happened).await {
+        tracing::warn!(error = %e, "could not queue the new material for the assistant");
+    }
 }
 
 /// Back to the lesson's material, with what became of the form.
@@ -95,7 +107,9 @@ fn back(id: &str, done: Result<()>) -> Response {
 async fn form_add(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>, form: Multipart) -> Response {
     let done = async {
         let CurrentUser(user) = user?.ok_or(AppError::Unauthorized)?;
-        sources::add(&state.db, &user.id, &id, files(form).await?).await.map(|_| ())
+        let added = sources::add(&state.db, &user.id, &id, files(form).await?).await?;
+        react_to(&state, &user.id, &id, &added).await;
+        Ok(())
     };
     back(&id, done.await)
 }

@@ -116,7 +116,7 @@ pub async fn run(job: TurnJob) {
         }
     }
     hub.ended(&log);
-    let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false };
+    let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false, automatic: false };
     lesson_events::tell(&bus, &db, &lesson, ended).await;
 }
 

@@ -16,6 +16,7 @@ use super::{
 };
 use crate::{
     agent::run::Agent,
+    chat::message::{model_text, Attachments},
     models::LessonEvent,
     server::{
         bus::Bus,
@@ -38,13 +39,17 @@ pub struct NewTurn {
     pub retry: bool,
     /// The school budget it spends, its first call reserved.
     pub spending: Spending,
+    /// What travels with the message: a selection asked about, or (for an
+    /// automatic turn) the note of what started it.
+    pub attachments: Option<Attachments>,
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history, sources }, content, retry, spending } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history, sources }, content, retry, spending, attachments } = turn;
+    let automatic = attachments.as_ref().is_some_and(|a| a.trigger.is_some());
     // Refused here, the spending is dropped, which gives its reservation back.
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
@@ -62,7 +67,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         review_edits,
         sources,
         history,
-        user_text: content.clone(),
+        user_text: model_text(&content, attachments.as_ref()),
         stored,
         meter,
     }));
@@ -78,14 +83,14 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
             let stored = if retry {
                 chats::restart_turn(&db, &session.id, &ids, &model).await
             } else {
-                chats::start_turn(&db, &session.id, &content, &ids, &model).await
+                chats::start_turn_with(&db, &session.id, &content, attachments.as_ref(), &ids, &model).await
             };
             if stored.is_err() {
                 log.cancel.cancel();
                 hub.abandon(&log);
             } else {
                 // Told before the turn may go on, so its end is always told after.
-                let started = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: true };
+                let started = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: true, automatic };
                 lesson_events::tell(&bus, &db, &lesson_id, started).await;
             }
             stored_tx.set(stored.is_ok());

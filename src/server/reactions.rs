@@ -1,0 +1,51 @@
+//! The assistant reacting to what happens to a lesson, not only to what the
+//! teacher types: material added, a lesson created, a student's wrong
+//! answer, a session started. Each such event (`intents`) waits at the
+//! lesson's gate (`gate`), shared through the database by every instance:
+//! a burst is gathered into one automatic turn, turns are spaced out, and
+//! none starts while a reply runs in the lesson. `fire` starts the turn when
+//! the gate opens; `routes` is the API and the teacher's switch.
+
+pub mod clock;
+pub mod fire;
+pub mod gate;
+pub mod intents;
+pub mod routes;
+
+pub use clock::ReactionClock;
+
+use crate::server::{
+    db::{Db, Flag},
+    error::Result,
+    state::AppState,
+};
+
+/// Whether `user_id` lets the assistant react to events ("Let the assistant
+/// react to new material"; on unless switched off).
+pub async fn enabled(db: &Db, user_id: &str) -> Result<bool> {
+    let on: Option<Flag> = sqlx::query_scalar("SELECT react_to_events FROM users WHERE id = $1").bind(user_id).fetch_optional(db).await?;
+    Ok(on.is_some_and(bool::from))
+}
+
+/// Switches automatic turns on or off for `user_id`; off drops what waits.
+pub async fn set_enabled(db: &Db, user_id: &str, on: bool) -> Result<()> {
+    sqlx::query("UPDATE users SET react_to_events = $1 WHERE id = $2").bind(on).bind(user_id).execute(db).await?;
+    if !on {
+        gate::drop_waiting(db, user_id).await?;
+    }
+    Ok(())
+}
+
+/// Something happened to one of `owner_id`'s lessons: queued at the
+/// lesson's gate, and waited for. `None` when the teacher switched automatic
+/// turns off (nothing is queued); otherwise how long until the lesson is
+/// due, in milliseconds.
+pub async fn react(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: Option<&str>, happened: &[intents::Happening]) -> Result<Option<i64>> {
+    if happened.is_empty() || !enabled(&state.db, owner_id).await? {
+        return Ok(None);
+    }
+    let now = state.reactions.now_ms();
+    let due = gate::queue(&state.turn_writer, lesson_id, owner_id, chat_id, happened, now).await?;
+    fire::schedule(state, lesson_id.to_string(), due);
+    Ok(Some(due - now))
+}
