@@ -186,6 +186,38 @@ pub struct SaveReply {
 }
 
 impl SaveReply {
+    /// The reply read as the browser reads it: `html` and `changes` with
+    /// the reader the browser has for them anyway (`ShownParts`), the
+    /// outcome by hand (`chat::json_fields`). A derived reader for the
+    /// outcome and its problems was about 11 KB of the bundle. The server
+    /// writes `outcome` first; a test checks this against serde's reader.
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        use crate::chat::json_fields::{array_objects, int_field, string_field};
+        let unreadable = || "The server's answer could not be read.".to_string();
+        let parts: ShownParts = serde_json::from_str(json).map_err(|_| unreadable())?;
+        let kind = json.strip_prefix("{\"outcome\":{\"").and_then(|r| r.split('"').next()).ok_or_else(unreadable)?;
+        let outcome = match kind {
+            "Saved" => SaveOutcome::Saved {
+                revision: int_field(json, "revision").ok_or_else(unreadable)?,
+                document_xml: string_field(json, "document_xml").ok_or_else(unreadable)?,
+            },
+            "Conflict" => SaveOutcome::Conflict { current: int_field(json, "current").ok_or_else(unreadable)? },
+            "Invalid" => SaveOutcome::Invalid {
+                errors: array_objects(json, "errors")
+                    .into_iter()
+                    .map(|e| crate::lesson::LessonError {
+                        line: int_field(e, "line").unwrap_or(0) as u32,
+                        column: int_field(e, "column").unwrap_or(0) as u32,
+                        path: string_field(e, "path").unwrap_or_default(),
+                        message: string_field(e, "message").unwrap_or_default(),
+                    })
+                    .collect(),
+            },
+            _ => return Err(unreadable()),
+        };
+        Ok(Self { outcome, html: parts.html, changes: parts.changes })
+    }
+
     pub fn new(outcome: SaveOutcome) -> Self {
         let html = match &outcome {
             SaveOutcome::Saved { document_xml, .. } => Some(crate::lesson::render_both(document_xml)),
@@ -354,4 +386,27 @@ pub struct SourceSummary {
     pub chars: i64,
     /// Its first line or two.
     pub opening: String,
+}
+
+#[cfg(test)]
+mod save_reply_tests {
+    use super::*;
+    use crate::lesson::{Change, LessonError};
+
+    #[test]
+    fn the_browsers_reader_gives_what_the_server_wrote() {
+        let mut saved = SaveReply::new(SaveOutcome::Saved { revision: 12, document_xml: "<lesson>\n  <p id=\"b1\">A \"quote\" } ]</p>\n</lesson>".into() });
+        saved.changes = serde_json::from_str::<Vec<Change>>(r#"[{"kind":"edited","block":"b1","text":"Paragraph: “A” → “B”"}]"#).unwrap();
+        let invalid = SaveReply::new(SaveOutcome::Invalid {
+            errors: vec![LessonError::new(3, 7, "lesson > p", "A } brace and a \"quote\" ]"), LessonError::new(0, 0, "", "Whole document")],
+        });
+        let none = SaveReply::new(SaveOutcome::Invalid { errors: Vec::new() });
+        let conflict = SaveReply::new(SaveOutcome::Conflict { current: 40 });
+        for reply in [saved, invalid, none, conflict] {
+            let json = serde_json::to_string(&reply).unwrap();
+            assert_eq!(SaveReply::from_json(&json).as_ref(), Ok(&reply), "{json}");
+        }
+        assert!(SaveReply::from_json(r#"{"outcome":{"Lost":{}}}"#).is_err());
+        assert!(SaveReply::from_json("null").is_err());
+    }
 }

@@ -42,13 +42,13 @@ test("a sentence selected in the lesson is asked about, quoted in the message", 
   await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
   // It can be taken back, and chosen again.
   await page.getByRole("button", { name: "Remove the selection" }).click();
-  await expect(chip).toHaveCount(0);
+  await expect(chip).toBeHidden();
   await sentence.selectText();
   await sentence.dispatchEvent("mouseup");
   await page.getByRole("button", { name: "Ask about this" }).click();
 
   await send(page, "What does this mean?");
-  await expect(chip).toHaveCount(0);
+  await expect(chip).toBeHidden();
   const asked = page.locator(".msg.user");
   await expect(asked.locator(".selection-chip")).toHaveText("Start writing your lesson here, or ask the assistant for a first draft.");
   await expect(asked.locator(".bubble")).toHaveText("What does this mean?");

@@ -45,9 +45,60 @@ pub fn number_field(json: &str, key: &str) -> Option<f32> {
     Some(value as f32)
 }
 
+/// The whole-number value of `"key":` (`-3`, `12`); `None` when missing or
+/// not a whole number.
+pub fn int_field(json: &str, key: &str) -> Option<i64> {
+    let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = json[at..].trim_start();
+    let end = rest.char_indices().find(|(i, c)| !(c.is_ascii_digit() || (*i == 0 && *c == '-'))).map_or(rest.len(), |(i, _)| i);
+    rest[..end].parse().ok()
+}
+
+/// The objects of the array that follows `"key":`, each as its JSON text
+/// (objects of flat fields, as the server writes them): strings are walked
+/// over, so braces inside them do not count.
+pub fn array_objects<'a>(json: &'a str, key: &str) -> Vec<&'a str> {
+    let Some(at) = json.find(&format!("\"{key}\":[")) else { return Vec::new() };
+    let rest = &json[at + key.len() + 4..];
+    let (mut out, mut depth, mut start, mut in_string, mut escaped) = (Vec::new(), 0usize, 0usize, false, false);
+    for (i, c) in rest.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '{' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    out.push(&rest[start..=i]);
+                }
+            }
+            ']' if depth == 0 => break,
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_and_arrays_of_objects_are_read() {
+        assert_eq!(int_field(r#"{"a":12,"b":-3}"#, "b"), Some(-3));
+        assert_eq!(int_field(r#"{"a":12}"#, "a"), Some(12));
+        assert_eq!(int_field(r#"{"a":"12"}"#, "a"), None);
+        let json = r#"{"errors":[{"m":"a } b { \" ]"},{"m":"c"}],"x":[{"m":"no"}]}"#;
+        assert_eq!(array_objects(json, "errors"), [r#"{"m":"a } b { \" ]"}"#, r#"{"m":"c"}"#]);
+        assert!(array_objects(json, "missing").is_empty());
+    }
 
     #[test]
     fn numbers_are_read_digit_by_digit() {

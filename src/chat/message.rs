@@ -48,6 +48,20 @@ pub struct SelectedText {
     pub block_id: String,
 }
 
+impl SelectedText {
+    /// As one line of text, `blockId` TAB `text` (a block id has no tab):
+    /// how the lesson page holds a selection until it is sent, in a signal
+    /// of a type the bundle already has code for.
+    pub fn packed(&self) -> String {
+        format!("{}\t{}", self.block_id, self.text)
+    }
+
+    pub fn unpacked(packed: &str) -> Self {
+        let (block_id, text) = packed.split_once('\t').unwrap_or(("", packed));
+        Self { text: text.to_string(), block_id: block_id.to_string() }
+    }
+}
+
 /// Longest selection a message can carry, in characters.
 pub const MAX_SELECTION_CHARS: usize = 4_000;
 
@@ -60,6 +74,22 @@ impl Attachments {
     /// Read back from the database (anything unreadable: none).
     pub fn read(json: Option<&str>) -> Option<Self> {
         json.and_then(|j| serde_json::from_str(j).ok())
+    }
+
+    /// The same fields read by hand from the server's JSON, as the browser
+    /// does: a derived reader for these two small types costs the bundle
+    /// more than the hand reader it already has (`json_fields`).
+    pub fn from_json(json: &str) -> Self {
+        Self {
+            trigger: string_field(json, "trigger"),
+            selected_text: string_field(json, "text").map(|text| SelectedText { text, block_id: string_field(json, "blockId").unwrap_or_default() }),
+        }
+    }
+
+    #[cfg(feature = "hydrate")]
+    fn read_in_browser<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        let raw = Option::<Box<serde_json::value::RawValue>>::deserialize(d)?;
+        Ok(raw.map(|r| Self::from_json(r.get())))
     }
 }
 
@@ -154,6 +184,7 @@ pub struct ChatMessage {
     pub created_at: String,
     /// For a teacher's message: what started it, or what it asked about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "hydrate", serde(deserialize_with = "Attachments::read_in_browser"))]
     pub attachments: Option<Attachments>,
 }
 
@@ -363,5 +394,37 @@ mod status_tests {
         assert_eq!((read.demo, read.message, read.role, read.meter, read.blocked), (true, sent.message, sent.role, sent.meter, None));
         let control = AiStatus::from_json(r#"{"demo":false,"message":"a\u0001b","blocked":"spent"}"#);
         assert_eq!((control.demo, control.message.as_deref(), control.blocked.as_deref()), (false, Some("a\u{1}b"), Some("spent")));
+    }
+}
+
+#[cfg(test)]
+mod attachment_tests {
+    use super::*;
+
+    #[test]
+    fn the_browsers_hand_reader_gives_what_the_server_wrote() {
+        let sent = [
+            Attachments { trigger: Some("You added \"Ch 5\".pdf and notes\\n.docx".into()), selected_text: None },
+            Attachments { trigger: None, selected_text: Some(SelectedText { text: "Line one\nsays \"trigger\": no".into(), block_id: "b2".into() }) },
+            Attachments { trigger: None, selected_text: Some(SelectedText { text: "no block".into(), block_id: String::new() }) },
+        ];
+        for a in sent {
+            assert_eq!(Attachments::from_json(&serde_json::to_string(&a).unwrap()), a);
+        }
+    }
+
+    #[test]
+    fn a_selection_packs_into_one_line_and_back() {
+        let s = SelectedText { text: "a\tb\nc".into(), block_id: "b-1".into() };
+        assert_eq!(SelectedText::unpacked(&s.packed()), s);
+        let none = SelectedText { text: "x".into(), block_id: String::new() };
+        assert_eq!(SelectedText::unpacked(&none.packed()), none);
+    }
+
+    #[test]
+    fn the_model_reads_the_selection_quoted_above_the_message() {
+        let a = Attachments { trigger: None, selected_text: Some(SelectedText { text: "One\nTwo".into(), block_id: "b1".into() }) };
+        assert_eq!(model_text("Why?", Some(&a)), "The teacher selected this text in the lesson (in the block with id \"b1\") and asks about it:\n> One\n> Two\n\nWhy?");
+        assert_eq!(model_text("Why?", None), "Why?");
     }
 }

@@ -2,52 +2,76 @@
 //! pressing it puts the selection, with the id of the block it is in, in the
 //! chat's message box (as a quote the teacher can remove), to go with the
 //! next message (`attachments.selectedText`).
+//!
+//! Written against the DOM rather than as a view: one listener on the page
+//! for mouse, keyboard and the button, and one button made, placed and
+//! hidden by hand. As a view (around the lesson, with a signal for the
+//! selection) it cost the bundle several times as much.
 
 use leptos::prelude::*;
-#[cfg(feature = "hydrate")]
-use leptos::wasm_bindgen::JsCast;
 
-use super::lesson_state::LessonState;
+#[cfg(feature = "hydrate")]
 use crate::chat::message::SelectedText;
 
-/// The lesson view, and the button while something in it is selected.
-#[component]
-pub fn AskAboutSelection(children: Children) -> impl IntoView {
-    let state = expect_context::<LessonState>();
-    // The selection offered, and where the button goes (below its end).
-    let offered = RwSignal::new(None::<(SelectedText, f64, f64)>);
-    view! {
-        <div class="selectable" on:mouseup=move |_| offered.set(selection()) on:keyup=move |_| offered.set(selection())>
-            {children()}
-            {move || offered.get().map(|(sel, top, left)| view! {
-                <button type="button" class="ask-selection" style=format!("top:{top}px;left:{left}px")
-                    on:click=move |_| {
-                        state.asking.set(Some(sel.clone()));
-                        offered.set(None);
-                        focus_message_box();
-                    }>"Ask about this"</button>
-            })}
-        </div>
-    }
+/// Starts offering the button on the lesson page (in the browser only);
+/// the choice goes to `asking`, packed (`SelectedText::packed`).
+pub fn offer(asking: RwSignal<Option<String>>) {
+    #[cfg(feature = "hydrate")]
+    listen(asking);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = asking;
 }
 
-/// The chat's message box takes the keyboard, to write the question.
-fn focus_message_box() {
-    #[cfg(feature = "hydrate")]
-    if let Some(el) = document().query_selector(".chat-input textarea").ok().flatten().and_then(|e| e.dyn_into::<leptos::web_sys::HtmlElement>().ok()) {
-        let _ = el.focus();
+#[cfg(feature = "hydrate")]
+fn listen(asking: RwSignal<Option<String>>) {
+    use std::cell::RefCell;
+
+    use leptos::{
+        wasm_bindgen::{closure::Closure, JsCast},
+        web_sys::{Event, HtmlElement},
+    };
+    let doc = document();
+    // The button is in the page as the server drew it (`lesson_page`,
+    // outside the island: the browser has no view code for it).
+    let Some(button) = doc.query_selector(".ask-selection").ok().flatten().and_then(|b| b.dyn_into::<HtmlElement>().ok()) else { return };
+    // The selection the button offers while it shows.
+    let offered = RefCell::new(None::<SelectedText>);
+    let on_event = Closure::<dyn Fn(Event)>::new(move |ev: Event| {
+        let on_button = ev.target().and_then(|t| t.dyn_into::<leptos::web_sys::Node>().ok()).is_some_and(|t| button.is_same_node(Some(&t)));
+        if ev.type_() == "click" {
+            if on_button {
+                asking.set(offered.borrow_mut().take().map(|s| s.packed()));
+                button.set_hidden(true);
+                if let Some(el) = document().query_selector(".chat-input textarea").ok().flatten().and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
+                    let _ = el.focus();
+                }
+            }
+            return;
+        }
+        if on_button {
+            return;
+        }
+        let found = selection();
+        if let Some((_, top, left)) = &found {
+            let _ = button.set_attribute("style", &format!("top:{top}px;left:{left}px"));
+        }
+        button.set_hidden(found.is_none());
+        *offered.borrow_mut() = found.map(|f| f.0);
+    });
+    for name in ["mouseup", "keyup", "click"] {
+        let _ = doc.add_event_listener_with_callback(name, on_event.as_ref().unchecked_ref());
     }
+    // The page keeps it for its lifetime.
+    on_event.forget();
 }
 
 /// What is selected inside the lesson now, if anything: its text (cut to
-/// what a message may carry), its block's id and where its end is on screen.
-#[cfg(not(feature = "hydrate"))]
-fn selection() -> Option<(SelectedText, f64, f64)> {
-    None
-}
-
+/// what a message may carry), its block's id and where it is on screen, in
+/// whole pixels (formatting a float would bring the float printer into the
+/// bundle).
 #[cfg(feature = "hydrate")]
-fn selection() -> Option<(SelectedText, f64, f64)> {
+fn selection() -> Option<(SelectedText, i32, i32)> {
+    use leptos::wasm_bindgen::JsCast;
     let sel = window().get_selection().ok()??;
     let text: String = sel.to_string().into();
     let text = text.trim();
@@ -60,9 +84,9 @@ fn selection() -> Option<(SelectedText, f64, f64)> {
         Some(el) => el.clone(),
         None => node.parent_element()?,
     };
-    el.closest(".lesson-view").ok()??;
+    el.closest(".document-pane > .lesson-view").ok()??;
     let block_id = el.closest("[data-id]").ok().flatten().and_then(|b| b.get_attribute("data-id")).unwrap_or_default();
     let rect = range.get_bounding_client_rect();
     let text = text.chars().take(crate::chat::message::MAX_SELECTION_CHARS).collect();
-    Some((SelectedText { text, block_id }, rect.bottom() + 4.0, rect.left()))
+    Some((SelectedText { text, block_id }, rect.bottom() as i32 + 4, rect.left() as i32))
 }

@@ -18,9 +18,17 @@ async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Opt
 /// A call without a body.
 const NO_BODY: Option<&()> = None;
 
+/// A call answered with a `SaveReply`, read by its own reader (see
+/// `SaveReply::from_json`).
+async fn saving(method: &str, url: &str, body: Option<String>) -> Result<SaveReply, ClientError> {
+    let text = crate::chat::client::answer_text(method, url, body).await?;
+    SaveReply::from_json(&text).map_err(ClientError::Network)
+}
+
 /// Saves the teacher's XML on top of `base_revision`.
 pub async fn save(id: &str, xml: String, base_revision: i64) -> Result<SaveReply, String> {
-    call("PUT", &format!("/api/lessons/{id}/document"), Some(&SaveRequest { xml, base_revision })).await
+    let body = serde_json::to_string(&SaveRequest { xml, base_revision }).unwrap_or_default();
+    saving("PUT", &format!("/api/lessons/{id}/document"), Some(body)).await.map_err(|e| e.message())
 }
 
 /// Every version, newest first.
@@ -35,7 +43,8 @@ pub async fn revision(id: &str, number: i64) -> Result<RevisionReply, String> {
 
 /// Makes version `number` the current document again, as a new version.
 pub async fn restore(id: &str, number: i64, base_revision: i64) -> Result<SaveReply, String> {
-    call("POST", &format!("/api/lessons/{id}/revisions/{number}/restore"), Some(&RestoreRequest { base_revision })).await
+    let body = serde_json::to_string(&RestoreRequest { base_revision }).unwrap_or_default();
+    saving("POST", &format!("/api/lessons/{id}/revisions/{number}/restore"), Some(body)).await.map_err(|e| e.message())
 }
 
 /// What changed from version `from` to version `to`.
@@ -46,7 +55,7 @@ pub async fn changes(id: &str, from: i64, to: i64) -> Result<Vec<Change>, String
 /// Takes back what version `number` changed. A refusal keeps the changes
 /// that collide with later edits.
 pub async fn undo(id: &str, number: i64) -> Result<SaveReply, ClientError> {
-    crate::chat::client::json("POST", &format!("/api/lessons/{id}/revisions/{number}/undo"), NO_BODY).await
+    saving("POST", &format!("/api/lessons/{id}/revisions/{number}/undo"), None).await
 }
 
 /// Renames the lesson.
@@ -68,7 +77,7 @@ pub async fn proposal_html(id: &str) -> Result<LessonHtml, String> {
 
 /// Applies a proposed edit. A refusal keeps the changes that collide.
 pub async fn apply_proposal(id: &str) -> Result<SaveReply, ClientError> {
-    crate::chat::client::json("POST", &format!("/api/proposals/{id}/apply"), NO_BODY).await
+    saving("POST", &format!("/api/proposals/{id}/apply"), None).await
 }
 
 /// Discards a proposed edit, with the teacher's reason if they gave one.

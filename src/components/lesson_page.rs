@@ -13,7 +13,6 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::{
-    ask_selection::AskAboutSelection,
     chat::sidebar::ChatSidebar,
     client_only::client_only,
     hydrated::mark_hydrated,
@@ -54,6 +53,8 @@ pub fn LessonPage() -> impl IntoView {
                         </nav>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>
                         <MaterialSection lesson_id=l.id.clone() material=sources.await.unwrap_or_default()/>
+                        // "Ask about this", shown beside a selection in the lesson (`ask_selection`).
+                        <button type="button" class="ask-selection" hidden>"Ask about this"</button>
                     }),
                     // A failed lookup was logged and answers 500; the page
                     // still only says the lesson cannot be opened.
@@ -75,7 +76,10 @@ enum Tab {
 fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
     let state = LessonState::new(&lesson, html);
     provide_context(state);
-    Effect::new(move |_| mark_hydrated());
+    Effect::new(move |_| {
+        mark_hydrated();
+        super::ask_selection::offer(state.asking);
+    });
     let tab = RwSignal::new(Tab::Lesson);
     // What went wrong renaming the lesson or changing its review setting.
     let head_error = RwSignal::new(String::new());
@@ -119,9 +123,7 @@ fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                             <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
                         </div>
                     })}
-                    <AskAboutSelection>
-                        <LessonView html=state.html audience=audience preview=state.preview/>
-                    </AskAboutSelection>
+                    <LessonView html=state.html audience=audience preview=state.preview/>
                 })}
                 // The page always opens on the lesson: the other tabs are built in the browser.
                 {client_only("tab-panel", move || match tab.get() {

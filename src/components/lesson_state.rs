@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 
 use crate::{
-    chat::message::SelectedText,
     lesson::{Change, LessonHtml},
     models::Lesson,
 };
@@ -40,7 +39,8 @@ pub struct LessonState {
     pub student: RwSignal<bool>,
     /// Lesson text the teacher chose to ask about ("Ask about this"); it
     /// goes with their next message.
-    pub asking: RwSignal<Option<SelectedText>>,
+    /// Held packed (`SelectedText::packed`).
+    pub asking: RwSignal<Option<String>>,
 }
 
 impl LessonState {

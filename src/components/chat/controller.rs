@@ -15,7 +15,7 @@ use crate::{
     chat::{
         client::{self, ClientError, StreamEnd},
         events::ChatEvent,
-        message::{title_from, AiStatus, Attachments, ChatSession, Role, SessionMessages, TitleRequest, MessageRequest, DEFAULT_CHAT_TITLE},
+        message::{title_from, AiStatus, Attachments, SelectedText, ChatSession, Role, SessionMessages, TitleRequest, MessageRequest, DEFAULT_CHAT_TITLE},
     },
     components::lesson_state::LessonState,
 };
@@ -70,6 +70,9 @@ pub struct Chat {
     /// A problem not tied to one reply (loading failed, …).
     pub notice: RwSignal<Option<String>>,
     lesson: StoredValue<Option<LessonState>>,
+    /// The lesson text chosen with "Ask about this" (the lesson's), which
+    /// goes with the next message.
+    pub asking: Option<RwSignal<Option<String>>>,
     /// The sidebar's reactive owner. Replies are created under it, not under
     /// whatever button sent them (a suggestion chip disappears as it is used,
     /// and would take the reply's signals with it).
@@ -132,6 +135,7 @@ impl Chat {
             status: RwSignal::new(None),
             notice: RwSignal::new(None),
             lesson: StoredValue::new(lesson),
+            asking: lesson.map(|l| l.asking),
             owner: StoredValue::new(Owner::current()),
         }
     }
@@ -333,8 +337,8 @@ impl Chat {
         self.notice.set(None);
         self.conversation.go_to_end();
         // The lesson text asked about ("Ask about this") goes with the message.
-        let asking = self.lesson.get_value().filter(|_| !retry).and_then(|l| l.asking.try_update(Option::take).flatten());
-        let attachments = asking.map(|s| Attachments { trigger: None, selected_text: Some(s) });
+        let asking = self.asking.filter(|_| !retry).and_then(|a| a.try_update(Option::take).flatten());
+        let attachments = asking.map(|s| Attachments { trigger: None, selected_text: Some(SelectedText::unpacked(&s)) });
         if retry {
             self.conversation.messages.update(|m| {
                 m.pop();

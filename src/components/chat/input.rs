@@ -1,18 +1,20 @@
 //! The message box: Enter sends, Shift+Enter starts a new line; while a reply
-//! is written the box is disabled and Stop takes the place of Send.
+//! is written the box is disabled and Stop takes the place of Send. Above
+//! it, the lesson text chosen with "Ask about this", until it is sent or
+//! removed.
 
-use leptos::{either::Either, prelude::*};
+use leptos::prelude::*;
 
 use super::controller::Chat;
-use crate::components::lesson_state::LessonState;
+use crate::chat::message::SelectedText;
 
 #[component]
 pub fn ChatInput() -> impl IntoView {
     let chat = expect_context::<Chat>();
-    let lesson = use_context::<LessonState>();
     // What the teacher is typing; it stays here until it is sent.
     let draft = RwSignal::new(String::new());
     let busy = chat.turn.busy;
+    let stopping = chat.turn.stopping;
     // The school's AI budget is spent: nothing can be asked until it is topped up.
     let blocked = move || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some()));
     let send = move || {
@@ -22,15 +24,20 @@ pub fn ChatInput() -> impl IntoView {
             chat.send(text);
         }
     };
+    let asking = chat.asking;
+    let quoted = move || asking.and_then(|a| a.with(|s| s.as_deref().map(|s| SelectedText::unpacked(s).text)));
     view! {
         <form class="chat-input" on:submit=move |ev| { ev.prevent_default(); send(); }>
-            // The lesson text chosen with "Ask about this", until it is sent or removed.
-            {move || lesson.and_then(|l| Some((l, l.asking.get()?))).map(|(l, s)| view! {
-                <div class="asking">
-                    <blockquote class="selection-chip">{s.text}</blockquote>
-                    <button type="button" class="quiet" aria-label="Remove the selection" on:click=move |_| l.asking.set(None)>"×"</button>
-                </div>
-            })}
+            // One structure, shown or hidden: cheaper for the bundle than a
+            // view made and dropped with the selection.
+            <div class="asking" hidden=move || quoted().is_none()>
+                <blockquote class="selection-chip">{quoted}</blockquote>
+                <button type="button" class="quiet" aria-label="Remove the selection" on:click=move |_| {
+                    if let Some(a) = asking {
+                        a.set(None);
+                    }
+                }>"×"</button>
+            </div>
             <textarea
                 aria-label="Message"
                 rows="2"
@@ -45,16 +52,19 @@ pub fn ChatInput() -> impl IntoView {
                     }
                 }
             ></textarea>
-            {move || if busy.get() {
-                let stopping = chat.turn.stopping;
-                Either::Left(view! {
-                    <button type="button" class="stop" on:click=move |_| chat.stop() disabled=move || stopping.get()>
-                        {move || if stopping.get() { "Stopping…" } else { "Stop" }}
-                    </button>
-                })
-            } else {
-                Either::Right(view! { <button type="submit" class="primary" disabled=move || draft.with(|d| d.trim().is_empty())>"Send"</button> })
-            }}
+            // Send, or Stop while a reply is written: one button whose
+            // words and job change (cheaper than two views swapped).
+            <button
+                type=move || if busy.get() { "button" } else { "submit" }
+                class=move || if busy.get() { "stop" } else { "primary" }
+                disabled=move || if busy.get() { stopping.get() } else { draft.with(|d| d.trim().is_empty()) }
+                on:click=move |ev| {
+                    if busy.get_untracked() {
+                        ev.prevent_default();
+                        chat.stop();
+                    }
+                }
+            >{move || if !busy.get() { "Send" } else if stopping.get() { "Stopping…" } else { "Stop" }}</button>
         </form>
     }
 }

@@ -1,6 +1,6 @@
 //! `ChatSidebar`: the assistant beside the lesson.
 
-use leptos::{html, prelude::*};
+use leptos::{html, prelude::*, wasm_bindgen::JsCast};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
 use crate::{
@@ -27,6 +27,23 @@ pub fn ChatSidebar() -> impl IntoView {
         }
     });
 
+    // The header is drawn again when the chats change: the button just used
+    // gets the keyboard focus back once it is (if it can still be used).
+    let refocus = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
+        chat.list.sessions.track();
+        chat.list.current.track();
+        chat.turn.busy.track();
+        if let Some(action) = refocus.get_value() {
+            request_animation_frame(move || {
+                let selector = format!(".chat-head [data-action={action}]:not([disabled])");
+                if let Some(b) = document().query_selector(&selector).ok().flatten() {
+                    refocus.set_value(None);
+                    let _ = b.unchecked_into::<leptos::web_sys::HtmlElement>().focus();
+                }
+            });
+        }
+    });
     let list = NodeRef::<html::Div>::new();
     // The reader is at the end of the conversation, so new content scrolls
     // into view. Scrolling up clears it; sending a message or opening a chat
@@ -88,47 +105,37 @@ pub fn ChatSidebar() -> impl IntoView {
 
     view! {
         <aside class="chat-pane" aria-label="Assistant">
-            <header class="chat-head">
-                <label for="chat-picker" class="sr-only">"Chat"</label>
-                // The choices as an HTML string (escaped): cheaper for the
-                // bundle than a typed view per option.
-                <select id="chat-picker" class="chat-picker" disabled=move || chat.turn.busy.get()
-                    on:change=move |ev| chat.switch(event_target_value(&ev))
-                    inner_html=move || {
-                        let current = chat.list.current.get();
-                        chat.list.sessions.with(|list| {
-                            if list.is_empty() {
-                                return "<option value=\"\">New chat</option>".to_string();
-                            }
-                            list.iter()
-                                .map(|s| {
-                                    let selected = if current.as_deref() == Some(s.id.as_str()) { " selected" } else { "" };
-                                    format!("<option value=\"{}\"{selected}>{}</option>", escape_attr(&s.id), escape_text(&s.title))
-                                })
-                                .collect::<String>()
-                        })
-                    }>
-                </select>
-                <button type="button" class="quiet" on:click=move |_| chat.new_chat() disabled=move || chat.turn.busy.get()>"New chat"</button>
-                <button type="button" class="quiet" on:click=move |_| chat.rename() disabled=move || chat.list.current.get().is_none()>"Rename"</button>
-                <button type="button" class="quiet" on:click=move |_| chat.delete() disabled=move || chat.list.current.get().is_none() || chat.turn.busy.get()>"Delete"</button>
+            // The chat picker and its buttons as one HTML string (escaped),
+            // with one handler for the buttons (`data-action`) and one for
+            // the picker: far less code in the bundle than a typed view with
+            // a closure per button and per attribute.
+            <header class="chat-head"
+                on:change=move |ev| chat.switch(event_target_value(&ev))
+                on:click=move |ev| {
+                    let target: leptos::web_sys::Element = event_target(&ev);
+                    let action = target.get_attribute("data-action");
+                    match action.as_deref() {
+                        Some("new") => chat.new_chat(),
+                        Some("rename") => chat.rename(),
+                        Some("delete") => chat.delete(),
+                        _ => return,
+                    }
+                    refocus.set_value(action);
+                }
+                inner_html=move || head_html(chat)>
             </header>
             <div class="ai-status" inner_html=move || chat.status.with(|s| s.as_ref().map(status_html).unwrap_or_default())></div>
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
-                {move || (chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty())).then(|| view! {
-                    <div class="welcome">
-                        <p>"Hello! Ask me about this lesson, or tell me what to add or change."</p>
-                        // One handler for the chips: the one clicked says what to send.
-                        <div class="chips" on:click=move |ev| {
-                            let target: leptos::web_sys::Element = event_target(&ev);
-                            if let Some(i) = target.get_attribute("data-chip").and_then(|i| i.parse::<usize>().ok()) {
-                                chat.send(CHIPS[i % CHIPS.len()].to_string());
-                            }
-                        } inner_html=chips_html()>
-                        </div>
-                    </div>
-                })}
+                // The welcome of an empty chat, with its suggestion chips
+                // (one handler: the chip clicked says what to send).
+                <div class="welcome-host" on:click=move |ev| {
+                    let target: leptos::web_sys::Element = event_target(&ev);
+                    if let Some(i) = target.get_attribute("data-chip").and_then(|i| i.parse::<usize>().ok()) {
+                        chat.send(CHIPS[i % CHIPS.len()].to_string());
+                    }
+                } inner_html=move || if chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty()) { welcome_html() } else { String::new() }>
+                </div>
                 {client_only("message-list", || view! { <MessageList/> })}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
@@ -162,7 +169,36 @@ fn status_html(s: &AiStatus) -> String {
     html
 }
 
-/// The suggestion chips as buttons that carry their place in `CHIPS`.
-fn chips_html() -> String {
-    CHIPS.iter().enumerate().map(|(i, c)| format!("<button type=\"button\" class=\"chip\" data-chip=\"{i}\">{c}</button>")).collect()
+/// The chat picker (the lesson's chats, the open one selected) and New
+/// chat, Rename and Delete, each disabled when it cannot be used now.
+fn head_html(chat: Chat) -> String {
+    let busy = chat.turn.busy.get();
+    let current = chat.list.current.get();
+    let options = chat.list.sessions.with(|list| {
+        if list.is_empty() {
+            return "<option value=\"\">New chat</option>".to_string();
+        }
+        list.iter()
+            .map(|s| {
+                let selected = if current.as_deref() == Some(s.id.as_str()) { " selected" } else { "" };
+                format!("<option value=\"{}\"{selected}>{}</option>", escape_attr(&s.id), escape_text(&s.title))
+            })
+            .collect::<String>()
+    });
+    let off = |d: bool| if d { " disabled" } else { "" };
+    let (busy_off, none_off) = (off(busy), off(current.is_none()));
+    let delete_off = off(busy || current.is_none());
+    format!(
+        "<label for=\"chat-picker\" class=\"sr-only\">Chat</label><select id=\"chat-picker\" class=\"chat-picker\"{busy_off}>{options}</select>\
+         <button type=\"button\" class=\"quiet\" data-action=\"new\"{busy_off}>New chat</button>\
+         <button type=\"button\" class=\"quiet\" data-action=\"rename\"{none_off}>Rename</button>\
+         <button type=\"button\" class=\"quiet\" data-action=\"delete\"{delete_off}>Delete</button>"
+    )
+}
+
+/// The welcome, and the suggestion chips as buttons that carry their place
+/// in `CHIPS`.
+fn welcome_html() -> String {
+    let chips: String = CHIPS.iter().enumerate().map(|(i, c)| format!("<button type=\"button\" class=\"chip\" data-chip=\"{i}\">{c}</button>")).collect();
+    format!("<div class=\"welcome\"><p>Hello! Ask me about this lesson, or tell me what to add or change.</p><div class=\"chips\">{chips}</div></div>")
 }
