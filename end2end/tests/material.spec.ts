@@ -12,7 +12,7 @@ test("material is added, listed, refused with a reason, read by the assistant an
   // This teacher asks for themselves: no automatic reply to new material
   // (reactions.spec.ts has those). The switch is kept.
   await material.getByLabel("Let the assistant react to new material").uncheck();
-  await material.getByRole("button", { name: "Save" }).click();
+  await material.getByRole("button", { name: "Update setting" }).click();
   await expect(material.getByLabel("Let the assistant react to new material")).not.toBeChecked();
 
   await material.getByLabel(/Files/).setInputFiles([

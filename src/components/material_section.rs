@@ -68,7 +68,7 @@ pub fn MaterialSection(lesson_id: String, material: Material) -> impl IntoView {
                     <input type="checkbox" name="react" value="on" checked=react_to_events/>
                     " Let the assistant react to new material"
                 </label>
-                <button type="submit" class="quiet">"Save"</button>
+                <button type="submit" class="quiet">"Update setting"</button>
                 <p class="muted">"When on, the assistant reads what you add and says what it could build from it. It never changes the lesson on its own."</p>
             </form>
         </section>
