@@ -175,14 +175,7 @@ async fn deleting_a_lesson_stops_its_running_turn_first() {
     let app = app().await;
     let t = teacher(&app, "busy@x.org").await;
     let bearer = Auth::Bearer(&t.token);
-    let req = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/api/chat/stream")
-        .header("authorization", format!("Bearer {}", t.token))
-        .header("content-type", "application/json")
-        .body(axum::body::Body::from(json!({"sessionId": t.session_id, "content": "hold on"}).to_string()))
-        .unwrap();
-    let res = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    let res = common::start_turn(&app, &t.token, &t.session_id, "hold on").await;
     assert_eq!(res.status(), StatusCode::OK);
     assert!(app.state.turns.running_in(&t.session_id).is_some());
     let r = app.send_json(Method::DELETE, &format!("/api/lessons/{}", t.lesson_id), bearer, json!({})).await;

@@ -127,14 +127,7 @@ async fn automatic_turns_are_spaced_out_and_later_events_wait_for_the_next() {
 async fn an_event_waits_while_a_reply_runs_in_the_lesson() {
     let app = app().await;
     let t = teacher(&app, "waits@school.test").await;
-    let req = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/api/chat/stream")
-        .header("authorization", format!("Bearer {}", t.token))
-        .header("content-type", "application/json")
-        .body(axum::body::Body::from(json!({"sessionId": t.session_id, "content": "hold on"}).to_string()))
-        .unwrap();
-    let held = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    let held = common::start_turn(&app, &t.token, &t.session_id, "hold on").await;
     assert_eq!(held.status(), StatusCode::OK);
     let r = app.post_json("/api/chat/events", Auth::Bearer(&t.token), json!({"lessonId": t.lesson_id, "intent": "sessionStart"})).await;
     assert_eq!(r.status, StatusCode::ACCEPTED);

@@ -67,8 +67,7 @@ fn listen(asking: RwSignal<Option<String>>) {
 
 /// What is selected inside the lesson now, if anything: its text (cut to
 /// what a message may carry), its block's id and where it is on screen, in
-/// whole pixels (formatting a float would bring the float printer into the
-/// bundle).
+/// whole pixels.
 #[cfg(feature = "hydrate")]
 fn selection() -> Option<(SelectedText, i32, i32)> {
     use leptos::wasm_bindgen::JsCast;

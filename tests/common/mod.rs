@@ -258,3 +258,16 @@ pub async fn upload(app: &TestApp, path: &str, auth: Auth<'_>, files: &[(&str, &
     let req = auth.apply(Request::builder().method(Method::POST).uri(path).header(header::CONTENT_TYPE, kind));
     app.send(req.body(Body::from(body)).unwrap()).await
 }
+
+/// Starts a turn and answers as soon as it is accepted, its stream unread
+/// (dropping the response leaves the turn running).
+pub async fn start_turn(app: &TestApp, token: &str, session_id: &str, content: &str) -> Response<Body> {
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream")
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(serde_json::json!({"sessionId": session_id, "content": content}).to_string()))
+        .unwrap();
+    app.router.clone().oneshot(req).await.expect("response")
+}
