@@ -305,3 +305,24 @@ async fn events_sent_to_both_instances_at_once_start_one_automatic_turn() {
     let note: String = sqlx::query_scalar("SELECT attachments FROM chat_messages WHERE role = 'user'").fetch_one(&two.db).await.unwrap();
     assert!(note.contains("You opened this lesson"), "{note}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_queued_on_an_instance_that_stopped_are_taken_up_by_the_next_to_start() {
+    let Some(mut two) = two_instances().await else { return };
+    // B stops: only A is left, and A queues the event.
+    two.b.signal("-KILL");
+    two.b.wait();
+    let chat = two.chat(&two.a).await;
+    let event = json!({"lessonId": two.lesson, "sessionId": chat, "intent": "sessionStart"});
+    let r = two.http.post(format!("{}/api/chat/events", two.a.base)).header("authorization", &two.auth).json(&event).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    // A is killed before the lesson is due (2 s): its waker dies with it.
+    two.a.signal("-KILL");
+    two.a.wait();
+    let users = "SELECT COUNT(*) FROM chat_messages WHERE role = 'user'";
+    // The next instance to start waits for the lesson's gate again.
+    let _c = Server::start(&two._database.url, two._dir.path(), &[]).await;
+    until_count(&two.db, "SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'complete'", 1).await;
+    until_count(&two.db, "SELECT COUNT(*) FROM lesson_pending_events", 0).await;
+    assert_eq!(sqlx::query_scalar::<_, i64>(users).fetch_one(&two.db).await.unwrap(), 1);
+}

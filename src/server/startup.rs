@@ -65,10 +65,6 @@ pub async fn run() -> ExitCode {
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
-    // Events that were waiting when the server last stopped are waited for again.
-    if let Err(e) = super::reactions::fire::resume(&state).await {
-        tracing::warn!(error = %e, "could not read the events waiting for the assistant");
-    }
     super::turns::leases::spawn(state.turn_writer.clone(), turns.clone());
     let app = router::build(state);
 
@@ -129,7 +125,7 @@ pub async fn run() -> ExitCode {
 
 /// Periodic clean-up: forget idle rate-limit entries, expired sessions,
 /// turn events kept for other instances and old import reports, and delete lessons that have been
-/// in the trash for 30 days.
+/// in the trash for 30 days; and wait again for lessons with events due.
 fn spawn_housekeeping(state: AppState) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
@@ -153,6 +149,11 @@ fn spawn_housekeeping(state: AppState) {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(lessons = n, "emptied lessons older than 30 days from the trash"),
                 Err(e) => tracing::warn!(error = %e, "could not empty the trash"),
+            }
+            // Events due at a lesson's gate are waited for here too (at
+            // once on start): the instance that queued them may have stopped.
+            if let Err(e) = super::reactions::fire::resume(&state).await {
+                tracing::warn!(error = %e, "could not read the events waiting for the assistant");
             }
         }
     });

@@ -31,7 +31,9 @@ pub fn schedule(state: &AppState, lesson_id: String, due: i64) {
     });
 }
 
-/// After a restart: waits again for every lesson with events due.
+/// Waits again for every lesson with events due: on start, and every few
+/// minutes (`startup::spawn_housekeeping`), since the instance that queued
+/// them may have stopped. A second waker is harmless: only one opens the gate.
 pub async fn resume(state: &AppState) -> Result<()> {
     for (lesson_id, due) in gate::waiting(&state.db).await? {
         schedule(state, lesson_id, due);
