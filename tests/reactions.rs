@@ -171,6 +171,10 @@ async fn two_callers_opening_the_gate_at_once_start_one_turn() {
         // Put back (as when a teacher's reply got in first), it is due again.
         gate::put_back(db, &t.lesson_id, &batch, due).await.unwrap();
     }
+    // No more than MAX_WAITING events wait for one lesson.
+    let many: Vec<_> = (0..gate::MAX_WAITING + 10).map(|i| intents::source_added(&format!("s{i}"), "b.txt", 1)).collect();
+    gate::queue(db, &t.lesson_id, &owner, None, &many, 20_000).await.unwrap();
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM lesson_pending_events").await, gate::MAX_WAITING);
 }
 
 #[tokio::test]

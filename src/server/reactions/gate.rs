@@ -26,6 +26,9 @@ use super::intents::{Happening, Intent};
 pub const DEBOUNCE_MS: i64 = 2_000;
 /// The least time between two automatic turns of one lesson.
 pub const SPACING_MS: i64 = 30_000;
+/// The most events that wait for one lesson; later ones are dropped (the
+/// turn has plenty to react to, and a script cannot fill the database).
+pub const MAX_WAITING: i64 = 50;
 
 /// An event waiting at the gate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,7 +58,8 @@ pub async fn queue(db: &Db, lesson_id: &str, owner_id: &str, chat_id: Option<&st
     for h in happened {
         sqlx::query(
             "INSERT INTO lesson_pending_events (lesson_id, owner_id, chat_id, intent, note, detail, created_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+             SELECT $1, $2, $3, $4, $5, $6, $7
+             WHERE (SELECT COUNT(*) FROM lesson_pending_events WHERE lesson_id = $1 AND batch IS NULL) < $8",
         )
         .bind(lesson_id)
         .bind(owner_id)
@@ -64,6 +68,7 @@ pub async fn queue(db: &Db, lesson_id: &str, owner_id: &str, chat_id: Option<&st
         .bind(&h.note)
         .bind(&h.detail)
         .bind(now)
+        .bind(MAX_WAITING)
         .execute(&mut *tx)
         .await?;
     }
