@@ -76,6 +76,9 @@ async fn wake(state: &AppState, lesson_id: &str, mut due: i64) -> Result<()> {
 /// is still there, else the lesson's latest chat, else a new one.
 async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<()> {
     let owner = events[0].owner_id.clone();
+    // Without an assistant there is nothing to react with: asked first, so
+    // that no empty chat is made for a turn that cannot run.
+    let agent = state.ai.agent()?;
     let chat_id = match latest_chat(state, &owner, lesson_id, events).await? {
         Some(id) => id,
         None => {
@@ -86,7 +89,6 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
     };
     let happened: Vec<intents::Happening> = events.iter().map(|e| e.happening.clone()).collect();
     let (note, content) = intents::turn_message(&happened);
-    let agent = state.ai.agent()?;
     let first = i64::from(agent.first_call_reservation(content.len()));
     let (user, chat) = chats::owner_and_chat(&state.db, &owner, &chat_id, state.ai.config().history_messages).await?.ok_or(AppError::NotFound)?;
     let chat = chat.ok_or(AppError::NotFound)?;
