@@ -118,7 +118,7 @@ async fn server() {
     let ai = AiRuntime::start(AiConfig::scripted(model_url, prompts)).await;
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
     let state = AppState::new(options, pool, Config { database_url: url, turns_per_minute_user: 0, turns_per_minute_school: 0, ..Config::default() }, ai);
-    let user = auth::create_user(&state.db, &state.hash_gate, true, "bench@x.org", "benchmark password", None).await.unwrap();
+    let user = auth::create_user(&state.db, &state.hash_gate, true, "bench@x.org", "benchmark password", None, None).await.unwrap();
     let token = auth::create_session(&state.db, &user.id, 1).await.unwrap();
     let lesson = lessons::create(&state.db, &user.id, "Bench").await.unwrap();
     let reserve = time_reservation(&state, &token, &lesson.id, &user.id, &user.school_id).await;

@@ -11,6 +11,7 @@ use leptos_router::{
 
 use crate::components::{
     auth_pages::{SignInPage, SignUpPage},
+    learn_page::LearnPage,
     lesson_page::LessonPage,
     lessons_page::LessonsPage,
     not_found::NotFound,
@@ -64,6 +65,8 @@ pub fn App() -> impl IntoView {
                 // page whole (not streamed), so the island is in the HTML the
                 // island script walks when it hydrates.
                 <Route path=path!("/lessons/:id") view=LessonPage ssr=SsrMode::Async/>
+                // A student's lesson: its tutor island, rendered whole for the same reason.
+                <Route path=path!("/learn/lessons/:id") view=LearnPage ssr=SsrMode::Async/>
             </Routes>
         </Router>
     }

@@ -1,11 +1,13 @@
 //! The UI, one family of components per file.
 
+pub mod answer_sheet;
 pub mod ask_selection;
 pub mod auth_pages;
 pub mod chat;
 pub mod client_only;
 pub mod history_panel;
 pub mod hydrated;
+pub mod learn_page;
 pub mod lesson_calls;
 pub mod lesson_live;
 pub mod lesson_page;

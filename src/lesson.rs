@@ -12,6 +12,7 @@
 //! `validate` (known elements and attributes, exercise rules) → `assign_ids`
 //! (every block gets a stable id; existing ids are kept) → `to_xml`.
 
+pub mod answers;
 mod change;
 #[cfg(feature = "ssr")]
 mod changes;
@@ -31,7 +32,7 @@ pub use change::{Change, ChangeKind};
 #[cfg(feature = "ssr")]
 pub use changes::changes;
 pub use error::LessonError;
-pub use html::{render_both, to_html, Audience, LessonHtml};
+pub use html::{render_both, to_answer_sheet, to_html, Audience, LessonHtml};
 pub use ids::{assign_ids, assign_ids_after};
 #[cfg(feature = "ssr")]
 pub use merge::merge;

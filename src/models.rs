@@ -23,10 +23,17 @@ pub struct UserInfo {
 /// An account's role in its school.
 pub const ROLE_ADMIN: &str = "admin";
 pub const ROLE_TEACHER: &str = "teacher";
+/// An account made through a class's join link or code: it answers the
+/// lessons published to its classes and talks to the tutor, nothing else.
+pub const ROLE_STUDENT: &str = "student";
 
 impl UserInfo {
     pub fn is_admin(&self) -> bool {
         self.role == ROLE_ADMIN
+    }
+
+    pub fn is_student(&self) -> bool {
+        self.role == ROLE_STUDENT
     }
 }
 
@@ -111,6 +118,28 @@ impl LessonEvent {
             Self::Lesson => "lesson",
         }
     }
+}
+
+/// Where a lesson stands with students, for its page: the version they
+/// see (none: not published), the classes that have it, and the teacher's
+/// other classes it could be handed to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Publication {
+    pub published: Option<i64>,
+    pub classes: Vec<String>,
+    pub others: Vec<(String, String)>,
+}
+
+/// A published lesson as one student's page shows it: the answer sheet
+/// drawn by the server (no keys or notes in it), the sheet's version, and
+/// the last check's score. Read by the page on the server only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StudentLessonView {
+    pub id: String,
+    pub title: String,
+    pub html: String,
+    pub seen: i64,
+    pub score: Option<String>,
 }
 
 /// A lesson with its current document.

@@ -22,6 +22,8 @@ pub enum AccountRefusal {
     SignupClosed,
     /// The invitation link was used, revoked or has expired.
     InviteInvalid,
+    /// The class join code is unknown or was renewed.
+    JoinCodeInvalid,
     /// Too many sign-in attempts; try again after this many seconds.
     TooManyAttempts(u64),
     /// Anything else: the server failed, the teacher did nothing wrong.
@@ -39,6 +41,7 @@ impl AccountRefusal {
             Self::EmailTaken => "exists".into(),
             Self::SignupClosed => "closed".into(),
             Self::InviteInvalid => "invite".into(),
+            Self::JoinCodeInvalid => "join".into(),
             Self::TooManyAttempts(secs) => format!("rate-{secs}"),
             Self::Server => "server".into(),
         }
@@ -57,6 +60,7 @@ impl AccountRefusal {
             "exists" => Self::EmailTaken,
             "closed" => Self::SignupClosed,
             "invite" => Self::InviteInvalid,
+            "join" => Self::JoinCodeInvalid,
             _ => Self::Server,
         }
     }
@@ -71,6 +75,7 @@ impl AccountRefusal {
             Self::EmailTaken => "An account with this email already exists. Sign in instead.".into(),
             Self::SignupClosed => "Sign-up is closed on this server. Ask its administrator for an account.".into(),
             Self::InviteInvalid => "This invitation link has been used or has expired. Ask your school's admin for a new one.".into(),
+            Self::JoinCodeInvalid => "This class code does not work any more. Ask your teacher for the new one.".into(),
             Self::TooManyAttempts(secs) => format!("Too many sign-in attempts. Wait {secs} seconds and try again."),
             Self::Server => "Something went wrong on the server. Please try again.".into(),
         }

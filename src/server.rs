@@ -11,6 +11,7 @@ pub mod chat_routes;
 pub mod cli;
 pub mod client_addr;
 pub mod chats;
+pub mod classes;
 pub mod config;
 pub mod connections;
 pub mod csrf;

@@ -23,7 +23,7 @@ struct Account {
 }
 
 async fn account(app: &TestApp, i: usize) -> Account {
-    let user = margin::server::auth::create_user(&app.state.db, &app.state.hash_gate, true, &format!("t{i}@x.org"), "correct horse", None)
+    let user = margin::server::auth::create_user(&app.state.db, &app.state.hash_gate, true, &format!("t{i}@x.org"), "correct horse", None, None)
         .await
         .unwrap();
     let token = margin::server::auth::create_session(&app.state.db, &user.id, 1).await.unwrap();

@@ -84,6 +84,14 @@ pub struct Agent {
     limits: Limits,
     /// The context window the conversation is fitted into.
     context: Budget,
+    /// A student's tutor (`Agent::tutor`) rather than the teacher's colleague.
+    tutor: bool,
+}
+
+/// A prompt file under the prompts folder.
+fn read_prompt(config: &AiConfig, name: &str) -> Result<String, String> {
+    let path = config.prompts_dir.join(name);
+    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// A turn under way: where its events go, and its record so far.
@@ -142,15 +150,26 @@ struct Round {
 impl Agent {
     /// Reads the base prompt and the skills from the prompts folder.
     pub fn new(config: &AiConfig) -> Result<Self, String> {
-        let base_path = config.prompts_dir.join("chat/base.md");
-        let base_prompt = std::fs::read_to_string(&base_path).map_err(|e| format!("cannot read {}: {e}", base_path.display()))?;
+        let base_prompt = read_prompt(config, "chat/base.md")?;
         let skills = Arc::new(Skills::load(&config.prompts_dir.join("chat/skills"))?);
         let tools = ToolRegistry::standard(skills.clone());
+        Ok(Self::build(config, base_prompt, skills, tools, false))
+    }
+
+    /// The students' tutor: its own prompt (`prompts/tutor/base.md`), no
+    /// skills, and only the tools that read (`ToolRegistry::tutor`). Its
+    /// prompt's lesson is the students' version (the store's `current`).
+    pub fn tutor(config: &AiConfig) -> Result<Self, String> {
+        let base_prompt = read_prompt(config, "tutor/base.md")?;
+        Ok(Self::build(config, base_prompt, Arc::new(Skills::from_list(Vec::new())), ToolRegistry::tutor(), true))
+    }
+
+    fn build(config: &AiConfig, base_prompt: String, skills: Arc<Skills>, tools: ToolRegistry, tutor: bool) -> Self {
         let definitions = tools.definitions();
-        Ok(Self {
+        let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "") } else { prompt::system_prompt(&base_prompt, &skills, "", &[]) };
+        Self {
             provider: Provider::new(config),
-            prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len())
-                + prompt::system_prompt(&base_prompt, &skills, "", &[]).len(),
+            prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len()) + empty.len(),
             definitions,
             tools,
             skills,
@@ -158,7 +177,18 @@ impl Agent {
             max_steps: config.max_steps.max(1),
             context: Budget { window: config.context_tokens, bytes_per_token: context::bytes_per_token(config.provider) },
             limits: config.limits.clone(),
-        })
+            tutor,
+        }
+    }
+
+    /// Whether this is the students' tutor.
+    pub fn is_tutor(&self) -> bool {
+        self.tutor
+    }
+
+    /// The names of the tools this agent may call.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        self.tools.names()
     }
 
     pub fn model(&self) -> &str {
@@ -172,6 +202,9 @@ impl Agent {
     /// The system prompt with the lesson as it is now (the first message of
     /// every model call).
     fn system(&self, ctx: &ToolContext) -> ChatCompletionRequestMessage {
+        if self.tutor {
+            return prompt::system(prompt::tutor_system_prompt(&self.base_prompt, &ctx.document.current()));
+        }
         prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current(), &ctx.document.sources()))
     }
 

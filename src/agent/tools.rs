@@ -7,6 +7,7 @@ mod edit_document;
 mod load_skill;
 mod read_source;
 mod suggest_next;
+mod tutor;
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ pub use edit_document::EditDocument;
 pub use load_skill::LoadSkill;
 pub use read_source::ReadSource;
 pub use suggest_next::SuggestNext;
+pub use tutor::{CheckMyAnswer, GiveHint, ListLessons, ReadLesson, StudentDesk};
 
 use super::skills::Skills;
 
@@ -86,6 +88,9 @@ pub struct ToolOutput {
 
 pub struct ToolContext {
     pub document: Arc<dyn DocumentStore>,
+    /// A student's turn: what the tutor's tools read (the lesson's key stays
+    /// behind it). `None` for a teacher's.
+    pub student: Option<Arc<dyn StudentDesk>>,
 }
 
 pub trait Tool: Send + Sync {
@@ -123,6 +128,13 @@ impl ToolRegistry {
     /// The agent's tools: `load_skill`, `edit_document`, `read_source` and `suggest_next`.
     pub fn standard(skills: Arc<Skills>) -> Self {
         Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument), Box::new(ReadSource), Box::new(SuggestNext)] }
+    }
+
+    /// The tutor's tools, for a student's turn: reading and checking only.
+    /// Nothing here can change a lesson; a call of any other tool (say, a
+    /// forged `edit_document`) is an unknown tool, refused.
+    pub fn tutor() -> Self {
+        Self { tools: vec![Box::new(ReadLesson), Box::new(ListLessons), Box::new(CheckMyAnswer), Box::new(GiveHint)] }
     }
 
     fn find(&self, name: &str) -> Option<&dyn Tool> {
@@ -225,7 +237,7 @@ mod tests {
     fn registry() -> (ToolRegistry, ToolContext) {
         let skills = Skills::from_list(vec![parse_skill("fill-blanks", "---\nlabel: Fill\ndescription: d\n---\nBlank rules.")]);
         let memory = Arc::new(Memory(Mutex::new(("<lesson/>".into(), 1))));
-        (ToolRegistry::standard(Arc::new(skills)), ToolContext { document: memory })
+        (ToolRegistry::standard(Arc::new(skills)), ToolContext { document: memory, student: None })
     }
 
     #[tokio::test]

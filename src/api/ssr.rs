@@ -8,7 +8,7 @@ use leptos_axum::ResponseOptions;
 
 use crate::{
     models::UserInfo,
-    server::{current_user::CurrentUser, error::AppError, state::AppState},
+    server::{current_user::Member, error::AppError, state::AppState},
 };
 
 pub fn state() -> Result<AppState, ServerFnError> {
@@ -26,18 +26,21 @@ pub fn fail(e: AppError) -> ServerFnError {
     ServerFnError::new(e.to_string())
 }
 
-/// The signed-in teacher, if any.
+/// Whoever is signed in, teacher or student, if anyone.
 pub async fn user() -> Result<Option<UserInfo>, ServerFnError> {
     let state = state()?;
     let Some(parts) = use_context::<Parts>() else {
         return Ok(None);
     };
-    let user = CurrentUser::find(&state, &parts.headers).await.map_err(fail)?;
-    Ok(user.map(|CurrentUser(user)| user))
+    let user = Member::find(&state, &parts.headers).await.map_err(fail)?;
+    Ok(user.map(|Member(user)| user))
 }
 
-/// The signed-in teacher, or a 401.
+/// The signed-in teacher: a 401 for nobody, a 403 for a student.
 pub async fn require_user() -> Result<(AppState, UserInfo), ServerFnError> {
     let user = user().await?.ok_or_else(|| fail(AppError::Unauthorized))?;
+    if user.is_student() {
+        return Err(fail(AppError::Forbidden(crate::server::current_user::TEACHERS_ONLY.into())));
+    }
     Ok((state()?, user))
 }

@@ -27,7 +27,7 @@ use super::{
     xml_editor::XmlEditor,
 };
 use crate::{
-    api::lessons::{get_lesson, get_sources},
+    api::lessons::{get_lesson, get_publication, get_sources},
     lesson::{self, LessonHtml},
     models::Lesson,
 };
@@ -38,6 +38,7 @@ pub fn LessonPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let lesson = Resource::new(id, get_lesson);
     let sources = Resource::new(id, get_sources);
+    let publication = Resource::new(id, get_publication);
 
     view! {
         <TopBar/>
@@ -51,6 +52,7 @@ pub fn LessonPage() -> impl IntoView {
                             <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
                             <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
                         </nav>
+                        <PublishForm lesson_id=l.id.clone() publication=publication.await.unwrap_or_default()/>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>
                         <MaterialSection lesson_id=l.id.clone() material=sources.await.unwrap_or_default()/>
                         // "Ask about this", shown beside a selection in the lesson (`ask_selection`).
@@ -62,6 +64,36 @@ pub fn LessonPage() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+/// "Publish" and "Unpublish": which version the lesson's classes see, a
+/// class to hand it to, and its results. A plain form, outside the island.
+#[component]
+fn PublishForm(lesson_id: String, publication: crate::models::Publication) -> impl IntoView {
+    let crate::models::Publication { published, classes, others } = publication;
+    let state = match (published, classes.is_empty()) {
+        (Some(v), true) => format!("Version {v} is published, but the lesson is in no class yet."),
+        (Some(v), false) => format!("Students in {} see version {v}.", classes.join(", ")),
+        (None, _) => "Not published: students do not see this lesson.".to_string(),
+    };
+    let pick = (!others.is_empty()).then(|| view! {
+        <label>"Add to class "
+            <select name="class">
+                <option value="">{if classes.is_empty() { "Choose a class" } else { "(no other class)" }}</option>
+                {others.into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
+            </select>
+        </label>
+    });
+    view! {
+        <form method="post" action=format!("/lessons/{lesson_id}/publish") class="publish-form" aria-label="Publishing">
+            <span class="publish-state">{state}</span>
+            {pick}
+            <button type="submit" name="action" value="publish">{if published.is_some() { "Publish again" } else { "Publish" }}</button>
+            {published.map(|_| view! { <button type="submit" name="action" value="unpublish" class="quiet">"Unpublish"</button> })}
+            <a href=format!("/lessons/{lesson_id}/results")>"Results"</a>
+            <a href="/classes">"Classes"</a>
+        </form>
     }
 }
 

@@ -41,6 +41,9 @@ pub struct LessonState {
     /// goes with their next message.
     /// Held packed (`SelectedText::packed`).
     pub asking: RwSignal<Option<String>>,
+    /// A student's page: the sidebar is their tutor (no edits, no teacher's
+    /// live stream, the students' suggestions).
+    pub tutor: bool,
 }
 
 impl LessonState {
@@ -60,7 +63,15 @@ impl LessonState {
             preview: RwSignal::new(None),
             student: RwSignal::new(false),
             asking: RwSignal::new(None),
+            tutor: false,
         }
+    }
+
+    /// The state behind a student's tutor: only the lesson's id and title
+    /// (the page shows the lesson itself, drawn by the server).
+    pub fn tutor(id: String, title: String) -> Self {
+        let lesson = Lesson { id, title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false };
+        Self { tutor: true, ..Self::new(&lesson, LessonHtml::default()) }
     }
 
     /// An edit of the assistant's landed (live, applied or undone): the

@@ -14,6 +14,7 @@ pub fn TopBar() -> impl IntoView {
                 <Suspense fallback=|| ()>
                     {move || Suspend::new(async move {
                         me.await.ok().flatten().map(|u| view! {
+                            <a href="/classes" class="quiet">"Classes"</a>
                             {u.is_admin().then(|| view! { <a href="/school" class="quiet">"School"</a> })}
                             <span class="who">{u.email}</span>
                         })

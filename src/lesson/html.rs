@@ -12,7 +12,7 @@
 //! Inert by construction: every text and attribute value from the document is
 //! escaped; the only tags written are the literal ones below.
 
-use std::fmt::Write;
+use std::{collections::HashMap, fmt::Write};
 
 use serde::{Deserialize, Serialize};
 
@@ -52,16 +52,30 @@ pub fn render_both(xml: &str) -> LessonHtml {
 
 /// The blocks of a parsed lesson as HTML (without a wrapping element).
 pub fn to_html(root: &Element, who: Audience) -> String {
-    let mut w = Writer { out: String::with_capacity(1024), who };
+    let mut w = Writer { out: String::with_capacity(1024), who, sheet: None };
     for e in root.elements() {
         w.block(e);
     }
     w.out
 }
 
-struct Writer {
+/// A student's answer sheet: the student rendering with every input named
+/// by its item's id (`answers::items`) and filled with what the student
+/// answered, and the marks of the last check beside the items. The form
+/// around it is the page's.
+pub fn to_answer_sheet(root: &Element, answers: &HashMap<String, String>, marks: &HashMap<String, bool>) -> String {
+    let mut w = Writer { out: String::with_capacity(2048), who: Audience::Student, sheet: Some((answers, marks)) };
+    for e in root.elements() {
+        w.block(e);
+    }
+    w.out
+}
+
+struct Writer<'a> {
     out: String,
     who: Audience,
+    /// Answers and marks, when writing a student's sheet.
+    sheet: Option<(&'a HashMap<String, String>, &'a HashMap<String, bool>)>,
 }
 
 /// `name="value"`, escaped, with a leading space.
@@ -69,9 +83,30 @@ fn attr(out: &mut String, name: &str, value: &str) {
     let _ = write!(out, " {name}=\"{}\"", escape_attr(value));
 }
 
-impl Writer {
+impl<'a> Writer<'a> {
     fn teacher(&self) -> bool {
         self.who == Audience::Teacher
+    }
+
+    /// The student's answer to an item, on a sheet.
+    fn answer(&self, id: &str) -> Option<&'a str> {
+        self.sheet.and_then(|(a, _)| a.get(id)).map(String::as_str)
+    }
+
+    /// ` name="id"` on a sheet, so the form sends the input as that item.
+    fn name(&mut self, id: &str) {
+        if self.sheet.is_some() {
+            attr(&mut self.out, "name", id);
+        }
+    }
+
+    /// The mark of the last check beside an item, on a sheet.
+    fn mark(&mut self, id: &str) {
+        match self.sheet.and_then(|(_, m)| m.get(id)) {
+            Some(true) => self.out.push_str("<span class=\"mark right\">✓ Right</span>"),
+            Some(false) => self.out.push_str("<span class=\"mark wrong\">✗ Not right yet</span>"),
+            None => {}
+        }
     }
 
     fn text(&mut self, s: &str) {
@@ -157,7 +192,12 @@ impl Writer {
                 attr(&mut self.out, "data-id", id);
                 let _ = write!(self.out, " aria-label=\"Blank\" size=\"{width}\"");
                 attr(&mut self.out, "placeholder", hint.unwrap_or_default());
+                self.name(id);
+                if let Some(v) = self.answer(id) {
+                    attr(&mut self.out, "value", v);
+                }
                 self.out.push('>');
+                self.mark(id);
             }
         }
     }
@@ -171,7 +211,13 @@ impl Writer {
         if self.teacher() {
             self.out.push_str(" disabled");
         }
-        self.out.push_str("></textarea>");
+        let id = e.id().unwrap_or_default();
+        self.name(id);
+        self.out.push('>');
+        if let Some(v) = self.answer(id) {
+            self.text(v);
+        }
+        self.out.push_str("</textarea>");
     }
 
     fn exercise(&mut self, e: &Element) {
@@ -189,6 +235,11 @@ impl Writer {
         }
         self.out.push_str("</header>");
         let sequence = kind == Some(ExerciseKind::Sequencing);
+        if sequence && self.sheet.is_some() {
+            self.sequence_sheet(e);
+            self.out.push_str("</section>");
+            return;
+        }
         if sequence {
             self.out.push_str("<ol class=\"sequence\">");
         }
@@ -235,15 +286,29 @@ impl Writer {
 
     fn choice_question(&mut self, q: &Element) {
         let kind = if q.attr("multiple") == Some("true") { "checkbox" } else { "radio" };
-        let group = format!("q-{}", q.id().unwrap_or_default());
+        let qid = q.id().unwrap_or_default();
+        // On a sheet the group is the item, and each input says its option.
+        let (group, chosen) = match self.sheet {
+            Some(_) => (qid.to_string(), self.answer(qid).map(super::answers::list).unwrap_or_default()),
+            None => (format!("q-{qid}"), Vec::new()),
+        };
         self.open("div", "question", Some(q));
         self.prompt_of(q);
+        if self.sheet.is_some() {
+            // Sent even when nothing is chosen, so that clearing every box is saved.
+            self.out.push_str("<input type=\"hidden\" value=\"\"");
+            attr(&mut self.out, "name", &group);
+            self.out.push('>');
+        }
         self.out.push_str("<ul class=\"options\">");
         for o in q.elements().filter(|c| c.name == "option") {
             let correct = self.teacher() && o.attr("correct") == Some("true");
+            let oid = o.id().unwrap_or_default();
+            let value = self.sheet.is_some().then_some(oid);
+            let checked = correct || chosen.iter().any(|c| c == oid);
             self.open("li", if correct { "option correct" } else { "option" }, Some(o));
             self.out.push_str("<label>");
-            self.choice_input(kind, &group, None, correct);
+            self.choice_input(kind, &group, value, checked);
             self.out.push(' ');
             self.inline(o);
             if correct {
@@ -251,7 +316,9 @@ impl Writer {
             }
             self.out.push_str("</label></li>");
         }
-        self.out.push_str("</ul></div>");
+        self.out.push_str("</ul>");
+        self.mark(qid);
+        self.out.push_str("</div>");
     }
 
     fn open_question(&mut self, q: &Element) {
@@ -265,7 +332,14 @@ impl Writer {
             }
             (Audience::Teacher, None) => {}
             (Audience::Student, _) => {
-                self.out.push_str("<textarea class=\"short-answer\" rows=\"3\" aria-label=\"Your answer\"></textarea>");
+                let id = q.id().unwrap_or_default();
+                self.out.push_str("<textarea class=\"short-answer\" rows=\"3\" aria-label=\"Your answer\"");
+                self.name(id);
+                self.out.push('>');
+                if let Some(v) = self.answer(id) {
+                    self.text(v);
+                }
+                self.out.push_str("</textarea>");
             }
         }
         self.out.push_str("</div>");
@@ -273,7 +347,9 @@ impl Writer {
 
     fn statement(&mut self, s: &Element) {
         let answer = s.attr("answer").unwrap_or_default();
-        let group = format!("st-{}", s.id().unwrap_or_default());
+        let sid = s.id().unwrap_or_default();
+        let group = if self.sheet.is_some() { sid.to_string() } else { format!("st-{sid}") };
+        let given = self.answer(sid).map(String::from);
         self.open("div", "statement", Some(s));
         self.out.push_str("<span class=\"statement-text\">");
         self.inline(s);
@@ -284,10 +360,49 @@ impl Writer {
             }
             let checked = self.teacher() && answer == value;
             self.open("label", if checked { "tf-choice correct" } else { "tf-choice" }, None);
+            let checked = checked || given.as_deref() == Some(value);
             self.choice_input("radio", &group, Some(value), checked);
             let _ = write!(self.out, " {label}</label>");
         }
-        self.out.push_str("</span></div>");
+        self.out.push_str("</span>");
+        self.mark(sid);
+        self.out.push_str("</div>");
+    }
+
+    /// A sequence on a student's sheet: the items in the student's order
+    /// (the written order at first), each with a hidden input that sends
+    /// it in that order and buttons to move it. Without the browser's code
+    /// the buttons send the form and the server moves the item.
+    fn sequence_sheet(&mut self, e: &Element) {
+        let eid = e.id().unwrap_or_default();
+        if let Some(i) = e.elements().find(|c| c.name == "instructions") {
+            self.wrap("p", "instructions", i, false);
+        }
+        let mut items: Vec<&Element> = e.elements().filter(|c| c.name == "item").collect();
+        if let Some(order) = self.answer(eid).map(super::answers::list) {
+            items.sort_by_key(|i| order.iter().position(|o| Some(o.as_str()) == i.id()).unwrap_or(usize::MAX));
+        }
+        self.out.push_str("<ol class=\"sequence\"");
+        attr(&mut self.out, "data-item", eid);
+        self.out.push('>');
+        for i in items {
+            let iid = i.id().unwrap_or_default();
+            self.open("li", "sequence-item", Some(i));
+            self.out.push_str("<input type=\"hidden\"");
+            attr(&mut self.out, "name", eid);
+            attr(&mut self.out, "value", iid);
+            self.out.push_str("><span class=\"item-text\">");
+            self.inline(i);
+            self.out.push_str("</span>");
+            for (way, label) in [("up", "Move up"), ("down", "Move down")] {
+                self.out.push_str("<button type=\"submit\" class=\"move\" name=\"_move\"");
+                attr(&mut self.out, "value", &format!("{way}:{eid}:{iid}"));
+                let _ = write!(self.out, ">{label}</button>");
+            }
+            self.out.push_str("</li>");
+        }
+        self.out.push_str("</ol>");
+        self.mark(eid);
     }
 
     fn item(&mut self, i: &Element) {

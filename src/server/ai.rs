@@ -15,6 +15,8 @@ use crate::{
 pub struct AiRuntime {
     config: AiConfig,
     agent: Option<Arc<Agent>>,
+    /// The students' tutor, on the same provider.
+    tutor: Option<Arc<Agent>>,
     /// Why there is no agent, in words for the teacher and the administrator.
     unavailable: Option<String>,
     /// Kept alive for as long as the demo is in use.
@@ -46,12 +48,12 @@ impl AiRuntime {
 
     fn build(config: AiConfig, demo: Option<ScriptedLlm>) -> Self {
         if let Some(missing) = config.missing() {
-            return Self { config, agent: None, unavailable: Some(missing), _demo: demo };
+            return Self { config, agent: None, tutor: None, unavailable: Some(missing), _demo: demo };
         }
-        match Agent::new(&config) {
-            Ok(agent) => {
+        match Agent::new(&config).and_then(|agent| Ok((agent, Agent::tutor(&config)?))) {
+            Ok((agent, tutor)) => {
                 tracing::info!(provider = config.provider.name(), model = %config.model, demo = config.is_demo(), "assistant ready");
-                Self { config, agent: Some(Arc::new(agent)), unavailable: None, _demo: demo }
+                Self { config, agent: Some(Arc::new(agent)), tutor: Some(Arc::new(tutor)), unavailable: None, _demo: demo }
             }
             Err(e) => {
                 tracing::error!(error = %e, "the assistant's prompts could not be loaded");
@@ -61,7 +63,7 @@ impl AiRuntime {
     }
 
     fn without(config: AiConfig, why: String) -> Self {
-        Self { config, agent: None, unavailable: Some(why), _demo: None }
+        Self { config, agent: None, tutor: None, unavailable: Some(why), _demo: None }
     }
 
     pub fn config(&self) -> &AiConfig {
@@ -72,6 +74,13 @@ impl AiRuntime {
     pub fn agent(&self) -> Result<Arc<Agent>, AppError> {
         self.agent.clone().ok_or_else(|| {
             AppError::Unavailable(self.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()))
+        })
+    }
+
+    /// The students' tutor, or why there is none.
+    pub fn tutor(&self) -> Result<Arc<Agent>, AppError> {
+        self.tutor.clone().ok_or_else(|| {
+            AppError::Unavailable(self.unavailable.clone().unwrap_or_else(|| "The tutor is not configured.".into()))
         })
     }
 

@@ -20,7 +20,7 @@ use super::{
     schools,
 };
 use crate::{
-    models::{UserInfo, ROLE_ADMIN, ROLE_TEACHER},
+    models::{UserInfo, ROLE_ADMIN, ROLE_STUDENT, ROLE_TEACHER},
     refusals::{AccountRefusal, MIN_PASSWORD_LEN},
 };
 
@@ -99,10 +99,18 @@ pub fn token_hash(token: &str) -> String {
 /// than that the address cannot be used. With an invitation the account
 /// joins the inviting school as a teacher (even when sign-up is closed);
 /// without one it starts a school of its own and is its admin.
-pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &str, password: &str, invite: Option<&str>) -> Result<UserInfo> {
+///
+/// With a class's join code (`join`) the account is a student's: it joins
+/// that class, in its teacher's school, whether or not sign-up is open.
+pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &str, password: &str, invite: Option<&str>, join: Option<&str>) -> Result<UserInfo> {
     validate_new_account(email, password)?;
     let invite = invite.map(str::trim).filter(|t| !t.is_empty());
+    let class = match join.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(code) => Some(super::classes::by_code(db, code).await?.ok_or(AppError::Account(AccountRefusal::JoinCodeInvalid))?),
+        None => None,
+    };
     match invite {
+        _ if class.is_some() => {}
         Some(token) => {
             if !schools::invite_is_open(db, token).await? {
                 return Err(AppError::Account(AccountRefusal::InviteInvalid));
@@ -120,13 +128,14 @@ pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &s
     let hash = hash_password(gate, password.to_string()).await?;
     let id = ids::new_id();
     let mut tx = db::begin_write(db).await?;
-    let (school_id, role) = match invite {
-        Some(token) => match schools::take_invite(&mut tx, token, &id).await? {
+    let (school_id, role) = match (&class, invite) {
+        (Some((_, _, school)), _) => (school.clone(), ROLE_STUDENT),
+        (None, Some(token)) => match schools::take_invite(&mut tx, token, &id).await? {
             Some(school) => (school, ROLE_TEACHER),
             None => return Err(AppError::Account(AccountRefusal::InviteInvalid)),
         },
         // Whoever starts a school runs it.
-        None => (schools::create(&mut tx, "My school").await?, ROLE_ADMIN),
+        (None, None) => (schools::create(&mut tx, "My school").await?, ROLE_ADMIN),
     };
     let inserted = sqlx::query("INSERT INTO users (id, email, password_hash, school_id, role) VALUES ($1, $2, $3, $4, $5)")
         .bind(&id)
@@ -138,6 +147,9 @@ pub async fn create_user(db: &Db, gate: &HashGate, allow_signup: bool, email: &s
         .await;
     match inserted {
         Ok(_) => {
+            if let Some((class_id, _, _)) = &class {
+                super::classes::add_member(&mut *tx, class_id, &id).await?;
+            }
             tx.commit().await?;
             Ok(UserInfo { id, email, school_id, role: role.into() })
         }

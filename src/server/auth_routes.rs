@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     auth,
     client_addr::ClientAddr,
-    current_user::CurrentUser,
+    current_user::Member,
     error::{AppError, Result},
     extract::{ApiForm, ApiJson},
     state::AppState,
@@ -50,6 +50,9 @@ pub struct Credentials {
     /// An invitation's token: join the school that sent it.
     #[serde(default)]
     invite: Option<String>,
+    /// A class's join code: a student's account, in that class.
+    #[serde(default)]
+    join: Option<String>,
 }
 
 /// Signs up, or signs in, and starts a session. Shared by both doors.
@@ -58,7 +61,7 @@ async fn start_session(state: &AppState, client: IpAddr, creds: &Credentials, si
     auth::check_lengths(&creds.email, &creds.password)?;
     let user = if signup {
         state.limits.sign_up(client).await?;
-        auth::create_user(&state.db, &state.hash_gate, state.config.allow_signup, &creds.email, &creds.password, creds.invite.as_deref())
+        auth::create_user(&state.db, &state.hash_gate, state.config.allow_signup, &creds.email, &creds.password, creds.invite.as_deref(), creds.join.as_deref())
             .await?
     } else {
         if let Some(wait) = state.limits.sign_in(&creds.email, client).await? {
@@ -109,7 +112,7 @@ async fn api_logout(State(state): State<AppState>, headers: HeaderMap) -> Result
     Ok(([(header::SET_COOKIE, cookie)], StatusCode::NO_CONTENT).into_response())
 }
 
-async fn api_me(CurrentUser(user): CurrentUser) -> Json<MeReply> {
+async fn api_me(Member(user): Member) -> Json<MeReply> {
     Json(MeReply { user })
 }
 
@@ -163,7 +166,9 @@ async fn form_session(state: &AppState, client: IpAddr, creds: &Credentials, sig
             if let AppError::Internal(_) = e {
                 tracing::error!(error = %e, signup, "form sign-in failed");
             }
-            back_to_form(if signup { "/signup" } else { "/signin" }, &e, creds)
+            // A student signing up from a class's link goes back to that page.
+            let join = creds.join.as_deref().map(crate::server::classes::tidy_code).filter(|c| !c.is_empty()).map(|c| format!("/join/{c}"));
+            back_to_form(join.as_deref().unwrap_or(if signup { "/signup" } else { "/signin" }), &e, creds)
         }
     }
 }

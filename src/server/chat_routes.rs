@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     ai::AiStatus,
     auth, budget, chats,
-    current_user::CurrentUser,
+    current_user::{CurrentUser, Member},
     error::{AppError, Result},
     extract::{ApiJson, ApiPath, ApiQuery},
     lesson_events,
@@ -123,13 +123,15 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
             question
         }
     };
-    let agent = agent?;
+    // A student talks to the tutor; their role is the account's, never the request's.
+    let student = user.is_student();
+    let agent = if student { state.ai.tutor()? } else { agent? };
     // Counted on the account and its school, never on anything the client says.
     state.limits.turn(&user.id, &user.school_id).await?;
     let mut spending = held.take().ok_or_else(|| meter::exhausted(now))?;
     spending.user_id = user.id.clone();
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, student };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     if wants_json {
         return finished(&state, &user_id, &log).await;
@@ -215,7 +217,7 @@ struct ResumeQuery {
 
 async fn resume(
     State(state): State<AppState>,
-    CurrentUser(user): CurrentUser,
+    Member(user): Member,
     ApiPath(turn_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<ResumeQuery>,
     headers: HeaderMap,
@@ -248,7 +250,7 @@ struct CancelReply {
     status: CancelStatus,
 }
 
-async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(turn_id): ApiPath<String>) -> Result<Response> {
+async fn cancel(State(state): State<AppState>, Member(user): Member, ApiPath(turn_id): ApiPath<String>) -> Result<Response> {
     let status = turns::cancel(&state.db, &state.turns, &user.id, &turn_id).await?;
     let code = match status {
         CancelStatus::Cancelling => StatusCode::ACCEPTED,
@@ -257,45 +259,60 @@ async fn cancel(State(state): State<AppState>, CurrentUser(user): CurrentUser, A
     Ok((code, Json(CancelReply { status })).into_response())
 }
 
-async fn list_sessions(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(lesson_id): ApiPath<String>) -> Result<Response> {
+async fn list_sessions(State(state): State<AppState>, Member(user): Member, ApiPath(lesson_id): ApiPath<String>) -> Result<Response> {
     Ok(Json(chats::list_sessions(&state.db, &user.id, &lesson_id).await?).into_response())
 }
 
 async fn create_session(
     State(state): State<AppState>,
-    CurrentUser(user): CurrentUser,
+    Member(user): Member,
     ApiPath(lesson_id): ApiPath<String>,
     body: Option<ApiJson<TitleRequest>>,
 ) -> Result<Response> {
     let title = body.map(|ApiJson(b)| b.title).unwrap_or_default();
     let session = chats::create_session(&state.db, &user.id, &lesson_id, &title).await?;
-    lesson_events::tell(&state.bus, &state.db, &lesson_id, LessonEvent::Chats).await;
+    tell_chats(&state, &user, &lesson_id).await;
     Ok((StatusCode::CREATED, Json(session)).into_response())
 }
 
 async fn rename_session(
     State(state): State<AppState>,
-    CurrentUser(user): CurrentUser,
+    Member(user): Member,
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<TitleRequest>,
 ) -> Result<Response> {
     let session = chats::rename_session(&state.db, &user.id, &id, &body.title).await?;
-    lesson_events::tell(&state.bus, &state.db, &session.lesson_id, LessonEvent::Chats).await;
+    tell_chats(&state, &user, &session.lesson_id).await;
     Ok(Json(session).into_response())
 }
 
-async fn delete_session(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
+async fn delete_session(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Response> {
     let session = chats::get_session(&state.db, &user.id, &id).await?;
     if let Some(log) = state.turns.running_in(&id) {
         log.cancel.cancel();
     }
     chats::delete_session(&state.db, &user.id, &id).await?;
-    lesson_events::tell(&state.bus, &state.db, &session.lesson_id, LessonEvent::Chats).await;
+    tell_chats(&state, &user, &session.lesson_id).await;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
-    let messages = chats::list_messages(&state.db, &user.id, &id).await?;
+/// The teacher's open pages of the lesson hear that its chats changed; a
+/// student's chats are not on them.
+async fn tell_chats(state: &AppState, user: &crate::models::UserInfo, lesson_id: &str) {
+    if !user.is_student() {
+        lesson_events::tell(&state.bus, &state.db, lesson_id, LessonEvent::Chats).await;
+    }
+}
+
+async fn messages(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    let messages = match chats::list_messages(&state.db, &user.id, &id).await {
+        // A student asking for someone else's chat (their teacher's, say) is
+        // told plainly that it is not for them.
+        Err(AppError::NotFound) if user.is_student() && chats::exists(&state.db, &id).await? => {
+            return Err(AppError::Forbidden("This chat is not yours.".into()));
+        }
+        found => found?,
+    };
     let mut running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
     if running_turn_id.is_none() && state.bus.shared() {
         // Running on another instance: the page follows it through this one.
@@ -305,7 +322,7 @@ async fn messages(State(state): State<AppState>, CurrentUser(user): CurrentUser,
 }
 
 /// The assistant, and where the school's budget stands.
-async fn ai_status(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<AiStatus>> {
+async fn ai_status(State(state): State<AppState>, Member(user): Member) -> Result<Json<AiStatus>> {
     let mut status = state.ai.status();
     let default = budget::default_allowance(state.config.monthly_tokens);
     let usage = budget::summary(&state.db, &user.school_id, default, state.clock.now()).await?;

@@ -7,7 +7,7 @@ use std::{collections::HashMap, sync::LazyLock};
 use super::{
     db::{self, Db},
     error::{AppError, Result},
-    ids, lessons, proposals,
+    ids, proposals,
 };
 use crate::{
     chat::{
@@ -29,11 +29,29 @@ fn chat_title_or_default(title: &str) -> String {
 /// A chat's lesson is not in the trash (a condition on `chat_sessions`).
 const IN_LIVE_LESSON: &str = "lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)";
 
+/// A condition on the lesson `l` and the account `u`: the lesson is
+/// published and in one of the account's classes. Only students join
+/// classes, so for a teacher it is always false.
+const STUDENT_SEES: &str = "l.published_revision IS NOT NULL AND EXISTS (SELECT 1 FROM class_lessons cl JOIN class_members cm ON cm.class_id = cl.class_id WHERE cl.lesson_id = l.id AND cm.user_id = u.id)";
+
 /// Columns of `chat_sessions`, as `ChatSession` reads them.
 const SESSION_COLUMNS: &str = "id, lesson_id, title, created_at, updated_at";
 
+/// Whether `user` may chat about the lesson: it is theirs, or (for a
+/// student) published to one of their classes. `NotFound` otherwise.
+async fn may_chat(db: &Db, user: &str, lesson_id: &str) -> Result<()> {
+    let found: Option<(i64,)> = sqlx::query_as(&format!(
+        "SELECT 1 FROM lessons l JOIN users u ON u.id = $2 WHERE l.id = $1 AND l.deleted_at IS NULL AND (l.owner_id = u.id OR (u.role = 'student' AND {STUDENT_SEES}))"
+    ))
+    .bind(lesson_id)
+    .bind(user)
+    .fetch_optional(db)
+    .await?;
+    found.map(|_| ()).ok_or(AppError::NotFound)
+}
+
 pub async fn create_session(db: &Db, owner: &str, lesson_id: &str, title: &str) -> Result<ChatSession> {
-    lessons::get_owned(db, owner, lesson_id).await?;
+    may_chat(db, owner, lesson_id).await?;
     let id = ids::new_id();
     sqlx::query("INSERT INTO chat_sessions (id, owner_id, lesson_id, title) VALUES ($1, $2, $3, $4)")
         .bind(&id)
@@ -46,7 +64,7 @@ pub async fn create_session(db: &Db, owner: &str, lesson_id: &str, title: &str) 
 }
 
 pub async fn list_sessions(db: &Db, owner: &str, lesson_id: &str) -> Result<Vec<ChatSession>> {
-    lessons::get_owned(db, owner, lesson_id).await?;
+    may_chat(db, owner, lesson_id).await?;
     let sessions = sqlx::query_as(&format!(
         "SELECT {SESSION_COLUMNS} FROM chat_sessions WHERE owner_id = $1 AND lesson_id = $2 ORDER BY updated_at DESC, id"
     ))
@@ -55,6 +73,12 @@ pub async fn list_sessions(db: &Db, owner: &str, lesson_id: &str) -> Result<Vec<
     .fetch_all(db)
     .await?;
     Ok(sessions)
+}
+
+/// Whether a chat with this id exists at all, whoever's it is.
+pub async fn exists(db: &Db, id: &str) -> Result<bool> {
+    let found: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM chat_sessions WHERE id = $1").bind(id).fetch_optional(db).await?;
+    Ok(found.is_some())
 }
 
 pub async fn get_session(db: &Db, owner: &str, id: &str) -> Result<ChatSession> {
@@ -135,7 +159,11 @@ fn user_and_chat_query(backend: db::Backend, by: Key) -> String {
     let proposals = backend.json_rows("p.id, p.status, p.applied_revision, p.reason");
     let sources = backend.json_rows("ls.id, ls.name, ls.size, ls.chars, ls.opening");
     format!(
-        "SELECT u.id AS user_id, u.email, COALESCE(u.school_id, '') AS school_id, u.role, c.id, c.lesson_id, c.title, c.created_at, c.updated_at, l.document_xml, l.revision,
+        "SELECT u.id AS user_id, u.email, COALESCE(u.school_id, '') AS school_id, u.role, c.id, c.lesson_id, c.title, c.created_at, c.updated_at,
+           CASE WHEN u.role = 'student'
+             THEN (SELECT r.document_xml FROM lesson_revisions r WHERE r.lesson_id = l.id AND r.number = l.published_revision)
+             ELSE l.document_xml END AS document_xml,
+           CASE WHEN u.role = 'student' THEN l.published_revision ELSE l.revision END AS revision,
            l.review_edits,
            (SELECT {history}
               FROM (SELECT seq, role, content, tool_calls, status, attachments FROM chat_messages
@@ -147,7 +175,7 @@ fn user_and_chat_query(backend: db::Backend, by: Key) -> String {
                     WHERE lesson_id = l.id ORDER BY seq, id) ls) AS sources
          FROM {from}
          LEFT JOIN chat_sessions c ON c.id = $2 AND c.owner_id = u.id
-         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.owner_id = u.id AND l.deleted_at IS NULL
+         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.deleted_at IS NULL AND (l.owner_id = u.id OR (u.role = 'student' AND {STUDENT_SEES}))
          WHERE {teacher}"
     )
 }
@@ -222,6 +250,8 @@ async fn read_user_and_chat(db: &Db, by: Key, key: &str, chat_id: &str, history_
         tracing::warn!(error = %e, "could not read the lesson's sources; going on without them");
         Vec::new()
     });
+    // The teacher's material is not the student's to read.
+    let sources = if user.is_student() { Vec::new() } else { sources };
     let sources = sources.into_iter().map(|(id, name, size, chars, opening)| crate::models::SourceSummary { id, name, size, chars, opening }).collect();
     Ok(Some((user, Some(ChatStart { session, document_xml, revision, review_edits, history, sources }))))
 }

@@ -14,11 +14,46 @@ use crate::models::UserInfo;
 
 pub struct CurrentUser(pub UserInfo);
 
+/// Why a student is turned away from a teacher's door.
+pub const TEACHERS_ONLY: &str = "This is for teachers. Your lessons are under My classes.";
+
 impl CurrentUser {
-    /// The teacher whose live session the request carries, if any.
+    /// The teacher whose live session the request carries, if any. A
+    /// student's session is refused (403): every door that takes a
+    /// `CurrentUser` is a teacher's.
+    pub async fn find(state: &AppState, headers: &HeaderMap) -> Result<Option<Self>, AppError> {
+        match Member::find(state, headers).await? {
+            Some(Member(u)) if u.is_student() => Err(AppError::Forbidden(TEACHERS_ONLY.into())),
+            found => Ok(found.map(|Member(u)| CurrentUser(u))),
+        }
+    }
+}
+
+/// Anyone signed in, teacher or student: the doors students use (their
+/// classes, their answers, the tutor's chat) take this and check the role
+/// and the membership themselves.
+pub struct Member(pub UserInfo);
+
+impl Member {
     pub async fn find(state: &AppState, headers: &HeaderMap) -> Result<Option<Self>, AppError> {
         let Some(token) = auth::token_from_headers(headers) else { return Ok(None) };
-        Ok(auth::user_for_token(&state.db, &token).await?.map(CurrentUser))
+        Ok(auth::user_for_token(&state.db, &token).await?.map(Member))
+    }
+}
+
+impl FromRequestParts<AppState> for Member {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        Self::find(state, &parts.headers).await?.ok_or(AppError::Unauthorized)
+    }
+}
+
+impl OptionalFromRequestParts<AppState> for Member {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Option<Self>, Self::Rejection> {
+        Self::find(state, &parts.headers).await
     }
 }
 

@@ -85,6 +85,7 @@ impl AppError {
             Self::Account(r) => match r {
                 AccountRefusal::EmailTaken => StatusCode::CONFLICT,
                 AccountRefusal::SignupClosed | AccountRefusal::InviteInvalid => StatusCode::FORBIDDEN,
+                AccountRefusal::JoinCodeInvalid => StatusCode::NOT_FOUND,
                 AccountRefusal::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
                 AccountRefusal::Server => StatusCode::INTERNAL_SERVER_ERROR,
                 _ => StatusCode::BAD_REQUEST,

@@ -13,7 +13,17 @@ use axum::{
     response::{IntoResponse, Redirect, Response},
 };
 
-use super::{current_user::CurrentUser, state::AppState};
+use super::{current_user::Member, state::AppState};
+
+/// Pages a student may open; every other page sends them to their classes.
+fn for_students(path: &str) -> bool {
+    path == "/learn" || path.starts_with("/learn/") || path.starts_with("/join/")
+}
+
+/// Pages anyone may open, signed in or not (a join link says what to do).
+fn open_to_all(path: &str) -> bool {
+    path.starts_with("/join/")
+}
 
 /// Paths anyone may load.
 fn is_public(path: &str) -> bool {
@@ -28,14 +38,16 @@ pub async fn pages(State(state): State<AppState>, req: Request<Body>, next: Next
     if req.method() != Method::GET || is_public(&path) {
         if path == "/signin" || path == "/signup" {
             // Already signed in: nothing to do on these pages.
-            if let Ok(Some(_)) = CurrentUser::find(&state, req.headers()).await {
-                return Redirect::to("/").into_response();
+            if let Ok(Some(Member(u))) = Member::find(&state, req.headers()).await {
+                return Redirect::to(if u.is_student() { "/learn" } else { "/" }).into_response();
             }
         }
         return next.run(req).await;
     }
-    match CurrentUser::find(&state, req.headers()).await {
+    match Member::find(&state, req.headers()).await {
+        Ok(Some(Member(u))) if u.is_student() && !for_students(&path) => return Redirect::to("/learn").into_response(),
         Ok(Some(_)) => {}
+        Ok(None) if open_to_all(&path) => {}
         Ok(None) => {
             let target = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
             let to = if target == "/" {

@@ -13,7 +13,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 pub use crate::net::no_delay;
 
 use super::{
-    auth_routes, bodies, chat_routes, csrf,
+    auth_routes, bodies, chat_routes, classes, csrf,
     error::{AppError, Result},
     guard,
     headers::CspNonce,
@@ -38,6 +38,8 @@ pub fn build(state: AppState) -> Router {
         .merge(print_page::router())
         .merge(material::routes::router())
         .merge(reactions::routes::router())
+        .merge(classes::routes::router())
+        .merge(classes::learn::router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         // Under /api/ even a wrong address or method answers in JSON.
         .route("/api/{*rest}", any(api_not_found))

@@ -11,6 +11,7 @@
 //! the request and call in here.
 
 mod compact;
+mod desk;
 mod document;
 mod gate;
 mod hub;

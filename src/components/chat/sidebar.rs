@@ -11,17 +11,22 @@ use crate::{
 
 /// Suggestions shown in an empty chat; choosing one sends it.
 const CHIPS: [&str; 3] = ["Add a fill-in-the-blank exercise", "Explain this lesson", "Check my exercises"];
+/// The same for a student with the tutor.
+const TUTOR_CHIPS: [&str; 3] = ["Explain this lesson", "Quiz me on this", "Help me with this exercise"];
 
 #[component]
 pub fn ChatSidebar() -> impl IntoView {
     let lesson = use_context::<LessonState>();
     let lesson_id = lesson.map(|l| l.id.get_value()).unwrap_or_default();
+    let tutor = lesson.is_some_and(|l| l.tutor);
+    let chips = if tutor { TUTOR_CHIPS } else { CHIPS };
     let chat = Chat::new(lesson_id, lesson);
     provide_context(chat);
     Effect::new(move |started: Option<()>| {
         if started.is_none() {
             chat.start();
-            if let Some(state) = lesson {
+            // The lesson's live stream is the teacher's; a student's page has none.
+            if let Some(state) = lesson.filter(|_| !tutor) {
                 crate::components::lesson_live::follow(state, chat);
             }
         }
@@ -132,9 +137,9 @@ pub fn ChatSidebar() -> impl IntoView {
                 <div class="welcome-host" on:click=move |ev| {
                     let target: leptos::web_sys::Element = event_target(&ev);
                     if let Some(i) = target.get_attribute("data-chip").and_then(|i| i.parse::<usize>().ok()) {
-                        chat.send(CHIPS[i % CHIPS.len()].to_string());
+                        chat.send(chips[i % chips.len()].to_string());
                     }
-                } inner_html=move || if chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty()) { welcome_html() } else { String::new() }>
+                } inner_html=move || if chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty()) { welcome_html(tutor, &chips) } else { String::new() }>
                 </div>
                 {client_only("message-list", || view! { <MessageList/> })}
             </div>
@@ -197,8 +202,13 @@ fn head_html(chat: Chat) -> String {
 }
 
 /// The welcome, and the suggestion chips as buttons that carry their place
-/// in `CHIPS`.
-fn welcome_html() -> String {
-    let chips: String = CHIPS.iter().enumerate().map(|(i, c)| format!("<button type=\"button\" class=\"chip\" data-chip=\"{i}\">{c}</button>")).collect();
-    format!("<div class=\"welcome\"><p>Hello! Ask me about this lesson, or tell me what to add or change.</p><div class=\"chips\">{chips}</div></div>")
+/// in `chips`.
+fn welcome_html(tutor: bool, chips: &[&str]) -> String {
+    let chips: String = chips.iter().enumerate().map(|(i, c)| format!("<button type=\"button\" class=\"chip\" data-chip=\"{i}\">{c}</button>")).collect();
+    let hello = if tutor {
+        "Hi! I'm your tutor. I can explain the lesson and give you hints, but the answers are yours to find."
+    } else {
+        "Hello! Ask me about this lesson, or tell me what to add or change."
+    };
+    format!("<div class=\"welcome\"><p>{hello}</p><div class=\"chips\">{chips}</div></div>")
 }

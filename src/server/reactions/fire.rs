@@ -101,7 +101,7 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
     let mut spending = meter::Spending::held(state.turn_writer.clone(), user.school_id.clone(), default, state.clock.clone(), first);
     spending.user_id = user.id.clone();
     let attachments = Some(Attachments { trigger: Some(note), selected_text: None });
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments, student: false };
     turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     Ok(())
 }

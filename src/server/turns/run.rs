@@ -62,23 +62,29 @@ pub struct TurnJob {
     pub stored: Stored,
     /// What the turn's model calls spend.
     pub meter: super::meter::SchoolMeter,
+    /// A student's turn with the tutor (see `NewTurn::student`).
+    pub student: bool,
 }
 
 /// Runs a turn to its end and stores its result. Spawned as soon as the
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, sources, history, user_text, stored, meter } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, sources, history, user_text, stored, meter, student } = job;
     // Readers on other instances follow the events stored for them.
     let publisher = bus.shared().then(|| tokio::spawn(super::remote::publish(log.clone(), db.clone(), bus.clone())));
     let lesson = lesson_id.clone();
-    let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
-    let document = Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone()));
+    let ctx = if student {
+        let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
+        ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)) }
+    } else {
+        let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
+        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None }
+    };
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
     let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone(), every));
 
-    let ctx = ToolContext { document };
     let request = TurnRequest { history: prompt::past_messages(history), user_text };
     let result = agent.run_turn(request, &ctx, &tx, &log.cancel, &meter).await;
     meter.close().await;
@@ -103,6 +109,11 @@ pub async fn run(job: TurnJob) {
     let last = terminal_event(status, error, &log.message_id);
     let mut record = result.record;
     record.apply(&last);
+    if student {
+        let allowed = agent.tool_names();
+        let refused: Vec<String> = record.tool_calls.iter().filter(|c| !allowed.contains(&c.call.tool.as_str())).map(|c| c.call.tool.clone()).collect();
+        super::desk::record_refused(&db, &log.owner_id, &lesson, &log.turn_id, &refused).await;
+    }
     if let Err(e) = chats::finish_turn(&db, &log.message_id, &record).await {
         tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
     }
@@ -116,6 +127,9 @@ pub async fn run(job: TurnJob) {
         }
     }
     hub.ended(&log);
+    if student {
+        return;
+    }
     let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false, automatic: false };
     lesson_events::tell(&bus, &db, &lesson, ended).await;
 }

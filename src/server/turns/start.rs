@@ -42,13 +42,17 @@ pub struct NewTurn {
     /// What travels with the message: a selection asked about, or (for an
     /// automatic turn) the note of what started it.
     pub attachments: Option<Attachments>,
+    /// A student's turn with the tutor: the lesson it reads is the
+    /// published one (`chat.document_xml`, keys kept on the server), and the
+    /// teacher's open pages are not told of it.
+    pub student: bool,
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history, sources }, content, retry, spending, attachments } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history, sources }, content, retry, spending, attachments, student } = turn;
     let automatic = attachments.as_ref().is_some_and(|a| a.trigger.is_some());
     // Refused here, the spending is dropped, which gives its reservation back.
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
@@ -70,6 +74,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         user_text: model_text(&content, attachments.as_ref()),
         stored,
         meter,
+        student,
     }));
     // Stored in a task of its own: a client that leaves now cannot leave the
     // turn half-begun (running, but with its messages unsaved or its chat
@@ -88,7 +93,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
             if stored.is_err() {
                 log.cancel.cancel();
                 hub.abandon(&log);
-            } else {
+            } else if !student {
                 // Told before the turn may go on, so its end is always told after.
                 let started = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: true, automatic };
                 lesson_events::tell(&bus, &db, &lesson_id, started).await;

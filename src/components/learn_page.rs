@@ -1,0 +1,74 @@
+//! A published lesson, for a student: the answer sheet (a server-drawn form
+//! that saves as they type, `answer_sheet`), "Check answers" with the
+//! score, and "Ask the tutor" opening the tutor's chat beside it.
+//!
+//! Only the tutor is an island, and its props are the lesson's id and
+//! title: no answer, key or note ever reaches the browser's code.
+
+use leptos::{either::Either, prelude::*};
+use leptos_meta::Title;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use super::{chat::sidebar::ChatSidebar, hydrated::mark_hydrated, lesson_state::LessonState, not_found::NotFound};
+use crate::api::learn::get_student_lesson;
+
+#[component]
+pub fn LearnPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let conflicts = query.read_untracked().get("conflicts").and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
+    let lesson = Resource::new(id, get_student_lesson);
+    view! {
+        <header class="top-bar">
+            <a href="/learn" class="brand">"Margin"</a>
+            <div class="top-bar-right">
+                <a href="/learn" class="quiet">"My classes"</a>
+                <form method="post" action="/auth/signout"><button type="submit" class="quiet">"Sign out"</button></form>
+            </div>
+        </header>
+        <Suspense fallback=|| view! { <p class="muted page">"Opening the lesson…"</p> }>
+            {move || Suspend::new(async move {
+                match lesson.await {
+                    Ok(l) => Either::Left(view! {
+                        <Title text=format!("{} · Margin", l.title)/>
+                        <main class="lesson-layout learn-layout">
+                            <section class="document-pane" aria-label="Lesson">
+                                <h1 class="learn-title">{l.title.clone()}</h1>
+                                <form class="answer-sheet" method="post" action=format!("/learn/lessons/{}/answers", l.id)>
+                                    <input type="hidden" name="_seen" value=l.seen.to_string()/>
+                                    <div class="lesson-view student" inner_html=l.html></div>
+                                    <p class="sheet-status" role="status" aria-live="polite">
+                                        {(conflicts > 0).then(|| format!("{conflicts} answers were changed in another tab or on another device, and were kept: they are shown here."))}
+                                    </p>
+                                    <div class="sheet-actions">
+                                        <button type="submit" name="_check" value="1">"Check answers"</button>
+                                        {l.score.map(|s| view! { <span class="score">"Score: " {s}</span> })}
+                                    </div>
+                                </form>
+                            </section>
+                            <details class="tutor-pane">
+                                <summary>"Ask the tutor"</summary>
+                                <TutorPane lesson_id=l.id title=l.title/>
+                            </details>
+                        </main>
+                    }),
+                    Err(_) => Either::Right(view! { <NotFound heading="Lesson not found" text="This lesson is not published to any of your classes."/> }),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// The student's tutor: the chat sidebar on the same turn engine, and the
+/// answer sheet's saving (plain DOM code, started once the page runs).
+#[island]
+fn TutorPane(lesson_id: String, title: String) -> impl IntoView {
+    let state = LessonState::tutor(lesson_id.clone(), title);
+    provide_context(state);
+    Effect::new(move |_| {
+        mark_hydrated();
+        super::answer_sheet::autosave(lesson_id.clone());
+    });
+    view! { <ChatSidebar/> }
+}

@@ -1,0 +1,348 @@
+//! Classes: a teacher's groups of students, the lessons handed to them and
+//! which version of each lesson they see. Who may do what is decided here,
+//! from the database, never from what a client says: a class is its
+//! teacher's (anyone else's is `NotFound`), and a student sees a lesson only
+//! when it is published and in one of their classes.
+//!
+//! `sheets` keeps what students answer; `routes` and `learn` are the
+//! teacher's and the students' doors; `pages` draws the pages of both.
+
+pub mod learn;
+pub mod pages;
+pub mod routes;
+pub mod sheets;
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use serde::Serialize;
+
+use super::{
+    db::{self, Db},
+    error::{AppError, Result},
+    ids, lessons,
+};
+
+/// Longest class name, in characters.
+pub const MAX_CLASS_NAME_CHARS: usize = 80;
+/// Letters of a join code: no 0/O or 1/I/L, which are easily misread.
+const CODE_LETTERS: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+const CODE_LEN: usize = 8;
+
+/// A class as its teacher sees it in a list.
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassSummary {
+    pub id: String,
+    pub name: String,
+    pub join_code: String,
+    pub created_at: String,
+    pub students: i64,
+    pub lessons: i64,
+}
+
+/// A lesson of a class: whether students see it, and which version.
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassLesson {
+    pub id: String,
+    pub title: String,
+    pub revision: i64,
+    pub published_revision: Option<i64>,
+}
+
+/// A student of a class.
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub id: String,
+    pub email: String,
+    pub joined_at: String,
+}
+
+/// One class, whole.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassDetail {
+    pub id: String,
+    pub name: String,
+    pub join_code: String,
+    pub lessons: Vec<ClassLesson>,
+    pub students: Vec<Member>,
+}
+
+/// A new join code.
+fn new_code() -> String {
+    let mut bytes = [0u8; CODE_LEN];
+    OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| CODE_LETTERS[*b as usize % CODE_LETTERS.len()] as char).collect()
+}
+
+/// A code as a student may type it: spaces and dashes dropped, any case.
+pub fn tidy_code(code: &str) -> String {
+    code.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_uppercase()).take(32).collect()
+}
+
+/// A class name as typed, tidied; blank is refused.
+fn clean_name(name: &str) -> Result<String> {
+    let name: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    if name.is_empty() {
+        return Err(AppError::BadRequest("Give the class a name.".into()));
+    }
+    let chars = name.chars().count();
+    if chars > MAX_CLASS_NAME_CHARS {
+        return Err(AppError::BadRequest(format!("The name is too long ({chars} characters). Keep it under {MAX_CLASS_NAME_CHARS}.")));
+    }
+    Ok(name)
+}
+
+pub async fn create(db: &Db, owner: &str, name: &str) -> Result<ClassDetail> {
+    let name = clean_name(name)?;
+    let id = ids::new_id();
+    sqlx::query("INSERT INTO classes (id, owner_id, name, join_code, created_at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(&id)
+        .bind(owner)
+        .bind(&name)
+        .bind(new_code())
+        .bind(db::time::now())
+        .execute(db)
+        .await?;
+    get(db, owner, &id).await
+}
+
+pub async fn list(db: &Db, owner: &str) -> Result<Vec<ClassSummary>> {
+    Ok(sqlx::query_as(
+        "SELECT c.id, c.name, c.join_code, c.created_at,
+           (SELECT COUNT(*) FROM class_members m WHERE m.class_id = c.id) AS students,
+           (SELECT COUNT(*) FROM class_lessons cl JOIN lessons l ON l.id = cl.lesson_id AND l.deleted_at IS NULL WHERE cl.class_id = c.id) AS lessons
+         FROM classes c WHERE c.owner_id = $1 ORDER BY c.created_at, c.id",
+    )
+    .bind(owner)
+    .fetch_all(db)
+    .await?)
+}
+
+pub async fn get(db: &Db, owner: &str, id: &str) -> Result<ClassDetail> {
+    let row: Option<(String, String, String)> = sqlx::query_as("SELECT id, name, join_code FROM classes WHERE id = $1 AND owner_id = $2")
+        .bind(id)
+        .bind(owner)
+        .fetch_optional(db)
+        .await?;
+    let (id, name, join_code) = row.ok_or(AppError::NotFound)?;
+    let lessons = sqlx::query_as(
+        "SELECT l.id, l.title, l.revision, l.published_revision FROM class_lessons cl JOIN lessons l ON l.id = cl.lesson_id
+         WHERE cl.class_id = $1 AND l.deleted_at IS NULL ORDER BY cl.added_at, l.id",
+    )
+    .bind(&id)
+    .fetch_all(db)
+    .await?;
+    let students = sqlx::query_as(
+        "SELECT u.id, u.email, m.joined_at FROM class_members m JOIN users u ON u.id = m.user_id WHERE m.class_id = $1 ORDER BY u.email",
+    )
+    .bind(&id)
+    .fetch_all(db)
+    .await?;
+    Ok(ClassDetail { id, name, join_code, lessons, students })
+}
+
+/// A new join code for the class; the old one stops working.
+pub async fn renew_code(db: &Db, owner: &str, id: &str) -> Result<String> {
+    let code = new_code();
+    let done = sqlx::query("UPDATE classes SET join_code = $1 WHERE id = $2 AND owner_id = $3").bind(&code).bind(id).bind(owner).execute(db).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(code)
+}
+
+/// Hands one of the teacher's lessons to one of their classes (again is
+/// fine). Students see it once it is published.
+pub async fn add_lesson(db: &Db, owner: &str, class_id: &str, lesson_id: &str) -> Result<()> {
+    get_owned_class(db, owner, class_id).await?;
+    lessons::get_owned(db, owner, lesson_id).await?;
+    sqlx::query("INSERT INTO class_lessons (class_id, lesson_id, added_at) VALUES ($1, $2, $3) ON CONFLICT (class_id, lesson_id) DO NOTHING")
+        .bind(class_id)
+        .bind(lesson_id)
+        .bind(db::time::now())
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+pub async fn remove_lesson(db: &Db, owner: &str, class_id: &str, lesson_id: &str) -> Result<()> {
+    get_owned_class(db, owner, class_id).await?;
+    sqlx::query("DELETE FROM class_lessons WHERE class_id = $1 AND lesson_id = $2").bind(class_id).bind(lesson_id).execute(db).await?;
+    Ok(())
+}
+
+async fn get_owned_class(db: &Db, owner: &str, id: &str) -> Result<()> {
+    let found: Option<(String,)> = sqlx::query_as("SELECT id FROM classes WHERE id = $1 AND owner_id = $2").bind(id).bind(owner).fetch_optional(db).await?;
+    found.map(|_| ()).ok_or(AppError::NotFound)
+}
+
+/// Makes the lesson's current version the one students see; returns it.
+pub async fn publish(db: &Db, owner: &str, lesson_id: &str) -> Result<i64> {
+    let lesson = lessons::get_owned(db, owner, lesson_id).await?;
+    sqlx::query("UPDATE lessons SET published_revision = $1 WHERE id = $2 AND owner_id = $3")
+        .bind(lesson.revision)
+        .bind(lesson_id)
+        .bind(owner)
+        .execute(db)
+        .await?;
+    Ok(lesson.revision)
+}
+
+/// Hides the lesson from students (their answers are kept).
+pub async fn unpublish(db: &Db, owner: &str, lesson_id: &str) -> Result<()> {
+    lessons::get_owned(db, owner, lesson_id).await?;
+    sqlx::query("UPDATE lessons SET published_revision = NULL WHERE id = $1 AND owner_id = $2").bind(lesson_id).bind(owner).execute(db).await?;
+    Ok(())
+}
+
+/// The revision students see, if any, and the classes the lesson is in.
+pub async fn publication(db: &Db, owner: &str, lesson_id: &str) -> Result<(Option<i64>, Vec<(String, String)>)> {
+    let published: Option<(Option<i64>,)> = sqlx::query_as("SELECT published_revision FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
+        .bind(lesson_id)
+        .bind(owner)
+        .fetch_optional(db)
+        .await?;
+    let (published,) = published.ok_or(AppError::NotFound)?;
+    let classes = sqlx::query_as("SELECT c.id, c.name FROM class_lessons cl JOIN classes c ON c.id = cl.class_id WHERE cl.lesson_id = $1 ORDER BY c.name, c.id")
+        .bind(lesson_id)
+        .fetch_all(db)
+        .await?;
+    Ok((published, classes))
+}
+
+/// The class a join code opens: its id, name and teacher's school.
+pub async fn by_code(db: &Db, code: &str) -> Result<Option<(String, String, String)>> {
+    let code = tidy_code(code);
+    if code.is_empty() {
+        return Ok(None);
+    }
+    Ok(sqlx::query_as(
+        "SELECT c.id, c.name, COALESCE(u.school_id, '') FROM classes c JOIN users u ON u.id = c.owner_id WHERE c.join_code = $1",
+    )
+    .bind(code)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Adds a student to the class a code opens; returns the class's id and
+/// name. Only student accounts join classes (a teacher tries the lesson with
+/// "Student preview"), and only classes of their own school.
+pub async fn join(db: &Db, user: &crate::models::UserInfo, code: &str) -> Result<(String, String)> {
+    if !user.is_student() {
+        return Err(AppError::Forbidden("This is a teacher's account. Students join a class with their own account.".into()));
+    }
+    let Some((class_id, name, school)) = by_code(db, code).await? else {
+        return Err(AppError::NotFound);
+    };
+    if school != user.school_id {
+        return Err(AppError::NotFound);
+    }
+    add_member(db, &class_id, &user.id).await?;
+    Ok((class_id, name))
+}
+
+/// Makes `user_id` a member (again is fine); any executor, so sign-up can
+/// do it in its transaction.
+pub async fn add_member<'e, E: sqlx::Executor<'e, Database = sqlx::Any>>(db: E, class_id: &str, user_id: &str) -> Result<()> {
+    sqlx::query("INSERT INTO class_members (class_id, user_id, joined_at) VALUES ($1, $2, $3) ON CONFLICT (class_id, user_id) DO NOTHING")
+        .bind(class_id)
+        .bind(user_id)
+        .bind(db::time::now())
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// A lesson as one student may see it: published and in one of their
+/// classes. Its title, the published version's XML and that version.
+pub struct StudentLesson {
+    pub id: String,
+    pub title: String,
+    pub xml: String,
+    pub revision: i64,
+}
+
+pub async fn student_lesson(db: &Db, student: &str, lesson_id: &str) -> Result<StudentLesson> {
+    let row: Option<(String, String, String, i64)> = sqlx::query_as(
+        "SELECT l.id, l.title, r.document_xml, r.number FROM lessons l
+         JOIN lesson_revisions r ON r.lesson_id = l.id AND r.number = l.published_revision
+         WHERE l.id = $1 AND l.deleted_at IS NULL
+           AND EXISTS (SELECT 1 FROM class_lessons cl JOIN class_members m ON m.class_id = cl.class_id
+                       WHERE cl.lesson_id = l.id AND m.user_id = $2)",
+    )
+    .bind(lesson_id)
+    .bind(student)
+    .fetch_optional(db)
+    .await?;
+    let (id, title, xml, revision) = row.ok_or(AppError::NotFound)?;
+    Ok(StudentLesson { id, title, xml, revision })
+}
+
+/// A class as a student sees it: its name and its published lessons.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StudentClass {
+    pub id: String,
+    pub name: String,
+    pub lessons: Vec<StudentLessonSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StudentLessonSummary {
+    pub id: String,
+    pub title: String,
+}
+
+pub async fn student_classes(db: &Db, student: &str) -> Result<Vec<StudentClass>> {
+    let rows: Vec<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
+        "SELECT c.id, c.name, l.id, l.title FROM class_members m JOIN classes c ON c.id = m.class_id
+         LEFT JOIN class_lessons cl ON cl.class_id = c.id
+         LEFT JOIN lessons l ON l.id = cl.lesson_id AND l.deleted_at IS NULL AND l.published_revision IS NOT NULL
+         WHERE m.user_id = $1 ORDER BY m.joined_at, c.id, cl.added_at, l.id",
+    )
+    .bind(student)
+    .fetch_all(db)
+    .await?;
+    let mut out: Vec<StudentClass> = Vec::new();
+    for (id, name, lesson, title) in rows {
+        if out.last().is_none_or(|c| c.id != id) {
+            out.push(StudentClass { id: id.clone(), name, lessons: Vec::new() });
+        }
+        if let (Some(lesson), Some(title), Some(class)) = (lesson, title, out.last_mut()) {
+            class.lessons.push(StudentLessonSummary { id: lesson, title });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the lesson is one of `owner`'s and in a class of theirs that
+/// `student` is in: the teacher may read that student's work on it.
+pub async fn teaches(db: &Db, owner: &str, student: &str, lesson_id: &str) -> Result<bool> {
+    let found: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM lessons l JOIN class_lessons cl ON cl.lesson_id = l.id JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
+         JOIN class_members m ON m.class_id = c.id AND m.user_id = $2
+         WHERE l.id = $3 AND l.owner_id = $1 AND l.deleted_at IS NULL LIMIT 1",
+    )
+    .bind(owner)
+    .bind(student)
+    .bind(lesson_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(found.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_eight_unambiguous_letters_and_tidied_when_typed() {
+        let code = new_code();
+        assert_eq!(code.len(), CODE_LEN);
+        assert!(code.bytes().all(|b| CODE_LETTERS.contains(&b)), "{code}");
+        assert_eq!(tidy_code(" abcd-efgh "), "ABCDEFGH");
+    }
+}

@@ -1,0 +1,356 @@
+//! The teacher's doors to classes: the JSON API, the forms of the class
+//! pages (answered with redirects), those pages, and publishing a lesson.
+//! Every one takes a `CurrentUser`, so a student's session is a 403 here,
+//! and looks the class or lesson up by its owner, so another teacher's is a
+//! 404.
+
+use axum::{
+    extract::State,
+    http::{header, HeaderMap, StatusCode},
+    response::{IntoResponse, Redirect, Response},
+    routing::{get, post, put},
+    Json, Router,
+};
+use serde::{Deserialize, Serialize};
+
+use super::{pages, sheets};
+use crate::{
+    lesson,
+    server::{
+        chats,
+        current_user::CurrentUser,
+        error::{AppError, Result},
+        extract::{ApiForm, ApiJson, ApiPath, ApiQuery},
+        lessons,
+        state::AppState,
+    },
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/classes", get(api_list).post(api_create))
+        .route("/api/classes/{id}", get(api_get))
+        .route("/api/classes/{id}/code", post(api_renew))
+        .route("/api/classes/{id}/lessons/{lesson}", put(api_add).delete(api_remove))
+        .route("/api/lessons/{id}/publication", get(api_publication))
+        .route("/api/lessons/{id}/publish", post(api_publish))
+        .route("/api/lessons/{id}/unpublish", post(api_unpublish))
+        .route("/api/lessons/{id}/results", get(api_results))
+        .route("/api/lessons/{id}/results/{student}", get(api_student))
+        .route("/classes", get(page_list).post(form_create))
+        .route("/classes/{id}", get(page_class))
+        .route("/classes/{id}/code", post(form_renew))
+        .route("/classes/{id}/lessons", post(form_add))
+        .route("/classes/{id}/lessons/{lesson}/remove", post(form_remove))
+        .route("/lessons/{id}/publish", post(form_publish))
+        .route("/lessons/{id}/results", get(page_results))
+        .route("/lessons/{id}/results/{student}", get(page_student))
+}
+
+#[derive(Deserialize)]
+struct NewClass {
+    #[serde(default)]
+    name: String,
+}
+
+async fn api_list(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<Vec<super::ClassSummary>>> {
+    Ok(Json(super::list(&state.db, &user.id).await?))
+}
+
+async fn api_create(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<NewClass>) -> Result<Response> {
+    Ok((StatusCode::CREATED, Json(super::create(&state.db, &user.id, &body.name).await?)).into_response())
+}
+
+async fn api_get(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<super::ClassDetail>> {
+    Ok(Json(super::get(&state.db, &user.id, &id).await?))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CodeReply {
+    join_code: String,
+}
+
+async fn api_renew(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<CodeReply>> {
+    Ok(Json(CodeReply { join_code: super::renew_code(&state.db, &user.id, &id).await? }))
+}
+
+async fn api_add(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, lesson)): ApiPath<(String, String)>) -> Result<StatusCode> {
+    super::add_lesson(&state.db, &user.id, &id, &lesson).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn api_remove(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, lesson)): ApiPath<(String, String)>) -> Result<StatusCode> {
+    super::remove_lesson(&state.db, &user.id, &id, &lesson).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Which version students see, and the classes that have the lesson.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Publication {
+    published_revision: Option<i64>,
+    revision: i64,
+    classes: Vec<ClassRef>,
+}
+
+#[derive(Serialize)]
+struct ClassRef {
+    id: String,
+    name: String,
+}
+
+async fn publication(state: &AppState, owner: &str, lesson_id: &str) -> Result<Publication> {
+    let lesson = lessons::get_owned(&state.db, owner, lesson_id).await?;
+    let (published_revision, classes) = super::publication(&state.db, owner, lesson_id).await?;
+    Ok(Publication { published_revision, revision: lesson.revision, classes: classes.into_iter().map(|(id, name)| ClassRef { id, name }).collect() })
+}
+
+async fn api_publication(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Publication>> {
+    Ok(Json(publication(&state, &user.id, &id).await?))
+}
+
+async fn api_publish(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Publication>> {
+    super::publish(&state.db, &user.id, &id).await?;
+    Ok(Json(publication(&state, &user.id, &id).await?))
+}
+
+async fn api_unpublish(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Publication>> {
+    super::unpublish(&state.db, &user.id, &id).await?;
+    Ok(Json(publication(&state, &user.id, &id).await?))
+}
+
+/// The published version's items (what students answer), and its title.
+async fn published_items(state: &AppState, owner: &str, lesson_id: &str) -> Result<(String, String, Vec<lesson::answers::Item>)> {
+    let l = lessons::get_owned(&state.db, owner, lesson_id).await?;
+    let (published, _) = super::publication(&state.db, owner, lesson_id).await?;
+    let xml = match published {
+        Some(n) if n != l.revision => lessons::get_revision(&state.db, owner, lesson_id, n).await?.document_xml,
+        _ => l.document_xml,
+    };
+    let items = sheets::items_of(&xml);
+    Ok((l.title, xml, items))
+}
+
+async fn api_results(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Vec<sheets::ResultRow>>> {
+    let (_, _, items) = published_items(&state, &user.id, &id).await?;
+    Ok(Json(sheets::results(&state.db, &user.id, &id, &items).await?))
+}
+
+/// One student's work, as the API gives it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StudentWork {
+    sheet: sheets::Sheet,
+    chats: Vec<TutorChat>,
+}
+
+#[derive(Serialize)]
+struct TutorChat {
+    id: String,
+    title: String,
+    messages: Vec<crate::chat::message::ChatMessage>,
+}
+
+async fn student_work(state: &AppState, owner: &str, lesson_id: &str, student: &str) -> Result<StudentWork> {
+    lessons::get_owned(&state.db, owner, lesson_id).await?;
+    if !super::teaches(&state.db, owner, student, lesson_id).await? {
+        return Err(AppError::NotFound);
+    }
+    let sheet = sheets::load(&state.db, lesson_id, student).await?;
+    let found: Vec<(String, String)> = sqlx::query_as("SELECT id, title FROM chat_sessions WHERE owner_id = $1 AND lesson_id = $2 ORDER BY created_at, id")
+        .bind(student)
+        .bind(lesson_id)
+        .fetch_all(&state.db)
+        .await?;
+    let mut chats = Vec::new();
+    for (id, title) in found {
+        let messages = chats::list_messages(&state.db, student, &id).await?;
+        chats.push(TutorChat { id, title, messages });
+    }
+    Ok(StudentWork { sheet, chats })
+}
+
+async fn api_student(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<Json<StudentWork>> {
+    Ok(Json(student_work(&state, &user.id, &id, &student).await?))
+}
+
+// ---- pages and forms ----
+
+/// A teacher's page or form: signed out goes to sign in; a student's
+/// session is refused like everywhere else.
+fn teacher(user: Result<Option<CurrentUser>, AppError>) -> std::result::Result<crate::models::UserInfo, Response> {
+    match user {
+        Ok(Some(CurrentUser(u))) => Ok(u),
+        Ok(None) => Err(Redirect::to("/signin").into_response()),
+        Err(e) => Err(e.into_response()),
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct PageQuery {
+    #[serde(default)]
+    error: Option<String>,
+}
+
+async fn page_list(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiQuery(q): ApiQuery<PageQuery>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::list(&state.db, &user.id).await {
+        Ok(classes) => pages::document("Classes", Some(&user), &pages::class_list(&classes, q.error.as_deref())),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn form_create(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiForm(form): ApiForm<NewClass>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::create(&state.db, &user.id, &form.name).await {
+        Ok(c) => Redirect::to(&format!("/classes/{}", c.id)).into_response(),
+        Err(AppError::BadRequest(m)) => Redirect::to(&format!("/classes?{}", serde_urlencoded::to_string([("error", m)]).unwrap_or_default())).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// This server's address as the browser reached it, for the join link.
+fn origin(state: &AppState, headers: &HeaderMap) -> String {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).filter(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || ".:-[]".contains(c))).unwrap_or("localhost");
+    format!("{}://{host}", if state.config.secure_cookies { "https" } else { "http" })
+}
+
+async fn page_class(
+    State(state): State<AppState>,
+    user: Result<Option<CurrentUser>, AppError>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let class = match super::get(&state.db, &user.id, &id).await {
+        Ok(c) => c,
+        Err(e) => return e.into_response(),
+    };
+    let own: Vec<(String, String)> = match sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY title, id")
+        .bind(&user.id)
+        .fetch_all(&state.db)
+        .await
+    {
+        Ok(l) => l,
+        Err(e) => return AppError::from(e).into_response(),
+    };
+    pages::document(&class.name, Some(&user), &pages::class_page(&class, &own, &origin(&state, &headers), q.error.as_deref()))
+}
+
+async fn form_renew(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::renew_code(&state.db, &user.id, &id).await {
+        Ok(_) => Redirect::to(&format!("/classes/{id}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct AddLesson {
+    #[serde(default)]
+    lesson: String,
+}
+
+async fn form_add(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<AddLesson>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::add_lesson(&state.db, &user.id, &id, &form.lesson).await {
+        Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn form_remove(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath((id, lesson)): ApiPath<(String, String)>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::remove_lesson(&state.db, &user.id, &id, &lesson).await {
+        Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct PublishForm {
+    /// `publish` or `unpublish`.
+    #[serde(default)]
+    action: String,
+    /// A class to hand the lesson to at the same time.
+    #[serde(default)]
+    class: String,
+}
+
+/// The lesson page's "Publish" / "Unpublish" (with, optionally, a class
+/// to add the lesson to), back to the lesson.
+async fn form_publish(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PublishForm>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let done = async {
+        if !form.class.is_empty() {
+            super::add_lesson(&state.db, &user.id, &form.class, &id).await?;
+        }
+        match form.action.as_str() {
+            "unpublish" => super::unpublish(&state.db, &user.id, &id).await,
+            _ => super::publish(&state.db, &user.id, &id).await.map(|_| ()),
+        }
+    };
+    match done.await {
+        Ok(()) => Redirect::to(&format!("/lessons/{id}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn page_results(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let done = async {
+        let (title, _, items) = published_items(&state, &user.id, &id).await?;
+        let rows = sheets::results(&state.db, &user.id, &id, &items).await?;
+        Ok::<_, AppError>(pages::document(&format!("Results: {title}"), Some(&user), &pages::results_page(&id, &title, &rows)))
+    };
+    done.await.unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn page_student(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath((id, student)): ApiPath<(String, String)>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let done = async {
+        let (title, xml, items) = published_items(&state, &user.id, &id).await?;
+        let work = student_work(&state, &user.id, &id, &student).await?;
+        let email: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1").bind(&student).fetch_one(&state.db).await?;
+        let checked = sheets::mark(&items, &work.sheet.answers);
+        let score = format!(
+            "{} of {} marked items right; {} answers for you to read.",
+            checked.right, checked.graded, checked.for_teacher
+        );
+        let html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks)).unwrap_or_default();
+        // The sheet as the student filled it in, read only.
+        let html = format!("<fieldset disabled class=\"answer-sheet\">{html}</fieldset>");
+        let chats: Vec<_> = work.chats.into_iter().map(|c| (c.title, c.messages)).collect();
+        Ok::<_, AppError>(pages::document(&format!("{email}: {title}"), Some(&user), &pages::student_work(&id, &title, &email, &html, &score, &chats)))
+    };
+    done.await.unwrap_or_else(IntoResponse::into_response)
+}
