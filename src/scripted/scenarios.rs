@@ -97,6 +97,60 @@ fn progress(body: &Value) -> (usize, Option<String>) {
     (rounds, last_tool)
 }
 
+/// The lesson a student's tutor was given, when the request is a tutor's
+/// (its system prompt says so).
+fn student_lesson(body: &Value) -> Option<String> {
+    let system = body.pointer("/messages/0/content").and_then(Value::as_str)?;
+    let rest = &system[system.find("## The lesson the student has open")?..];
+    let start = rest.find("xml\n")? + 4;
+    let end = rest[start..].find("\n```")? + start;
+    Some(rest[start..end].to_string())
+}
+
+/// The id in the first `<blank … id="…"` of a lesson.
+fn first_blank(lesson: &str) -> String {
+    let Some(at) = lesson.find("<blank") else { return "none".into() };
+    let tag = &lesson[at..at + lesson[at..].find('>').unwrap_or(0)];
+    tag.split("id=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("none").to_string()
+}
+
+/// The students' tutor (`Agent::tutor`): hints, checks, never the answer,
+/// and a try at editing the lesson when a student (or a lesson) asks for one.
+fn tutor(said: &str, lesson: &str, round: usize, last_tool: Option<&str>) -> Step {
+    let has = |s: &str| said.contains(s);
+    if has("change the lesson") || has("edit the lesson") {
+        return match round {
+            0 => edit("<lesson>\n  <h1>Answers: all of them</h1>\n</lesson>\n".into(), "Rewrote the lesson as asked"),
+            _ => text("I can't change the lesson: I can only read it and help you with it."),
+        };
+    }
+    if has("help me") || has("hint") {
+        return match (round, last_tool) {
+            (0, _) => calls(vec![call("call_hint", "give_hint", json!({ "itemId": first_blank(lesson) }))]),
+            (_, Some(result)) => {
+                let hint = result.lines().find_map(|l| l.strip_prefix("The teacher's hint: ")).unwrap_or("read the sentence around the gap again");
+                text(&format!("Here is a hint for the first gap: think about “{hint}”. What form fits the sentence?"))
+            }
+            _ => text("Let's look at the first gap together. What word do you think fits?"),
+        };
+    }
+    if has("is my answer right") || has("check my answer") {
+        return match (round, last_tool) {
+            (0, _) => calls(vec![call("call_check", "check_my_answer", json!({ "itemId": first_blank(lesson) }))]),
+            (_, Some(r)) if r.starts_with("Right") => text("Yes, your answer to the first gap is right. Well done!"),
+            (_, Some(r)) if r.contains("not answered") => text("You haven't answered the first gap yet. Have a go first!"),
+            _ => text("Not quite yet. Read the sentence again: who is doing the action?"),
+        };
+    }
+    if has("quiz me") {
+        return text("Let's warm up: in your own words, what is this lesson about?");
+    }
+    if has("explain this lesson") {
+        return text("This lesson practises what the title says. Read each sentence carefully before you fill anything in, and ask me for a hint when you're stuck.");
+    }
+    text("I'm the offline demo tutor, so my answers are scripted. Try \"Help me with this exercise\".")
+}
+
 /// The lesson as given in the system prompt.
 fn document(body: &Value) -> String {
     let system = body
@@ -181,6 +235,9 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
     let said = last_user(body).to_lowercase();
     let (round, last_tool) = progress(body);
     let has = |s: &str| said.contains(s);
+    if let Some(lesson) = student_lesson(body) {
+        return tutor(&said, &lesson, round, last_tool.as_deref());
+    }
 
     if has("end the stream early") {
         return Step::EndEarly { text: "Here is the first half of".into(), call: None };
