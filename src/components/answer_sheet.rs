@@ -35,7 +35,13 @@ fn listen(lesson_id: String) {
     let on_change = {
         let saver = saver.clone();
         Closure::<dyn Fn(Event)>::new(move |ev: Event| {
-            if ev.type_() == "click" {
+            let kind = ev.type_();
+            if kind == "submit" {
+                // The form itself carries every answer now (and "Check answers").
+                saver.state.borrow_mut().sent = true;
+                return;
+            }
+            if kind == "click" {
                 // "Move up" / "Move down": the item moves in place.
                 let Some(button) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()).and_then(|t| t.closest("button.move").ok().flatten()) else { return };
                 ev.prevent_default();
@@ -51,7 +57,7 @@ fn listen(lesson_id: String) {
             Saver::changed(&saver);
         })
     };
-    for kind in ["input", "change", "click"] {
+    for kind in ["input", "change", "click", "submit"] {
         let _ = saver.form.add_event_listener_with_callback(kind, on_change.as_ref().unchecked_ref());
     }
     on_change.forget();
@@ -74,13 +80,15 @@ struct SaveState {
     /// Changed since the last save began.
     dirty: bool,
     saving: bool,
+    /// The form was sent as a page (its answers go with it).
+    sent: bool,
     timer: Option<leptos::prelude::TimeoutHandle>,
 }
 
 #[cfg(feature = "hydrate")]
 impl SaveState {
     fn unsaved(&self) -> bool {
-        self.dirty || self.saving
+        !self.sent && (self.dirty || self.saving)
     }
 }
 

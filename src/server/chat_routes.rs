@@ -326,9 +326,12 @@ async fn ai_status(State(state): State<AppState>, Member(user): Member) -> Resul
     let mut status = state.ai.status();
     let default = budget::default_allowance(state.config.monthly_tokens);
     let usage = budget::summary(&state.db, &user.school_id, default, state.clock.now()).await?;
-    status.meter = usage.meter();
     status.blocked = usage.blocked();
-    status.usage = Some(usage);
+    // The school's spending is for its teachers, not its students.
+    if !user.is_student() {
+        status.meter = usage.meter();
+        status.usage = Some(usage);
+    }
     status.role = user.role;
     Ok(Json(status))
 }
