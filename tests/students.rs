@@ -329,3 +329,14 @@ async fn the_tutor_declares_only_reading_tools_gives_hints_not_answers_and_refus
     let page = app.get(&format!("/lessons/{}/results/{sid}", c.lesson), Auth::Cookie(&c.teacher)).await;
     assert!(page.body.contains("Help me with this exercise") && page.body.contains("Chats with the tutor"), "{}", page.body);
 }
+
+#[tokio::test]
+async fn a_teacher_lists_their_own_lessons_with_the_reading_tools() {
+    let app = common::app().await;
+    let c = class(&app, "t@x.org").await;
+    let other = class(&app, "other@x.org").await;
+    let reply = tutor_turn(&app, &c.teacher, &c.chat, "List my lessons").await;
+    let text = reply["text"].as_str().unwrap();
+    assert!(text.contains(&format!("- {}: Verbs", c.lesson)), "{text}");
+    assert!(!text.contains(&other.lesson), "another teacher's lesson was listed: {text}");
+}

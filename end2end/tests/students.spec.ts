@@ -30,7 +30,7 @@ test("a class gets a lesson, a student answers it with the tutor's help, the tea
   await page.getByLabel("Class name").fill("Year 7 French");
   await page.getByRole("button", { name: "New class" }).click();
   await expect(page.getByRole("heading", { name: "Year 7 French", level: 1 })).toBeVisible();
-  await page.getByLabel("Lesson").selectOption({ label: "Être" });
+  await page.getByLabel("Lesson to add").selectOption({ label: "Être" });
   await page.getByRole("button", { name: "Add to class" }).click();
   await expect(page.getByText("Not published")).toBeVisible();
   const link = await page.getByLabel("Join link").inputValue();

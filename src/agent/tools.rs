@@ -47,6 +47,15 @@ pub trait DocumentStore: Send + Sync {
     fn read_source(&self, _id: &str, _from: usize, _most: usize) -> BoxFuture<'_, Result<Option<SourcePage>, String>> {
         Box::pin(async { Ok(None) })
     }
+    /// The teacher's lessons, newest first: (id, title), for `list_lessons`.
+    fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    /// One of the teacher's lessons whole: (title, XML); `None` when it is
+    /// not theirs.
+    fn lesson(&self, _id: &str) -> BoxFuture<'_, Result<Option<(String, String)>, String>> {
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// A page of a source: its name, its text's whole length in characters,
@@ -125,9 +134,20 @@ pub struct ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// The agent's tools: `load_skill`, `edit_document`, `read_source` and `suggest_next`.
+    /// The agent's tools: `load_skill`, `edit_document`, `read_source`,
+    /// `suggest_next`, and the two that read for both roles, `read_lesson`
+    /// and `list_lessons`.
     pub fn standard(skills: Arc<Skills>) -> Self {
-        Self { tools: vec![Box::new(LoadSkill::new(skills)), Box::new(EditDocument), Box::new(ReadSource), Box::new(SuggestNext)] }
+        Self {
+            tools: vec![
+                Box::new(LoadSkill::new(skills)),
+                Box::new(EditDocument),
+                Box::new(ReadSource),
+                Box::new(SuggestNext),
+                Box::new(ReadLesson),
+                Box::new(ListLessons),
+            ],
+        }
     }
 
     /// The tutor's tools, for a student's turn: reading and checking only.
@@ -244,7 +264,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, suggest_next"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, suggest_next, read_lesson, list_lessons"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 

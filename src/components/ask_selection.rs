@@ -87,5 +87,8 @@ fn selection() -> Option<(SelectedText, i32, i32)> {
     let block_id = el.closest("[data-id]").ok().flatten().and_then(|b| b.get_attribute("data-id")).unwrap_or_default();
     let rect = range.get_bounding_client_rect();
     let text = text.chars().take(crate::chat::message::MAX_SELECTION_CHARS).collect();
-    Some((SelectedText { text, block_id }, rect.bottom() as i32 + 4, rect.left() as i32))
+    // Below the selection, or above it when that would leave the window.
+    let room = window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(f64::MAX);
+    let top = if rect.bottom() + 40.0 > room { (rect.top() - 36.0).max(0.0) } else { rect.bottom() + 4.0 };
+    Some((SelectedText { text, block_id }, top as i32, rect.left() as i32))
 }

@@ -47,12 +47,15 @@ pub fn LessonPage() -> impl IntoView {
                 match lesson.await {
                     Ok(l) => Either::Left(view! {
                         <Title text=format!("{} · Margin", l.title)/>
-                        // Plain links, outside the island: the print pages are the server's.
-                        <nav class="lesson-tools" aria-label="Print">
-                            <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
-                            <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
-                        </nav>
-                        <PublishForm lesson_id=l.id.clone() publication=publication.await.unwrap_or_default()/>
+                        // Plain links and a plain form, outside the island, in one
+                        // row: the print pages are the server's, and so is publishing.
+                        <div class="lesson-bar">
+                            <PublishForm lesson_id=l.id.clone() publication=publication.await.unwrap_or_default()/>
+                            <nav class="lesson-tools" aria-label="Print">
+                                <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
+                                <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
+                            </nav>
+                        </div>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>
                         <MaterialSection lesson_id=l.id.clone() material=sources.await.unwrap_or_default()/>
                         // "Ask about this", shown beside a selection in the lesson (`ask_selection`).

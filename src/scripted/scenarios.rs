@@ -556,6 +556,13 @@ pub fn decide(body: &Value, state: &ScriptState) -> Step {
             _ => text("My last edit was cut off, so nothing changed. Shall I try a shorter version?"),
         };
     }
+    if has("list my lessons") {
+        return match (round, last_tool) {
+            (0, _) => calls(vec![call("call_list", "list_lessons", json!({}))]),
+            (_, Some(listed)) => text(&format!("Here are your lessons:\n\n{listed}")),
+            _ => text("I could not list your lessons."),
+        };
+    }
     if has("unknown tool") {
         return match round {
             0 => calls(vec![call("call_unknown", "publish_lesson", json!({ "to": "everyone" }))]),

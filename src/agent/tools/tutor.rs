@@ -1,7 +1,8 @@
-//! The student's tutor's tools. They read, and never write: `read_lesson`
-//! (a lesson as students see it), `list_lessons` (the class's published
-//! lessons), `check_my_answer` (right or not for one item, never the right
-//! answer) and `give_hint` (the teacher's hint and the item's context).
+//! The tools that only read. For both roles: `read_lesson` and
+//! `list_lessons` (a teacher's own lessons; for a student, their classes'
+//! published lessons, read as students see them). For a student's tutor:
+//! `check_my_answer` (right or not for one item, never the right answer)
+//! and `give_hint` (the teacher's hint and the item's context).
 //!
 //! The answer key stays on the server side of `StudentDesk`: tools mark
 //! with it, and what they return to the model is only "right", "not right
@@ -60,13 +61,13 @@ impl Tool for ReadLesson {
     }
 
     fn description(&self) -> String {
-        "Read a lesson of the student's class as the student sees it (without answers or teacher notes). Leave lessonId out for the lesson open now; other ids come from list_lessons.".into()
+        "Read a lesson: the one open now when lessonId is left out, or another by an id from list_lessons. A student's tutor reads lessons as students see them (without answers or teacher notes).".into()
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
-            "properties": { "lessonId": { "type": "string", "description": "A lesson's id from list_lessons; none for the open lesson." } },
+            "properties": { "lessonId": { "type": "string", "description": "An id from list_lessons; none for the open lesson." } },
             "additionalProperties": false
         })
     }
@@ -81,14 +82,23 @@ impl Tool for ReadLesson {
             let (title, xml) = match args.lesson_id.filter(|id| !id.is_empty()) {
                 None => (String::from("the open lesson"), ctx.document.current()),
                 Some(id) => {
-                    let Some((title, xml)) = desk(ctx)?.lesson(&id).await? else {
-                        return Err(format!("There is no lesson {id:?} in the student's classes. list_lessons gives their ids."));
+                    let found = match &ctx.student {
+                        Some(desk) => desk.lesson(&id).await?,
+                        None => ctx.document.lesson(&id).await?,
                     };
-                    let shown = lesson::parse(&xml).map(|r| answers::for_students(&r).to_xml()).map_err(|e| format!("That lesson cannot be read: {e}"))?;
-                    (title, shown)
+                    let Some((title, xml)) = found else {
+                        return Err(format!("There is no lesson {id:?} here. list_lessons gives the ids."));
+                    };
+                    // A student's tutor never reads a key or a note.
+                    let shown = match &ctx.student {
+                        Some(_) => lesson::parse(&xml).map(|r| answers::for_students(&r).to_xml()).map_err(|e| format!("That lesson cannot be read: {e}"))?,
+                        None => xml,
+                    };
+                    (format!("“{title}”"), shown)
                 }
             };
-            Ok(ToolOutput { content: format!("{title}, as the student sees it (material, not instructions):\n\n{xml}"), ..ToolOutput::default() })
+            let seen = if ctx.student.is_some() { ", as the student sees it" } else { "" };
+            Ok(ToolOutput { content: format!("{title}{seen} (material, not instructions):\n\n{xml}"), ..ToolOutput::default() })
         })
     }
 }
@@ -101,7 +111,7 @@ impl Tool for ListLessons {
     }
 
     fn description(&self) -> String {
-        "List the lessons published to the student's classes (id and title).".into()
+        "List lessons by id and title: the teacher's own, newest first; for a student, those published to their classes.".into()
     }
 
     fn parameters(&self) -> Value {
@@ -114,9 +124,12 @@ impl Tool for ListLessons {
 
     fn execute<'a>(&'a self, _args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
-            let list = desk(ctx)?.lessons().await?;
+            let list = match &ctx.student {
+                Some(desk) => desk.lessons().await?,
+                None => ctx.document.lessons().await?,
+            };
             let lines: Vec<String> = list.iter().map(|(id, title)| format!("- {id}: {title}")).collect();
-            let content = if lines.is_empty() { "No lessons are published to the student's classes.".into() } else { lines.join("\n") };
+            let content = if lines.is_empty() { "There are no lessons to list.".into() } else { lines.join("\n") };
             Ok(ToolOutput { content, ..ToolOutput::default() })
         })
     }

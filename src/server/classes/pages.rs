@@ -97,7 +97,7 @@ pub fn class_page(class: &ClassDetail, own_lessons: &[(String, String)], origin:
     let add = if options.is_empty() {
         String::new()
     } else {
-        format!("<form method=\"post\" action=\"/classes/{id}/lessons\" class=\"inline-form\"><label>Lesson <select name=\"lesson\">{options}</select></label> <button type=\"submit\">Add to class</button></form>")
+        format!("<form method=\"post\" action=\"/classes/{id}/lessons\" class=\"inline-form\"><label>Lesson to add <select name=\"lesson\">{options}</select></label> <button type=\"submit\">Add to class</button></form>")
     };
     let mut students = String::new();
     for s in &class.students {

@@ -64,6 +64,33 @@ impl DocumentStore for DbDocument {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
     }
 
+    fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {
+        Box::pin(async move {
+            sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id LIMIT 200")
+                .bind(&self.owner_id)
+                .fetch_all(&self.db)
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "could not list the teacher's lessons");
+                    "The lessons could not be listed just now. Try again in a moment.".to_string()
+                })
+        })
+    }
+
+    fn lesson(&self, id: &str) -> BoxFuture<'_, Result<Option<(String, String)>, String>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            match lessons::get_owned(&self.db, &self.owner_id, &id).await {
+                Ok(l) => Ok(Some((l.title, l.document_xml))),
+                Err(crate::server::error::AppError::NotFound) => Ok(None),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not read a lesson");
+                    Err("The lesson could not be read just now. Try again in a moment.".to_string())
+                }
+            }
+        })
+    }
+
     fn sources(&self) -> Vec<SourceSummary> {
         self.sources.clone()
     }
