@@ -49,9 +49,14 @@ const PARTS = [
     // Later that day 56,353: + 0.5 KB for reading a save's reply by hand
     // (`lesson_calls::saving`) and starting "Ask about this"; the derived
     // reader that replaced it took 9 KB from the shared part.
-    budget: 57_000,
+    // Later still 57,772: + the island's second use, a student's tutor
+    // (no document pane, the answer sheet's saving started), in place of an
+    // island of its own; "New lesson" stopped being an island (-9 KB).
+    budget: 58_500,
   },
-  { name: "NewLesson", paths: ["margin::components::lessons_page"], budget: 5_300 },
+  // 2026-11-24: students. The answer sheet's saving (plain DOM code,
+  // started by the workspace island when it is a student's tutor).
+  { name: "LessonWorkspace › student's answer sheet", paths: ["margin::components::answer_sheet"], budget: 3_500 },
   { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 150_000 },
   { name: "framework, serde and std", paths: [""], budget: 325_000 },
 ];

@@ -122,7 +122,6 @@ impl Saver {
     }
 
     fn save(this: &std::rc::Rc<Self>) {
-        use leptos::wasm_bindgen::JsCast;
         {
             let mut s = this.state.borrow_mut();
             if s.saving || !s.dirty {
@@ -138,15 +137,14 @@ impl Saver {
                 .and_then(|f| leptos::web_sys::UrlSearchParams::new_with_str_sequence_sequence(&f))
                 .map(|p| String::from(p.to_string()))
                 .unwrap_or_default();
-            let body = serde_json::to_string(&fields).unwrap_or_default();
+            // URL-encoding leaves nothing a JSON string must escape.
+            let body = format!("\"{fields}\"");
             let sent = crate::chat::client::answer_text("POST", &me.url, Some(body)).await;
             let retry = match sent {
                 Ok(reply) => {
-                    if let (Some(seen), Some(input)) = (crate::chat::json_fields::int_field(&reply, "seen"), me.form.query_selector("input[name=_seen]").ok().flatten()) {
+                    // A hidden input's value is its attribute.
+                    if let (Some(seen), Some(input)) = (crate::chat::json_fields::int_field(&reply, "seen"), me.form.query_selector("[name=_seen]").ok().flatten()) {
                         let _ = input.set_attribute("value", &seen.to_string());
-                        if let Some(i) = input.dyn_ref::<leptos::web_sys::HtmlInputElement>() {
-                            i.set_value(&seen.to_string());
-                        }
                     }
                     me.say("All answers saved.");
                     false
@@ -155,8 +153,9 @@ impl Saver {
                     me.say("Some answers were changed in another tab or on another device, and were kept. Reload the page to see the newest ones.");
                     false
                 }
+                // Refused (too long, say): saying why is all that helps.
                 Err(crate::chat::client::ClientError::Http { message, .. }) => {
-                    me.say(&format!("Not saved: {message}"));
+                    me.say(&message);
                     false
                 }
                 Err(_) => {

@@ -2,15 +2,16 @@
 //! that saves as they type, `answer_sheet`), "Check answers" with the
 //! score, and "Ask the tutor" opening the tutor's chat beside it.
 //!
-//! Only the tutor is an island, and its props are the lesson's id and
-//! title: no answer, key or note ever reaches the browser's code.
+//! Only the tutor is an island (the workspace's, with no document: see
+//! `LessonWorkspace`), and its props are the lesson's id and title: no
+//! answer, key or note ever reaches the browser's code.
 
 use leptos::{either::Either, prelude::*};
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::{chat::sidebar::ChatSidebar, hydrated::mark_hydrated, lesson_state::LessonState, not_found::NotFound};
-use crate::api::learn::get_student_lesson;
+use super::{lesson_page::LessonWorkspace, not_found::NotFound};
+use crate::{api::learn::get_student_lesson, lesson::LessonHtml, models::Lesson};
 
 #[component]
 pub fn LearnPage() -> impl IntoView {
@@ -49,7 +50,9 @@ pub fn LearnPage() -> impl IntoView {
                             </section>
                             <details class="tutor-pane">
                                 <summary>"Ask the tutor"</summary>
-                                <TutorPane lesson_id=l.id title=l.title/>
+                                // The workspace island with no document: only the tutor.
+                                <LessonWorkspace html=LessonHtml::default()
+                                    lesson=Lesson { id: l.id, title: l.title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false }/>
                             </details>
                         </main>
                     }),
@@ -58,17 +61,4 @@ pub fn LearnPage() -> impl IntoView {
             })}
         </Suspense>
     }
-}
-
-/// The student's tutor: the chat sidebar on the same turn engine, and the
-/// answer sheet's saving (plain DOM code, started once the page runs).
-#[island]
-fn TutorPane(lesson_id: String, title: String) -> impl IntoView {
-    let state = LessonState::tutor(lesson_id.clone(), title);
-    provide_context(state);
-    Effect::new(move |_| {
-        mark_hydrated();
-        super::answer_sheet::autosave(lesson_id.clone());
-    });
-    view! { <ChatSidebar/> }
 }

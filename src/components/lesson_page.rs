@@ -107,66 +107,81 @@ enum Tab {
     History,
 }
 
+/// The workspace; or, for a student's page, only the tutor's sidebar: a
+/// lesson with no revision (0) says so, and carries nothing but the
+/// lesson's id and title (`learn_page`). One island for both keeps the
+/// bundle to one island's start-up code.
 #[island]
-fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
-    let state = LessonState::new(&lesson, html);
+pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
+    let tutor = lesson.revision == 0;
+    let state = LessonState { tutor, ..LessonState::new(&lesson, html) };
     provide_context(state);
     Effect::new(move |_| {
         mark_hydrated();
-        super::ask_selection::offer(state.asking);
-    });
-    let tab = RwSignal::new(Tab::Lesson);
-    // What went wrong renaming the lesson or changing its review setting.
-    let head_error = RwSignal::new(String::new());
-    let student = state.student;
-    let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
-    let tab_button = move |which: Tab, label: &'static str| {
-        view! {
-            <button type="button" role="tab" class="tab"
-                aria-selected=move || (tab.get() == which).to_string()
-                on:click=move |_| tab.maybe_update(|t| std::mem::replace(t, which) != which)>{label}</button>
+        if tutor {
+            super::answer_sheet::autosave(state.id.get_value());
+        } else {
+            super::ask_selection::offer(state.asking);
         }
-    };
-
-    view! {
-        <main class="lesson-layout">
-            <style inner_html=move || state.changed_blocks.with(|b| changed_blocks_css(b, state.show_changes.get()))></style>
-            <section class="document-pane" aria-label="Lesson document">
-                <div class="doc-head">
-                    <TitleField error=head_error/>
-                    <div class="tabs" role="tablist" aria-label="Lesson views">
-                        {tab_button(Tab::Lesson, "Lesson")}
-                        {tab_button(Tab::Xml, "XML")}
-                        {tab_button(Tab::History, "History")}
+    });
+    // The lesson itself, its tabs and its head: the teacher's only.
+    let pane = (!tutor).then(|| {
+        let tab = RwSignal::new(Tab::Lesson);
+        // What went wrong renaming the lesson or changing its review setting.
+        let head_error = RwSignal::new(String::new());
+        let student = state.student;
+        let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
+        let tab_button = move |which: Tab, label: &'static str| {
+            view! {
+                <button type="button" role="tab" class="tab"
+                    aria-selected=move || (tab.get() == which).to_string()
+                    on:click=move |_| tab.maybe_update(|t| std::mem::replace(t, which) != which)>{label}</button>
+            }
+        };
+        view! {
+                <style inner_html=move || state.changed_blocks.with(|b| changed_blocks_css(b, state.show_changes.get()))></style>
+                <section class="document-pane" aria-label="Lesson document">
+                    <div class="doc-head">
+                        <TitleField error=head_error/>
+                        <div class="tabs" role="tablist" aria-label="Lesson views">
+                            {tab_button(Tab::Lesson, "Lesson")}
+                            {tab_button(Tab::Xml, "XML")}
+                            {tab_button(Tab::History, "History")}
+                        </div>
+                        {move || (tab.get() == Tab::Lesson).then(|| view! {
+                            <label class="toggle">
+                                <input type="checkbox" prop:checked=student on:change=move |ev| student.set(event_target_checked(&ev))/>
+                                " Student preview"
+                            </label>
+                            {move || state.changed_blocks.with(|b| !b.is_empty()).then(|| view! {
+                                <button type="button" class="toggle-button" aria-pressed=move || state.show_changes.get().to_string()
+                                    on:click=move |_| state.show_changes.update(|on| *on = !*on)>"Show changes"</button>
+                            })}
+                        })}
+                        <ReviewToggle error=head_error/>
                     </div>
                     {move || (tab.get() == Tab::Lesson).then(|| view! {
-                        <label class="toggle">
-                            <input type="checkbox" prop:checked=student on:change=move |ev| student.set(event_target_checked(&ev))/>
-                            " Student preview"
-                        </label>
-                        {move || state.changed_blocks.with(|b| !b.is_empty()).then(|| view! {
-                            <button type="button" class="toggle-button" aria-pressed=move || state.show_changes.get().to_string()
-                                on:click=move |_| state.show_changes.update(|on| *on = !*on)>"Show changes"</button>
+                        {move || state.preview.with(Option::is_some).then(|| view! {
+                            <div class="preview-banner" role="status">
+                                <span>"Preview of the suggested change. It is not applied."</span>
+                                <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
+                            </div>
                         })}
+                        <LessonView html=state.html audience=audience preview=state.preview/>
                     })}
-                    <ReviewToggle error=head_error/>
-                </div>
-                {move || (tab.get() == Tab::Lesson).then(|| view! {
-                    {move || state.preview.with(Option::is_some).then(|| view! {
-                        <div class="preview-banner" role="status">
-                            <span>"Preview of the suggested change. It is not applied."</span>
-                            <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
-                        </div>
+                    // The page always opens on the lesson: the other tabs are built in the browser.
+                    {client_only("tab-panel", move || match tab.get() {
+                        Tab::Lesson => EitherOf3::A(()),
+                        Tab::Xml => EitherOf3::B(view! { <XmlEditor/> }),
+                        Tab::History => EitherOf3::C(view! { <HistoryPanel/> }),
                     })}
-                    <LessonView html=state.html audience=audience preview=state.preview/>
-                })}
-                // The page always opens on the lesson: the other tabs are built in the browser.
-                {client_only("tab-panel", move || match tab.get() {
-                    Tab::Lesson => EitherOf3::A(()),
-                    Tab::Xml => EitherOf3::B(view! { <XmlEditor/> }),
-                    Tab::History => EitherOf3::C(view! { <HistoryPanel/> }),
-                })}
-            </section>
+                </section>
+        }
+    });
+    // One sidebar for both, so its code is built once.
+    view! {
+        <main class=if tutor { "tutor-layout" } else { "lesson-layout" }>
+            {pane}
             <ChatSidebar/>
         </main>
     }

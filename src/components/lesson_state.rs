@@ -67,12 +67,6 @@ impl LessonState {
         }
     }
 
-    /// The state behind a student's tutor: only the lesson's id and title
-    /// (the page shows the lesson itself, drawn by the server).
-    pub fn tutor(id: String, title: String) -> Self {
-        let lesson = Lesson { id, title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false };
-        Self { tutor: true, ..Self::new(&lesson, LessonHtml::default()) }
-    }
 
     /// An edit of the assistant's landed (live, applied or undone): the
     /// lesson shows it, with what it changed highlighted.
