@@ -115,7 +115,20 @@ async fn renewing_the_code_stops_the_old_one() {
     assert!(r.body.contains("does not work any more"), "{}", r.body);
     let s = student(&app, "late@x.org", &new).await;
     assert_eq!(app.get("/api/learn", Auth::Bearer(&s)).await.json().as_array().unwrap().len(), 1);
-    // A signed-in student joins another class by code.
+    // A signed-in student joins another class of their school by its code
+    // (typed any which way); a wrong code says so and joins nothing.
+    let r = app.post_json("/api/classes", Auth::Bearer(&c.teacher), json!({"name": "Year 8"})).await;
+    let second = r.json()["joinCode"].as_str().unwrap().to_string();
+    let r = app.post_json("/api/learn/join", Auth::Bearer(&s), json!({"code": format!(" {}-{} ", &second[..4], &second[4..].to_lowercase())})).await;
+    assert_eq!((r.status, r.json()["name"].as_str()), (StatusCode::OK, Some("Year 8")), "{}", r.body);
+    assert_eq!(app.get("/api/learn", Auth::Bearer(&s)).await.json().as_array().unwrap().len(), 2);
+    let r = app.post_form("/learn/join", Auth::Cookie(&s), &[("code", "NOPE2345")]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert!(r.location().starts_with("/learn?error="), "{}", r.location());
+    // A teacher cannot join a class as a student.
+    let r = app.post_json("/api/learn/join", Auth::Bearer(&c.teacher), json!({"code": second})).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    // Nor a student one of another school.
     let other = class(&app, "t2@x.org").await;
     let r = app.post_json("/api/learn/join", Auth::Bearer(&s), json!({"code": other.code})).await;
     // … only of their own school.
