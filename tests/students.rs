@@ -353,3 +353,30 @@ async fn a_teacher_lists_their_own_lessons_with_the_reading_tools() {
     assert!(text.contains(&format!("- {}: Verbs", c.lesson)), "{text}");
     assert!(!text.contains(&other.lesson), "another teacher's lesson was listed: {text}");
 }
+
+#[tokio::test]
+async fn a_removed_student_and_a_deleted_class_no_longer_see_the_lessons_but_answers_stay() {
+    let app = common::app().await;
+    let c = class(&app, "t@x.org").await;
+    let s = student(&app, "s@x.org", &c.code).await;
+    let sid = app.user_id(&s).await;
+    let base = format!("/api/learn/lessons/{}", c.lesson);
+    app.put_json(&format!("{base}/answers"), Auth::Bearer(&s), json!({"answers": {"b1": "serai"}})).await;
+    // Only the class's teacher can take a student out.
+    let other = class(&app, "other@x.org").await;
+    let r = app.send_json(Method::DELETE, &format!("/api/classes/{}/students/{sid}", c.class), Auth::Bearer(&other.teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = app.post_form(&format!("/classes/{}/students/{sid}/remove", c.class), Auth::Cookie(&c.teacher), &[]).await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, format!("/classes/{}", c.class).as_str()));
+    assert_eq!(app.get(&base, Auth::Bearer(&s)).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.get(&format!("/api/classes/{}", c.class), Auth::Bearer(&c.teacher)).await.json()["students"], json!([]));
+    // Back in by the code; then the class is deleted.
+    app.post_json("/api/learn/join", Auth::Bearer(&s), json!({"code": c.code})).await;
+    assert_eq!(app.get(&base, Auth::Bearer(&s)).await.status, StatusCode::OK);
+    let r = app.send_json(Method::DELETE, &format!("/api/classes/{}", c.class), Auth::Bearer(&c.teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(app.get(&base, Auth::Bearer(&s)).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.get("/api/learn", Auth::Bearer(&s)).await.json(), json!([]));
+    let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM student_answers WHERE student_id = $1").bind(&sid).fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(kept, 1);
+}

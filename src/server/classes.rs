@@ -173,6 +173,27 @@ pub async fn remove_lesson(db: &Db, owner: &str, class_id: &str, lesson_id: &str
     Ok(())
 }
 
+/// Takes a student out of one of the teacher's classes: they no longer see
+/// its lessons (their answers are kept, for the teacher's results).
+pub async fn remove_member(db: &Db, owner: &str, class_id: &str, student: &str) -> Result<()> {
+    get_owned_class(db, owner, class_id).await?;
+    let done = sqlx::query("DELETE FROM class_members WHERE class_id = $1 AND user_id = $2").bind(class_id).bind(student).execute(db).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}
+
+/// Deletes one of the teacher's classes: its students no longer see its
+/// lessons (the lessons, the accounts and their answers stay).
+pub async fn delete(db: &Db, owner: &str, class_id: &str) -> Result<()> {
+    let done = sqlx::query("DELETE FROM classes WHERE id = $1 AND owner_id = $2").bind(class_id).bind(owner).execute(db).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    Ok(())
+}
+
 async fn get_owned_class(db: &Db, owner: &str, id: &str) -> Result<()> {
     let found: Option<(String,)> = sqlx::query_as("SELECT id FROM classes WHERE id = $1 AND owner_id = $2").bind(id).bind(owner).fetch_optional(db).await?;
     found.map(|_| ()).ok_or(AppError::NotFound)

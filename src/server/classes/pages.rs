@@ -101,7 +101,12 @@ pub fn class_page(class: &ClassDetail, own_lessons: &[(String, String)], origin:
     };
     let mut students = String::new();
     for s in &class.students {
-        students.push_str(&format!("<li>{}</li>", esc(&s.email)));
+        students.push_str(&format!(
+            "<li>{} <form method=\"post\" action=\"/classes/{id}/students/{}/remove\" class=\"inline\"><button type=\"submit\" class=\"quiet\" aria-label=\"Remove {}\">Remove</button></form></li>",
+            esc(&s.email),
+            attr(&s.id),
+            attr(&s.email)
+        ));
     }
     if students.is_empty() {
         students = "<li class=\"muted\">Nobody has joined yet.</li>".into();
@@ -114,7 +119,8 @@ pub fn class_page(class: &ClassDetail, own_lessons: &[(String, String)], origin:
         <p>Join code: <strong class=\"join-code\">{code}</strong></p>
         <form method=\"post\" action=\"/classes/{id}/code\"><button type=\"submit\">Renew code</button> <span class=\"muted\">The old code and link stop working.</span></form></section>
         <section aria-labelledby=\"lessons-h\"><h2 id=\"lessons-h\">Lessons</h2><p class=\"muted\">Students see a lesson once you publish it (on the lesson's page), and only the version you published.</p><ul>{lessons}</ul>{add}</section>
-        <section aria-labelledby=\"students-h\"><h2 id=\"students-h\">Students</h2><ul>{students}</ul></section>",
+        <section aria-labelledby=\"students-h\"><h2 id=\"students-h\">Students</h2><p class=\"muted\">A student you remove no longer sees this class's lessons; their answers are kept, and come back with them if they join again.</p><ul>{students}</ul></section>
+        <form method=\"post\" action=\"/classes/{id}/delete\" class=\"danger-zone\"><button type=\"submit\" class=\"quiet\">Delete class</button> <span class=\"muted\">Its students no longer see its lessons. The lessons and the answers stay.</span></form>",
         name = esc(&class.name),
         err = error_line(error),
         link = attr(&link),

@@ -29,7 +29,8 @@ use crate::{
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/classes", get(api_list).post(api_create))
-        .route("/api/classes/{id}", get(api_get))
+        .route("/api/classes/{id}", get(api_get).delete(api_delete))
+        .route("/api/classes/{id}/students/{student}", axum::routing::delete(api_remove_student))
         .route("/api/classes/{id}/code", post(api_renew))
         .route("/api/classes/{id}/lessons/{lesson}", put(api_add).delete(api_remove))
         .route("/api/lessons/{id}/publication", get(api_publication))
@@ -42,6 +43,8 @@ pub fn router() -> Router<AppState> {
         .route("/classes/{id}/code", post(form_renew))
         .route("/classes/{id}/lessons", post(form_add))
         .route("/classes/{id}/lessons/{lesson}/remove", post(form_remove))
+        .route("/classes/{id}/students/{student}/remove", post(form_remove_student))
+        .route("/classes/{id}/delete", post(form_delete))
         .route("/lessons/{id}/publish", post(form_publish))
         .route("/lessons/{id}/results", get(page_results))
         .route("/lessons/{id}/results/{student}", get(page_student))
@@ -63,6 +66,16 @@ async fn api_create(State(state): State<AppState>, CurrentUser(user): CurrentUse
 
 async fn api_get(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<super::ClassDetail>> {
     Ok(Json(super::get(&state.db, &user.id, &id).await?))
+}
+
+async fn api_delete(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
+    super::delete(&state.db, &user.id, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn api_remove_student(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<StatusCode> {
+    super::remove_member(&state.db, &user.id, &id, &student).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Serialize)]
@@ -283,6 +296,28 @@ async fn form_remove(State(state): State<AppState>, user: Result<Option<CurrentU
     };
     match super::remove_lesson(&state.db, &user.id, &id, &lesson).await {
         Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn form_remove_student(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath((id, student)): ApiPath<(String, String)>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::remove_member(&state.db, &user.id, &id, &student).await {
+        Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn form_delete(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
+    let user = match teacher(user) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match super::delete(&state.db, &user.id, &id).await {
+        Ok(()) => Redirect::to("/classes").into_response(),
         Err(e) => e.into_response(),
     }
 }
