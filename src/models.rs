@@ -130,16 +130,22 @@ pub struct Publication {
     pub others: Vec<(String, String)>,
 }
 
-/// A published lesson as one student's page shows it: the answer sheet
-/// drawn by the server (no keys or notes in it), the sheet's version, and
-/// the last check's score. Read by the page on the server only.
+/// A published lesson as its student sees it (`GET /api/learn/lessons/{id}`
+/// and the student's page, which reads it on the server only): the answer
+/// sheet drawn by the server (inputs named by item and filled in; no keys
+/// or notes), the sheet's version, the last check's score ("3 of 5 right")
+/// and the answers themselves.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StudentLessonView {
     pub id: String,
     pub title: String,
+    /// The published version shown.
+    pub revision: i64,
     pub html: String,
     pub seen: i64,
     pub score: Option<String>,
+    pub answers: std::collections::HashMap<String, String>,
 }
 
 /// A lesson with its current document.

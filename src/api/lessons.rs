@@ -33,7 +33,7 @@ pub async fn list_trash() -> Result<Vec<TrashedLesson>, ServerFnError> {
 pub async fn get_publication(id: String) -> Result<crate::models::Publication, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    let (published, classes) = crate::server::classes::publication(&state.db, &user.id, &id).await.map_err(fail)?;
+    let (published, _, classes) = crate::server::classes::publication(&state.db, &user.id, &id).await.map_err(fail)?;
     let all = crate::server::classes::list(&state.db, &user.id).await.map_err(fail)?;
     let others = all.into_iter().filter(|c| !classes.iter().any(|(id, _)| *id == c.id)).map(|c| (c.id, c.name)).collect();
     Ok(crate::models::Publication { published, classes: classes.into_iter().map(|c| c.1).collect(), others })

@@ -83,7 +83,7 @@ fn PublishForm(lesson_id: String, publication: crate::models::Publication) -> im
     let pick = (!others.is_empty()).then(|| view! {
         <label>"Add to class "
             <select name="class">
-                <option value="">{if classes.is_empty() { "Choose a class" } else { "(no other class)" }}</option>
+                <option value="">"None"</option>
                 {others.into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
             </select>
         </label>

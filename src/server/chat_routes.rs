@@ -123,7 +123,10 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
             question
         }
     };
-    // A student talks to the tutor; their role is the account's, never the request's.
+    // A student talks to the tutor; their role is the account's, never the
+    // request's. (Their first call was reserved by the teacher's agent's
+    // fixed prompt, found before the role: a little more than the tutor's,
+    // and given back when the call settles.)
     let student = user.is_student();
     let agent = if student { state.ai.tutor()? } else { agent? };
     // Counted on the account and its school, never on anything the client says.

@@ -7,6 +7,7 @@ use std::{collections::HashMap, sync::LazyLock};
 use super::{
     db::{self, Db},
     error::{AppError, Result},
+    classes::STUDENT_SEES,
     ids, proposals,
 };
 use crate::{
@@ -28,11 +29,6 @@ fn chat_title_or_default(title: &str) -> String {
 
 /// A chat's lesson is not in the trash (a condition on `chat_sessions`).
 const IN_LIVE_LESSON: &str = "lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)";
-
-/// A condition on the lesson `l` and the account `u`: the lesson is
-/// published and in one of the account's classes. Only students join
-/// classes, so for a teacher it is always false.
-const STUDENT_SEES: &str = "l.published_revision IS NOT NULL AND EXISTS (SELECT 1 FROM class_lessons cl JOIN class_members cm ON cm.class_id = cl.class_id WHERE cl.lesson_id = l.id AND cm.user_id = u.id)";
 
 /// Columns of `chat_sessions`, as `ChatSession` reads them.
 const SESSION_COLUMNS: &str = "id, lesson_id, title, created_at, updated_at";

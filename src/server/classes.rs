@@ -21,6 +21,12 @@ use super::{
     ids, lessons,
 };
 
+/// The one rule of what a student sees, as a condition on the lesson `l`
+/// and the account `u`: the lesson is published and in one of the
+/// account's classes. Only students join classes, so for a teacher it is
+/// always false. (The chat's queries use it too.)
+pub const STUDENT_SEES: &str = "l.published_revision IS NOT NULL AND EXISTS (SELECT 1 FROM class_lessons cl JOIN class_members cm ON cm.class_id = cl.class_id WHERE cl.lesson_id = l.id AND cm.user_id = u.id)";
+
 /// Longest class name, in characters.
 pub const MAX_CLASS_NAME_CHARS: usize = 80;
 /// Letters of a join code: no 0/O or 1/I/L, which are easily misread.
@@ -218,19 +224,35 @@ pub async fn unpublish(db: &Db, owner: &str, lesson_id: &str) -> Result<()> {
     Ok(())
 }
 
-/// The revision students see, if any, and the classes the lesson is in.
-pub async fn publication(db: &Db, owner: &str, lesson_id: &str) -> Result<(Option<i64>, Vec<(String, String)>)> {
-    let published: Option<(Option<i64>,)> = sqlx::query_as("SELECT published_revision FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
+/// The revision students see (if any), the lesson's current revision, and
+/// the classes the lesson is in.
+pub async fn publication(db: &Db, owner: &str, lesson_id: &str) -> Result<(Option<i64>, i64, Vec<(String, String)>)> {
+    let found: Option<(Option<i64>, i64)> = sqlx::query_as("SELECT published_revision, revision FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
         .bind(lesson_id)
         .bind(owner)
         .fetch_optional(db)
         .await?;
-    let (published,) = published.ok_or(AppError::NotFound)?;
+    let (published, revision) = found.ok_or(AppError::NotFound)?;
     let classes = sqlx::query_as("SELECT c.id, c.name FROM class_lessons cl JOIN classes c ON c.id = cl.class_id WHERE cl.lesson_id = $1 ORDER BY c.name, c.id")
         .bind(lesson_id)
         .fetch_all(db)
         .await?;
-    Ok((published, classes))
+    Ok((published, revision, classes))
+}
+
+/// One of the teacher's lessons as students see it: its title and the
+/// published version's XML (the current one while it is not published).
+pub async fn published_xml(db: &Db, owner: &str, lesson_id: &str) -> Result<(String, String)> {
+    let found: Option<(String, String)> = sqlx::query_as(
+        "SELECT l.title, COALESCE(r.document_xml, l.document_xml) FROM lessons l
+         LEFT JOIN lesson_revisions r ON r.lesson_id = l.id AND r.number = l.published_revision
+         WHERE l.id = $1 AND l.owner_id = $2 AND l.deleted_at IS NULL",
+    )
+    .bind(lesson_id)
+    .bind(owner)
+    .fetch_optional(db)
+    .await?;
+    found.ok_or(AppError::NotFound)
 }
 
 /// The class a join code opens: its id, name and teacher's school.
@@ -286,13 +308,12 @@ pub struct StudentLesson {
 }
 
 pub async fn student_lesson(db: &Db, student: &str, lesson_id: &str) -> Result<StudentLesson> {
-    let row: Option<(String, String, String, i64)> = sqlx::query_as(
+    let row: Option<(String, String, String, i64)> = sqlx::query_as(&format!(
         "SELECT l.id, l.title, r.document_xml, r.number FROM lessons l
+         JOIN users u ON u.id = $2
          JOIN lesson_revisions r ON r.lesson_id = l.id AND r.number = l.published_revision
-         WHERE l.id = $1 AND l.deleted_at IS NULL
-           AND EXISTS (SELECT 1 FROM class_lessons cl JOIN class_members m ON m.class_id = cl.class_id
-                       WHERE cl.lesson_id = l.id AND m.user_id = $2)",
-    )
+         WHERE l.id = $1 AND l.deleted_at IS NULL AND {STUDENT_SEES}"
+    ))
     .bind(lesson_id)
     .bind(student)
     .fetch_optional(db)

@@ -7,6 +7,7 @@
 use axum::{
     extract::{FromRequestParts, OptionalFromRequestParts},
     http::{request::Parts, HeaderMap},
+    response::{IntoResponse, Redirect, Response},
 };
 
 use super::{auth, error::AppError, state::AppState};
@@ -25,6 +26,22 @@ impl CurrentUser {
         match Member::find(state, headers).await? {
             Some(Member(u)) if u.is_student() => Err(AppError::Forbidden(TEACHERS_ONLY.into())),
             found => Ok(found.map(|Member(u)| CurrentUser(u))),
+        }
+    }
+}
+
+/// A teacher's page or form: with nobody signed in, the browser goes to
+/// sign in; a student's session is refused (403) as at every teacher's door.
+pub struct TeacherPage(pub UserInfo);
+
+impl FromRequestParts<AppState> for TeacherPage {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        match CurrentUser::find(state, &parts.headers).await {
+            Ok(Some(CurrentUser(u))) => Ok(TeacherPage(u)),
+            Ok(None) => Err(Redirect::to("/signin").into_response()),
+            Err(e) => Err(e.into_response()),
         }
     }
 }

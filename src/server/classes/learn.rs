@@ -15,8 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{pages, sheets};
 use crate::{
-    lesson::{self, answers},
-    models::UserInfo,
+    lesson::{
+        self,
+        answers::{self, Item},
+    },
+    models::{StudentLessonView, UserInfo},
     server::{
         current_user::Member,
         error::{AppError, Result},
@@ -39,25 +42,8 @@ pub fn router() -> Router<AppState> {
         .route("/join/{code}", get(page_join))
 }
 
-/// A published lesson as its student sees it: the student rendering with
-/// their answers in it, the sheet's version, the last check's score.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StudentView {
-    pub id: String,
-    pub title: String,
-    /// The published version shown.
-    pub revision: i64,
-    /// The answer sheet as HTML (inputs named by item, filled in).
-    pub html: String,
-    pub seen: i64,
-    /// "3 of 5 right" after a check.
-    pub score: Option<String>,
-    pub answers: answers::Answers,
-}
-
 /// The student's view of a lesson, or `NotFound`.
-pub async fn view(state: &AppState, student: &UserInfo, lesson_id: &str) -> Result<StudentView> {
+pub async fn view(state: &AppState, student: &UserInfo, lesson_id: &str) -> Result<StudentLessonView> {
     let l = super::student_lesson(&state.db, &student.id, lesson_id).await?;
     let sheet = sheets::load(&state.db, lesson_id, &student.id).await?;
     let html = match lesson::parse(&l.xml) {
@@ -68,7 +54,7 @@ pub async fn view(state: &AppState, student: &UserInfo, lesson_id: &str) -> Resu
         (Some(r), Some(g), Some(_)) => Some(score_line(r, g)),
         _ => None,
     };
-    Ok(StudentView { id: l.id, title: l.title, revision: l.revision, html, seen: sheet.version, score, answers: sheet.answers })
+    Ok(StudentLessonView { id: l.id, title: l.title, revision: l.revision, html, seen: sheet.version, score, answers: sheet.answers })
 }
 
 /// A score as the student reads it.
@@ -97,7 +83,7 @@ async fn api_join(State(state): State<AppState>, Member(user): Member, ApiJson(b
     Ok(Json(Joined { id, name }))
 }
 
-async fn api_lesson(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Json<StudentView>> {
+async fn api_lesson(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Json<StudentLessonView>> {
     Ok(Json(view(&state, &user, &id).await?))
 }
 
@@ -116,16 +102,16 @@ fn saved_reply(saved: sheets::Saved) -> Response {
     (status, Json(saved)).into_response()
 }
 
-/// Saves answers to a lesson the student may see.
-async fn save(state: &AppState, user: &UserInfo, lesson_id: &str, sent: &[(String, String)], seen: i64) -> Result<sheets::Saved> {
+/// The items of a lesson the student may see (its published version).
+async fn items(state: &AppState, user: &UserInfo, lesson_id: &str) -> Result<Vec<Item>> {
     let l = super::student_lesson(&state.db, &user.id, lesson_id).await?;
-    let items = sheets::items_of(&l.xml);
-    sheets::save(&state.db, lesson_id, &user.id, &items, sent, seen).await
+    Ok(sheets::items_of(&l.xml))
 }
 
 async fn api_save(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>, ApiJson(body): ApiJson<SaveRequest>) -> Result<Response> {
     let sent: Vec<(String, String)> = body.answers.into_iter().collect();
-    Ok(saved_reply(save(&state, &user, &id, &sent, body.seen).await?))
+    let items = items(&state, &user, &id).await?;
+    Ok(saved_reply(sheets::save(&state.db, &id, &user.id, &items, &sent, body.seen).await?))
 }
 
 /// The answer sheet's form as it stands (the page saves it as the student
@@ -134,11 +120,9 @@ async fn api_save(State(state): State<AppState>, Member(user): Member, ApiPath(i
 async fn api_save_form(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>, ApiJson(form): ApiJson<String>) -> Result<Response> {
     let fields: Vec<(String, String)> =
         serde_urlencoded::from_str(&form).map_err(|e| AppError::BadRequest(format!("Send the answer sheet's fields URL-encoded in a JSON string ({e}).")))?;
-    let l = super::student_lesson(&state.db, &user.id, &id).await?;
-    let items = sheets::items_of(&l.xml);
-    let seen = seen_of(&fields);
+    let items = items(&state, &user, &id).await?;
     let sent = sheets::from_fields(&items, &fields);
-    Ok(saved_reply(sheets::save(&state.db, &id, &user.id, &items, &sent, seen).await?))
+    Ok(saved_reply(sheets::save(&state.db, &id, &user.id, &items, &sent, seen_of(&fields)).await?))
 }
 
 fn seen_of(fields: &[(String, String)]) -> i64 {
@@ -154,8 +138,7 @@ struct CheckReply {
 }
 
 async fn api_check(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Json<CheckReply>> {
-    let l = super::student_lesson(&state.db, &user.id, &id).await?;
-    let items = sheets::items_of(&l.xml);
+    let items = items(&state, &user, &id).await?;
     let checked = sheets::check(&state.db, &id, &user.id, &items).await?;
     Ok(Json(CheckReply { score: score_line(checked.right, checked.graded), checked }))
 }
@@ -233,8 +216,7 @@ async fn form_answers(State(state): State<AppState>, user: Result<Option<Member>
         Err(r) => return r,
     };
     let done = async {
-        let l = super::student_lesson(&state.db, &user.id, &id).await?;
-        let items = sheets::items_of(&l.xml);
+        let items = items(&state, &user, &id).await?;
         let mut sent = sheets::from_fields(&items, &fields);
         if let Some((_, mv)) = fields.iter().find(|(k, _)| k == "_move") {
             moved(&mut sent, mv);

@@ -18,10 +18,9 @@ use crate::{
     lesson,
     server::{
         chats,
-        current_user::CurrentUser,
+        current_user::{CurrentUser, TeacherPage},
         error::{AppError, Result},
         extract::{ApiForm, ApiJson, ApiPath, ApiQuery},
-        lessons,
         state::AppState,
     },
 };
@@ -114,9 +113,8 @@ struct ClassRef {
 }
 
 async fn publication(state: &AppState, owner: &str, lesson_id: &str) -> Result<Publication> {
-    let lesson = lessons::get_owned(&state.db, owner, lesson_id).await?;
-    let (published_revision, classes) = super::publication(&state.db, owner, lesson_id).await?;
-    Ok(Publication { published_revision, revision: lesson.revision, classes: classes.into_iter().map(|(id, name)| ClassRef { id, name }).collect() })
+    let (published_revision, revision, classes) = super::publication(&state.db, owner, lesson_id).await?;
+    Ok(Publication { published_revision, revision, classes: classes.into_iter().map(|(id, name)| ClassRef { id, name }).collect() })
 }
 
 async fn api_publication(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Publication>> {
@@ -133,16 +131,12 @@ async fn api_unpublish(State(state): State<AppState>, CurrentUser(user): Current
     Ok(Json(publication(&state, &user.id, &id).await?))
 }
 
-/// The published version's items (what students answer), and its title.
+/// The published version (the current one while unpublished): its title,
+/// its XML and its items, which are what students answer.
 async fn published_items(state: &AppState, owner: &str, lesson_id: &str) -> Result<(String, String, Vec<lesson::answers::Item>)> {
-    let l = lessons::get_owned(&state.db, owner, lesson_id).await?;
-    let (published, _) = super::publication(&state.db, owner, lesson_id).await?;
-    let xml = match published {
-        Some(n) if n != l.revision => lessons::get_revision(&state.db, owner, lesson_id, n).await?.document_xml,
-        _ => l.document_xml,
-    };
+    let (title, xml) = super::published_xml(&state.db, owner, lesson_id).await?;
     let items = sheets::items_of(&xml);
-    Ok((l.title, xml, items))
+    Ok((title, xml, items))
 }
 
 async fn api_results(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<Vec<sheets::ResultRow>>> {
@@ -166,7 +160,7 @@ struct TutorChat {
 }
 
 async fn student_work(state: &AppState, owner: &str, lesson_id: &str, student: &str) -> Result<StudentWork> {
-    lessons::get_owned(&state.db, owner, lesson_id).await?;
+    // The teacher's lesson, in a class of theirs the student is in.
     if !super::teaches(&state.db, owner, student, lesson_id).await? {
         return Err(AppError::NotFound);
     }
@@ -190,42 +184,28 @@ async fn api_student(State(state): State<AppState>, CurrentUser(user): CurrentUs
 
 // ---- pages and forms ----
 
-/// A teacher's page or form: signed out goes to sign in; a student's
-/// session is refused like everywhere else.
-fn teacher(user: Result<Option<CurrentUser>, AppError>) -> std::result::Result<crate::models::UserInfo, Response> {
-    match user {
-        Ok(Some(CurrentUser(u))) => Ok(u),
-        Ok(None) => Err(Redirect::to("/signin").into_response()),
-        Err(e) => Err(e.into_response()),
-    }
-}
-
 #[derive(Deserialize, Default)]
 struct PageQuery {
     #[serde(default)]
     error: Option<String>,
 }
 
-async fn page_list(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiQuery(q): ApiQuery<PageQuery>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    match super::list(&state.db, &user.id).await {
-        Ok(classes) => pages::document("Classes", Some(&user), &pages::class_list(&classes, q.error.as_deref())),
-        Err(e) => e.into_response(),
-    }
+/// Back to a page after a form.
+fn to(path: &str) -> Response {
+    Redirect::to(path).into_response()
 }
 
-async fn form_create(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiForm(form): ApiForm<NewClass>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
+async fn page_list(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Response> {
+    let classes = super::list(&state.db, &user.id).await?;
+    Ok(pages::document("Classes", Some(&user), &pages::class_list(&classes, q.error.as_deref())))
+}
+
+async fn form_create(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiForm(form): ApiForm<NewClass>) -> Result<Response> {
     match super::create(&state.db, &user.id, &form.name).await {
-        Ok(c) => Redirect::to(&format!("/classes/{}", c.id)).into_response(),
-        Err(AppError::BadRequest(m)) => Redirect::to(&format!("/classes?{}", serde_urlencoded::to_string([("error", m)]).unwrap_or_default())).into_response(),
-        Err(e) => e.into_response(),
+        Ok(c) => Ok(to(&format!("/classes/{}", c.id))),
+        // Back to the form, saying why.
+        Err(AppError::BadRequest(m)) => Ok(to(&format!("/classes?{}", serde_urlencoded::to_string([("error", m)]).unwrap_or_default()))),
+        Err(e) => Err(e),
     }
 }
 
@@ -237,39 +217,22 @@ fn origin(state: &AppState, headers: &HeaderMap) -> String {
 
 async fn page_class(
     State(state): State<AppState>,
-    user: Result<Option<CurrentUser>, AppError>,
+    TeacherPage(user): TeacherPage,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let class = match super::get(&state.db, &user.id, &id).await {
-        Ok(c) => c,
-        Err(e) => return e.into_response(),
-    };
-    let own: Vec<(String, String)> = match sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY title, id")
+) -> Result<Response> {
+    let class = super::get(&state.db, &user.id, &id).await?;
+    let own: Vec<(String, String)> = sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY title, id")
         .bind(&user.id)
         .fetch_all(&state.db)
-        .await
-    {
-        Ok(l) => l,
-        Err(e) => return AppError::from(e).into_response(),
-    };
-    pages::document(&class.name, Some(&user), &pages::class_page(&class, &own, &origin(&state, &headers), q.error.as_deref()))
+        .await?;
+    Ok(pages::document(&class.name, Some(&user), &pages::class_page(&class, &own, &origin(&state, &headers), q.error.as_deref())))
 }
 
-async fn form_renew(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    match super::renew_code(&state.db, &user.id, &id).await {
-        Ok(_) => Redirect::to(&format!("/classes/{id}")).into_response(),
-        Err(e) => e.into_response(),
-    }
+async fn form_renew(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    super::renew_code(&state.db, &user.id, &id).await?;
+    Ok(to(&format!("/classes/{id}")))
 }
 
 #[derive(Deserialize)]
@@ -278,48 +241,24 @@ struct AddLesson {
     lesson: String,
 }
 
-async fn form_add(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<AddLesson>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    match super::add_lesson(&state.db, &user.id, &id, &form.lesson).await {
-        Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
-        Err(e) => e.into_response(),
-    }
+async fn form_add(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<AddLesson>) -> Result<Response> {
+    super::add_lesson(&state.db, &user.id, &id, &form.lesson).await?;
+    Ok(to(&format!("/classes/{id}")))
 }
 
-async fn form_remove(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath((id, lesson)): ApiPath<(String, String)>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    match super::remove_lesson(&state.db, &user.id, &id, &lesson).await {
-        Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
-        Err(e) => e.into_response(),
-    }
+async fn form_remove(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath((id, lesson)): ApiPath<(String, String)>) -> Result<Response> {
+    super::remove_lesson(&state.db, &user.id, &id, &lesson).await?;
+    Ok(to(&format!("/classes/{id}")))
 }
 
-async fn form_remove_student(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath((id, student)): ApiPath<(String, String)>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    match super::remove_member(&state.db, &user.id, &id, &student).await {
-        Ok(()) => Redirect::to(&format!("/classes/{id}")).into_response(),
-        Err(e) => e.into_response(),
-    }
+async fn form_remove_student(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<Response> {
+    super::remove_member(&state.db, &user.id, &id, &student).await?;
+    Ok(to(&format!("/classes/{id}")))
 }
 
-async fn form_delete(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    match super::delete(&state.db, &user.id, &id).await {
-        Ok(()) => Redirect::to("/classes").into_response(),
-        Err(e) => e.into_response(),
-    }
+async fn form_delete(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    super::delete(&state.db, &user.id, &id).await?;
+    Ok(to("/classes"))
 }
 
 #[derive(Deserialize)]
@@ -334,58 +273,34 @@ struct PublishForm {
 
 /// The lesson page's "Publish" / "Unpublish" (with, optionally, a class
 /// to add the lesson to), back to the lesson.
-async fn form_publish(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PublishForm>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let done = async {
-        if !form.class.is_empty() {
-            super::add_lesson(&state.db, &user.id, &form.class, &id).await?;
-        }
-        match form.action.as_str() {
-            "unpublish" => super::unpublish(&state.db, &user.id, &id).await,
-            _ => super::publish(&state.db, &user.id, &id).await.map(|_| ()),
-        }
-    };
-    match done.await {
-        Ok(()) => Redirect::to(&format!("/lessons/{id}")).into_response(),
-        Err(e) => e.into_response(),
+async fn form_publish(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PublishForm>) -> Result<Response> {
+    if !form.class.is_empty() {
+        super::add_lesson(&state.db, &user.id, &form.class, &id).await?;
     }
+    match form.action.as_str() {
+        "unpublish" => super::unpublish(&state.db, &user.id, &id).await?,
+        _ => {
+            super::publish(&state.db, &user.id, &id).await?;
+        }
+    }
+    Ok(to(&format!("/lessons/{id}")))
 }
 
-async fn page_results(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let done = async {
-        let (title, _, items) = published_items(&state, &user.id, &id).await?;
-        let rows = sheets::results(&state.db, &user.id, &id, &items).await?;
-        Ok::<_, AppError>(pages::document(&format!("Results: {title}"), Some(&user), &pages::results_page(&id, &title, &rows)))
-    };
-    done.await.unwrap_or_else(IntoResponse::into_response)
+async fn page_results(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    let (title, _, items) = published_items(&state, &user.id, &id).await?;
+    let rows = sheets::results(&state.db, &user.id, &id, &items).await?;
+    Ok(pages::document(&format!("Results: {title}"), Some(&user), &pages::results_page(&id, &title, &rows)))
 }
 
-async fn page_student(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath((id, student)): ApiPath<(String, String)>) -> Response {
-    let user = match teacher(user) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let done = async {
-        let (title, xml, items) = published_items(&state, &user.id, &id).await?;
-        let work = student_work(&state, &user.id, &id, &student).await?;
-        let email: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1").bind(&student).fetch_one(&state.db).await?;
-        let checked = sheets::mark(&items, &work.sheet.answers);
-        let score = format!(
-            "{} of {} marked items right; {} answers for you to read.",
-            checked.right, checked.graded, checked.for_teacher
-        );
-        let html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks)).unwrap_or_default();
-        // The sheet as the student filled it in, read only.
-        let html = format!("<fieldset disabled class=\"answer-sheet\">{html}</fieldset>");
-        let chats: Vec<_> = work.chats.into_iter().map(|c| (c.title, c.messages)).collect();
-        Ok::<_, AppError>(pages::document(&format!("{email}: {title}"), Some(&user), &pages::student_work(&id, &title, &email, &html, &score, &chats)))
-    };
-    done.await.unwrap_or_else(IntoResponse::into_response)
+async fn page_student(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<Response> {
+    let (title, xml, items) = published_items(&state, &user.id, &id).await?;
+    let work = student_work(&state, &user.id, &id, &student).await?;
+    let email: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1").bind(&student).fetch_one(&state.db).await?;
+    let checked = sheets::mark(&items, &work.sheet.answers);
+    let score = format!("{} of {} marked items right; {} answers for you to read.", checked.right, checked.graded, checked.for_teacher);
+    let html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks)).unwrap_or_default();
+    // The sheet as the student filled it in, read only.
+    let html = format!("<fieldset disabled class=\"answer-sheet\">{html}</fieldset>");
+    let chats: Vec<_> = work.chats.into_iter().map(|c| (c.title, c.messages)).collect();
+    Ok(pages::document(&format!("{email}: {title}"), Some(&user), &pages::student_work(&id, &title, &email, &html, &score, &chats)))
 }

@@ -249,10 +249,16 @@ pub async fn results(db: &Db, owner: &str, lesson_id: &str, lesson: &[Item]) -> 
         .bind(lesson_id)
         .fetch_all(db)
         .await?;
+    // Answers to items the published version still has, by student.
+    let ids: std::collections::HashSet<&str> = lesson.iter().map(|i| i.id.as_str()).collect();
+    let mut counts: HashMap<String, i64> = HashMap::new();
+    for (student, _) in answered.into_iter().filter(|(_, item)| ids.contains(item.as_str())) {
+        *counts.entry(student).or_default() += 1;
+    }
     Ok(rows
         .into_iter()
         .map(|(student_id, email, right, graded, checked_at)| {
-            let answered = answered.iter().filter(|(s, item)| *s == student_id && lesson.iter().any(|i| &i.id == item)).count() as i64;
+            let answered = counts.get(&student_id).copied().unwrap_or(0);
             ResultRow { student_id, email, answered, total: lesson.len() as i64, right, graded, checked_at }
         })
         .collect())

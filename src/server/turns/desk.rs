@@ -92,24 +92,3 @@ impl StudentDesk for DbDesk {
         })
     }
 }
-
-/// Keeps the calls a turn made to tools outside its agent's set (refused
-/// already, as unknown tools), so that a teacher or an admin can see that
-/// someone or something tried.
-pub async fn record_refused(db: &Db, user_id: &str, lesson_id: &str, turn_id: &str, tools: &[String]) {
-    for tool in tools {
-        tracing::warn!(user = %user_id, lesson = %lesson_id, turn = %turn_id, tool = %tool, "refused a tool call outside the student's tools");
-        let stored = sqlx::query("INSERT INTO refused_tool_calls (id, user_id, lesson_id, turn_id, tool, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(crate::server::ids::new_id())
-            .bind(user_id)
-            .bind(lesson_id)
-            .bind(turn_id)
-            .bind(tool)
-            .bind(crate::server::db::time::now())
-            .execute(db)
-            .await;
-        if let Err(e) = stored {
-            tracing::error!(error = %e, "could not record a refused tool call");
-        }
-    }
-}

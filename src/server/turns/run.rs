@@ -109,10 +109,11 @@ pub async fn run(job: TurnJob) {
     let last = terminal_event(status, error, &log.message_id);
     let mut record = result.record;
     record.apply(&last);
-    if student {
-        let allowed = agent.tool_names();
-        let refused: Vec<String> = record.tool_calls.iter().filter(|c| !allowed.contains(&c.call.tool.as_str())).map(|c| c.call.tool.clone()).collect();
-        super::desk::record_refused(&db, &log.owner_id, &lesson, &log.turn_id, &refused).await;
+    // Calls of tools outside the agent's set were refused as unknown tools;
+    // they are kept too (a student's tutor asked to edit is one).
+    let allowed = agent.tool_names();
+    for call in record.tool_calls.iter().filter(|c| !allowed.contains(&c.call.tool.as_str())) {
+        record_refused(&db, &log.owner_id, &lesson, &log.turn_id, &call.call.tool).await;
     }
     if let Err(e) = chats::finish_turn(&db, &log.message_id, &record).await {
         tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
@@ -132,6 +133,24 @@ pub async fn run(job: TurnJob) {
     }
     let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false, automatic: false };
     lesson_events::tell(&bus, &db, &lesson, ended).await;
+}
+
+/// Keeps a call the agent refused because the tool is not one of its own,
+/// so that a teacher or an admin can see that someone or something tried.
+async fn record_refused(db: &Db, user_id: &str, lesson_id: &str, turn_id: &str, tool: &str) {
+    tracing::warn!(user = %user_id, lesson = %lesson_id, turn = %turn_id, tool = %tool, "refused a call of a tool outside the agent's set");
+    let stored = sqlx::query("INSERT INTO refused_tool_calls (id, user_id, lesson_id, turn_id, tool, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
+        .bind(crate::server::ids::new_id())
+        .bind(user_id)
+        .bind(lesson_id)
+        .bind(turn_id)
+        .bind(tool)
+        .bind(crate::server::db::time::now())
+        .execute(db)
+        .await;
+    if let Err(e) = stored {
+        tracing::error!(error = %e, "could not record a refused tool call");
+    }
 }
 
 /// How much of a record's text and reasoning is stored: what a checkpoint
