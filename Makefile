@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps cargo-test cargo-test-postgres e2e bench bench-ui bench-islands fuzz soak
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test cargo-test-postgres e2e bench bench-ui bench-islands fuzz soak soak-hostile
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -52,7 +52,7 @@ e2e:
 		MARGIN_E2E_POSTGRES_URL="$$(scripts/test-postgres)" MARGIN_E2E_BIN=$(CURDIR)/target/debug/margin \
 		cargo leptos end-to-end
 
-## The property tests of the parsers (tests/fuzz.rs, the turn log's
+## The property tests of the parsers and the material readers (tests/fuzz.rs, the turn log's
 ## compaction) with many more cases than `make test` runs.
 FUZZ_CASES ?= 20000
 fuzz:
@@ -64,6 +64,13 @@ fuzz:
 ## benches/turns.rs). SOAK_STREAMS and SOAK_SECS change the load.
 soak:
 	MARGIN_BENCH_ONLY=soak cargo bench --features ssr --bench turns
+
+## 20 accounts uploading hostile files (nested, packed) for a minute beside
+## 50 streaming replies and sign-ins, on the real server binary: replies
+## failed, sign-in p95, what the uploads got, the server's peak memory
+## (benches/hostile.rs). HOSTILE_SECS changes the length.
+soak-hostile:
+	cargo bench --features ssr --bench hostile
 
 ## Build tools: the WASM target, cargo-leptos and the wasm-bindgen CLI
 ## matching Cargo.lock. Each is installed only when missing.

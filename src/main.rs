@@ -1,13 +1,28 @@
 //! The Margin server binary: everything it does lives in `margin::server`.
+//! Run as `margin extract-material` it is instead the child process that
+//! reads one file of a teacher's material (`server::material::sandbox`);
+//! that mode starts before any runtime, so the child is one small process.
 
 #[cfg(feature = "ssr")]
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    use margin::server::{cli, material::sandbox, startup};
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(code) = margin::server::cli::run(&args).await {
-        return code;
+    if args.first().map(String::as_str) == Some(sandbox::CHILD_ARG) {
+        return sandbox::child_main();
     }
-    margin::server::startup::run().await
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("could not start the server's runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        if let Some(code) = cli::run(&args).await {
+            return code;
+        }
+        startup::run().await
+    })
 }
 
 #[cfg(not(feature = "ssr"))]

@@ -369,6 +369,9 @@ pub struct Member {
     pub role: String,
     pub created_at: String,
     pub tokens_this_month: i64,
+    /// What the account keeps (lessons' versions, material), in bytes.
+    #[serde(default)]
+    pub stored_bytes: i64,
 }
 
 /// An invitation as the school page lists it.
@@ -389,8 +392,25 @@ pub struct SchoolOverview {
     pub usage: crate::chat::message::UsageSummary,
     /// The server's allowance for schools without their own (`None`: unlimited).
     pub server_allowance: Option<i64>,
+    /// The viewer runs the server (`server::operators`): only they add
+    /// credits or raise the allowance above the server's.
+    #[serde(default)]
+    pub operator: bool,
+    /// What a teacher's account may keep, in bytes (`None`: no limit).
+    #[serde(default)]
+    pub storage_limit: Option<i64>,
     pub members: Vec<Member>,
     pub invites: Vec<Invite>,
+}
+
+/// "12.4 MB" for a number of bytes, as the School page shows it.
+pub fn megabytes(bytes: i64) -> String {
+    let mb = bytes.max(0) as f64 / (1024.0 * 1024.0);
+    if mb < 10.0 {
+        format!("{mb:.1} MB")
+    } else {
+        format!("{} MB", mb.round() as i64)
+    }
 }
 
 /// The file endings "Add material" accepts (the page's file field, and the
@@ -404,6 +424,10 @@ pub const MATERIAL_ENDINGS: &str = ".txt,.md,.markdown,.html,.htm,.docx,.pdf";
 pub struct Material {
     pub sources: Vec<SourceSummary>,
     pub react_to_events: bool,
+    /// Why the teacher's last "Add material" was refused, found on the
+    /// server by the token the page's address carries.
+    #[serde(default)]
+    pub refused: Option<String>,
 }
 
 /// One source of a lesson: material the teacher added, as the assistant and
@@ -443,5 +467,15 @@ mod save_reply_tests {
         }
         assert!(SaveReply::from_json(r#"{"outcome":{"Lost":{}}}"#).is_err());
         assert!(SaveReply::from_json("null").is_err());
+    }
+}
+
+#[cfg(test)]
+mod storage_tests {
+    #[test]
+    fn sizes_read_as_megabytes() {
+        assert_eq!(super::megabytes(0), "0.0 MB");
+        assert_eq!(super::megabytes(1_300_000), "1.2 MB");
+        assert_eq!(super::megabytes(500 * 1024 * 1024), "500 MB");
     }
 }

@@ -135,11 +135,11 @@ async fn the_allowance_is_spent_before_credits_and_comes_back_each_month() {
     budget::add_credits(db, &school, 5000, None, at(2026, 11, 15)).await.unwrap();
 
     let summary = |t| budget::summary(db, &school, -1, t);
-    budget::settle(db, &call(&school, 800), 0, -1, at(2026, 11, 15)).await.unwrap();
+    budget::settle(db, &call(&school, 800), 0, false, -1, at(2026, 11, 15)).await.unwrap();
     let s = summary(at(2026, 11, 15)).await.unwrap();
     assert_eq!((s.used, s.credits, s.remaining), (800, 5000, Some(200 + 5000)));
     // 200 left of the allowance, the other 600 from credits.
-    budget::settle(db, &call(&school, 800), 0, -1, at(2026, 11, 20)).await.unwrap();
+    budget::settle(db, &call(&school, 800), 0, false, -1, at(2026, 11, 20)).await.unwrap();
     let s = summary(at(2026, 11, 20)).await.unwrap();
     assert_eq!((s.used, s.credits, s.remaining), (1000, 4400, Some(4400)));
     assert_eq!(s.meter().unwrap(), "1,000 of 1,000 tokens used this month, 4,400 credits left");
@@ -147,11 +147,11 @@ async fn the_allowance_is_spent_before_credits_and_comes_back_each_month() {
     let s = summary(at(2026, 12, 1)).await.unwrap();
     assert_eq!((s.used, s.credits, s.remaining), (0, 4400, Some(5400)));
     assert_eq!(s.resets_at, "2027-01-01T00:00:00.000Z");
-    budget::settle(db, &call(&school, 300), 0, -1, at(2026, 12, 2)).await.unwrap();
+    budget::settle(db, &call(&school, 300), 0, false, -1, at(2026, 12, 2)).await.unwrap();
     let s = summary(at(2026, 12, 2)).await.unwrap();
     assert_eq!((s.used, s.credits), (300, 4400), "December's allowance first");
     // Spent to the last token: a turn is refused before the model is asked.
-    budget::settle(db, &call(&school, 700 + 4400), 0, -1, at(2026, 12, 3)).await.unwrap();
+    budget::settle(db, &call(&school, 700 + 4400), 0, false, -1, at(2026, 12, 3)).await.unwrap();
     app.state.clock.set(at(2026, 12, 3));
     let before = app.state.ai.scripted().unwrap().requests().len();
     let r = ask(&app, &ana.token, &ana.session_id, "test").await;
@@ -163,7 +163,11 @@ async fn the_allowance_is_spent_before_credits_and_comes_back_each_month() {
     assert_eq!(status["blocked"], "Your school's AI allowance for this month is used up. It resets on 1 January.");
     assert_eq!(status["usage"]["remaining"], 0);
     assert_eq!(status["role"], "admin");
-    // Credits let the school go on at once.
+    // Credits let the school go on at once. Only whoever runs the server
+    // adds them: the school's admin is refused until named an operator.
+    let r = app.post_json("/api/school/credits", Auth::Bearer(&ana.token), json!({"tokens": 50_000})).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    assert!(margin::server::operators::add(&app.state.db, "ana@x.org").await.unwrap());
     let r = app.post_json("/api/school/credits", Auth::Bearer(&ana.token), json!({"tokens": 50_000})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.json()["credits"], 50_000);
@@ -328,7 +332,11 @@ async fn teachers_cannot_add_credits_or_see_each_others_usage() {
     let other = teacher(&app, "other@x.org").await;
     let theirs = app.get("/api/ai/usage", Auth::Bearer(&other.token)).await.json();
     assert_eq!(theirs["total"], 0);
-    // The School page's forms work for the admin.
+    // The School page's credits form is an operator's: the admin is sent
+    // back to the page, which says whom to ask; named an operator, it works.
+    let r = app.post_form("/school/credits", Auth::Cookie(&head.token), &[("tokens", "12,000")]).await;
+    assert_eq!(r.location(), "/school?error=operator#credits");
+    assert!(margin::server::operators::add(&app.state.db, "head@x.org").await.unwrap());
     let r = app.post_form("/school/credits", Auth::Cookie(&head.token), &[("tokens", "12,000")]).await;
     assert_eq!(r.location(), "/school?done=credits");
     let status = app.get("/api/ai/status", Auth::Bearer(&head.token)).await.json();

@@ -360,13 +360,13 @@ async fn turns_left_running_by_a_dead_process_become_interrupted() {
     // Leased for a minute to an instance that then died.
     let now = time::now();
     let lease = chats::Lease { instance: "gone", until: time::shifted(&now, Duration::from_secs(60), true).unwrap() };
-    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease };
+    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease, reserved: ("", 0) };
     chats::start_turn(&app.state.db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
     chats::save_progress(&app.state.db, "msg-1", "The first half of", "", &[]).await.unwrap();
     // Within its lease it is left alone (its instance may be alive), and the
     // chat is busy on every instance.
     assert_eq!(chats::interrupt_abandoned(&app.state.db, &now, false).await.unwrap(), 0);
-    let busy = chats::TurnIds { turn: "turn-2", user_message: "msg-2", assistant_message: "msg-3", lease: chats::Lease { instance: "other", until: now.clone() } };
+    let busy = chats::TurnIds { turn: "turn-2", user_message: "msg-2", assistant_message: "msg-3", lease: chats::Lease { instance: "other", until: now.clone() }, reserved: ("", 0) };
     let refused = chats::start_turn(&app.state.db, &t.session_id, "Me too", &busy, "m").await.unwrap_err();
     assert!(matches!(refused, margin::server::error::AppError::Conflict(_)), "{refused:?}");
     // Past it, any instance ends it.
@@ -572,7 +572,7 @@ async fn retry_after_a_dead_process_shows_the_question_once() {
     let t = teacher(&app, "dead@x.org").await;
     // What a process killed mid-turn leaves, and what the next one makes of it.
     let lease = chats::Lease { instance: "gone", until: time::now() };
-    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease };
+    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease, reserved: ("", 0) };
     chats::start_turn(&app.state.db, &t.session_id, "test", &ids, "m").await.unwrap();
     chats::save_progress(&app.state.db, "msg-1", "Half a", "", &[]).await.unwrap();
     assert_eq!(chats::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);

@@ -1,6 +1,8 @@
 //! Property tests for the parsers that read what others wrote: the SSE
 //! reader, tool-call assembly and tool arguments, the lesson parser and
-//! validator, and the markdown renderer (whose output must stay inert).
+//! validator, the markdown renderer (whose output must stay inert), and the
+//! readers of teachers' material (any bytes as any kind: read or refused in
+//! words, PDFs in their child process, never a panic of the server's).
 //!
 //! `make test` runs each with proptest's default number of cases; `make fuzz`
 //! runs them with `PROPTEST_CASES` raised (see the Makefile).
@@ -379,4 +381,101 @@ fn the_inertness_check_itself_catches_what_it_must() {
     assert!(inert("<a href=\"javascript:alert(1)\">x</a>").is_err());
     assert!(inert("<a href=\"https://x\" onclick=\"y\">x</a>").is_err());
     assert!(inert("<th style=\"color: red\">").is_err());
+}
+
+// ---------- the material readers ----------
+
+use margin::server::material::{
+    extract::{self, MAX_TEXT_BYTES},
+    sandbox::{ChildLimits, Extractor, Refusal},
+};
+
+fn htmlish() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("<script>".to_string()),
+            Just("</SCRIPT>".to_string()),
+            Just("<style a='>'>".to_string()),
+            Just("</style".to_string()),
+            Just("<!--".to_string()),
+            Just("-->".to_string()),
+            Just("<p>".to_string()),
+            Just("&amp;".to_string()),
+            Just("&#x1F600;".to_string()),
+            Just("&#99999999;".to_string()),
+            Just("\u{212A}".to_string()),
+            Just("İ".to_string()),
+            "[a-zA-Z <>/&;#]{0,6}",
+        ],
+        0..60,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn zip_with(document: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file("word/document.xml", zip::write::SimpleFileOptions::default()).unwrap();
+    zip.write_all(document.as_bytes()).unwrap();
+    zip.finish().unwrap().into_inner()
+}
+
+/// The server's own binary reading a file in its child process.
+fn in_child(name: &str, bytes: &[u8]) -> Result<String, Refusal> {
+    static RUNTIME: std::sync::LazyLock<tokio::runtime::Runtime> =
+        std::sync::LazyLock::new(|| tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap());
+    let reader = Extractor::new(Some(env!("CARGO_BIN_EXE_margin").into()), ChildLimits::default(), 1);
+    RUNTIME.block_on(reader.text_of(name, bytes))
+}
+
+proptest! {
+    #[test]
+    fn the_html_reader_takes_any_markup_without_panicking(html in htmlish()) {
+        let text = extract::html_text(&html);
+        prop_assert!(text.len() <= html.len() * 4 + 16);
+        prop_assert!(!text.contains("<script") && !text.contains("<style"));
+    }
+
+    #[test]
+    fn any_bytes_as_any_kind_are_read_or_refused_in_words(bytes in prop::collection::vec(any::<u8>(), 0..512), kind in 0..5usize) {
+        let name = ["a.txt", "a.md", "a.html", "a.docx", "a.pdf"][kind];
+        match extract::text_of(name, &bytes) {
+            Ok(text) => prop_assert!(!text.is_empty() && text.len() <= MAX_TEXT_BYTES),
+            Err(why) => prop_assert!(why.contains(name), "{why}"),
+        }
+    }
+
+    #[test]
+    fn any_word_document_text_is_read_or_refused_in_words(document in htmlish()) {
+        let bytes = zip_with(&document);
+        match extract::text_of("a.docx", &bytes) {
+            Ok(text) => prop_assert!(text.len() <= MAX_TEXT_BYTES),
+            Err(why) => prop_assert!(why.contains("a.docx"), "{why}"),
+        }
+    }
+
+    #[test]
+    fn the_pdf_stream_check_takes_any_bytes(bytes in prop::collection::vec(prop_oneof![Just(b's'), Just(b'\n'), Just(0x78u8), Just(0x9c), any::<u8>()], 0..512)) {
+        let mut pdf = b"%PDF-1.4\nstream\n".to_vec();
+        pdf.extend_from_slice(&bytes);
+        let _ = extract::pdf_streams_fit(&pdf);
+    }
+}
+
+proptest! {
+    // Each case starts a process: an eighth as many (`make fuzz` raises them too).
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse::<u32>().ok()).map_or(32, |c| (c / 8).max(32))
+    ))]
+    #[test]
+    fn any_pdf_is_read_or_refused_by_its_child_never_by_the_server(bytes in prop::collection::vec(prop_oneof![Just(b'['), Just(b'<'), Just(b'>'), Just(b'/'), Just(b' '), Just(b'\n'), any::<u8>()], 0..2048)) {
+        let mut pdf = b"%PDF-1.4\n1 0 obj\n".to_vec();
+        pdf.extend_from_slice(&bytes);
+        match in_child("a.pdf", &pdf) {
+            Ok(text) => prop_assert!(text.len() <= MAX_TEXT_BYTES),
+            Err(Refusal::File(why)) => prop_assert!(why.contains("a.pdf"), "{why}"),
+            Err(Refusal::Unsafe(name)) => prop_assert_eq!(name, "a.pdf"),
+            Err(other) => prop_assert!(false, "{other:?}"),
+        }
+    }
 }

@@ -326,3 +326,33 @@ async fn events_queued_on_an_instance_that_stopped_are_taken_up_by_the_next_to_s
     until_count(&two.db, "SELECT COUNT(*) FROM lesson_pending_events", 0).await;
     assert_eq!(sqlx::query_scalar::<_, i64>(users).fetch_one(&two.db).await.unwrap(), 1);
 }
+
+/// The tokens a running reply has reserved: on its school, and on the reply.
+async fn reserved(db: &margin::server::db::Db, turn: &str) -> (i64, i64) {
+    let school: i64 = sqlx::query_scalar("SELECT CAST(SUM(reserved) AS BIGINT) FROM schools").fetch_one(db).await.unwrap();
+    let on_reply: i64 = sqlx::query_scalar("SELECT reserved_tokens FROM chat_messages WHERE turn_id = $1").bind(turn).fetch_one(db).await.unwrap();
+    (school, on_reply)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_killed_instance_had_reserved_goes_back_to_the_school() {
+    let Some(mut two) = two_instances().await else { return };
+    let chat = two.chat(&two.a).await;
+    let (res, turn) = two.started(&two.a, &chat, "hold on").await;
+    two.until_writing(&turn).await;
+    // The model call under way holds a reservation, on the school and on the reply.
+    let (school, on_reply) = reserved(&two.db, &turn).await;
+    assert!(school > 0 && school == on_reply, "school {school}, reply {on_reply}");
+
+    two.a.signal("-KILL");
+    two.a.wait();
+    drop(res);
+    // B ends the reply once its lease has run out, and gives the reservation back.
+    until_count(&two.db, &format!("SELECT COUNT(*) FROM chat_messages WHERE turn_id = '{turn}' AND status = 'interrupted' AND reserved_tokens = 0"), 1).await;
+    until_count(&two.db, "SELECT COUNT(*) FROM schools WHERE reserved = 0", 1).await;
+    // And the school's next reply reserves and settles as before.
+    let next = two.turn(&two.b, &chat, "test").await;
+    assert_eq!(next.status(), 200);
+    assert!(next.text().await.unwrap().contains("event: done"));
+    until_count(&two.db, "SELECT COUNT(*) FROM schools WHERE reserved = 0", 1).await;
+}

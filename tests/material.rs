@@ -131,7 +131,19 @@ async fn the_lesson_pages_forms_answer_with_the_page_and_say_what_went_wrong() {
     assert_eq!(r.location(), format!("/lessons/{}#material", t.lesson_id));
     let r = upload(&app, &path, Auth::Cookie(&t.token), &[("slides.pptx", b"PK")]).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
-    assert!(r.location().starts_with(&format!("/lessons/{}?material_error=", t.lesson_id)) && r.location().contains("slides.pptx"), "{}", r.location());
+    // The address carries a token, never the sentence; the page finds the
+    // sentence on the server, for this teacher only.
+    let refused_at = r.location().to_string();
+    let token = refused_at.strip_prefix(&format!("/lessons/{}?material_error=", t.lesson_id)).and_then(|t| t.strip_suffix("#material"));
+    assert!(token.is_some_and(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_hexdigit())), "{refused_at}");
+    assert!(!refused_at.contains("pptx"), "{refused_at}");
+    let page = app.get(refused_at.trim_end_matches("#material"), Auth::Cookie(&t.token)).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("“slides.pptx” is not a kind of file Margin can read."), "{}", page.body);
+    // Text in the address is not a token: the page says nothing of it.
+    let forged = app.get(&format!("/lessons/{}?material_error=Your%20session%20ended", t.lesson_id), Auth::Cookie(&t.token)).await;
+    assert_eq!(forged.status, StatusCode::OK);
+    assert!(!forged.body.contains("Your session ended"));
 
     let list = app.get(&format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token)).await.json();
     let id = list[0]["id"].as_str().unwrap().to_string();

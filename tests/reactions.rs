@@ -143,8 +143,12 @@ async fn an_event_waits_while_a_reply_runs_in_the_lesson() {
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     drop(held);
     until(&app, "SELECT COUNT(*) FROM chat_messages WHERE status = 'cancelled'", 1).await;
-    // The waiting waker tries again each DEBOUNCE_MS.
-    advance(&app, DEBOUNCE_MS);
+    // The waker tried at 2 s and 4 s and found the reply running; it tries
+    // again later each time (4 s after the second try), not every 2 s.
+    advance(&app, margin::server::reactions::fire::retry_after(DEBOUNCE_MS, 2) - 1);
+    settle().await;
+    assert_eq!(count(&app, USER_MESSAGES).await, 1, "not before the back-off");
+    advance(&app, 1);
     until(&app, DONE_REPLIES, 1).await;
     assert_eq!(count(&app, USER_MESSAGES).await, 2);
 }
@@ -159,7 +163,7 @@ async fn two_callers_opening_the_gate_at_once_start_one_turn() {
     let due = gate::queue(db, &t.lesson_id, &owner, None, std::slice::from_ref(&h), 10_000).await.unwrap();
     assert_eq!(due, 10_000 + DEBOUNCE_MS);
     // Before it is due, neither opens it.
-    assert_eq!(gate::claim(db, &t.lesson_id, due - 1).await.unwrap(), Claim::Later);
+    assert_eq!(gate::claim(db, &t.lesson_id, due - 1).await.unwrap(), Claim::Later(due));
     for _ in 0..5 {
         let (a, b) = tokio::join!(gate::claim(db, &t.lesson_id, due), gate::claim(db, &t.lesson_id, due));
         let won = [a.unwrap(), b.unwrap()];

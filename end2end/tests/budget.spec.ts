@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { expect, Page, test } from "@playwright/test";
 import { createLesson, hydrated, lastReply, send, signUp, uniqueEmail } from "./helpers";
 
@@ -9,8 +10,16 @@ async function setAllowance(page: Page, tokens: string): Promise<void> {
   await expect(page.getByText("Saved.")).toBeVisible();
 }
 
+/** Names the account an operator, as whoever runs the server does (`margin operators add`). */
+function makeOperator(email: string): void {
+  const bin = process.env.MARGIN_E2E_BIN;
+  expect(bin, "make e2e sets MARGIN_E2E_BIN").toBeTruthy();
+  execFileSync(bin!, ["operators", "add", email], { env: process.env });
+}
+
 test("the usage meter moves after a reply, and a spent allowance stops the input until credits come", async ({ page }) => {
-  await signUp(page, uniqueEmail("budget"));
+  const email = uniqueEmail("budget");
+  await signUp(page, email);
   // The first account of a school runs it: the School page is in the top bar.
   await expect(page.getByRole("link", { name: "School" })).toBeVisible();
   await setAllowance(page, "100,000");
@@ -33,9 +42,14 @@ test("the usage meter moves after a reply, and a spent allowance stops the input
   const box = page.getByRole("textbox", { name: "Message" });
   await expect(box).toBeDisabled();
 
-  // The admin is offered credits, which open the input again.
+  // The admin is sent to the School page, which says credits come from
+  // whoever runs the server; an operator adds them there, and the input opens again.
   await spent.getByRole("link", { name: "Add credits" }).click();
   await expect(page).toHaveURL(/\/school#credits$/);
+  await expect(page.getByText("Credits are added by whoever runs this Margin server.")).toBeVisible();
+  await expect(page.getByLabel("Tokens to add")).toHaveCount(0);
+  makeOperator(email);
+  await page.reload();
   await page.getByLabel("Tokens to add").fill("50000");
   await page.getByRole("button", { name: "Add credits" }).click();
   await expect(page.getByText("Credits added.")).toBeVisible();

@@ -56,13 +56,23 @@ pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, S
     crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)
 }
 
-/// The lesson's sources (the teacher's material), and whether the teacher
-/// lets the assistant react to new material, for the lesson page.
+/// The lesson's sources (the teacher's material), whether the teacher lets
+/// the assistant react to new material, and why their last upload was
+/// refused (`refusal`: the token from the page's address), for the lesson page.
 #[server]
-pub async fn get_sources(id: String) -> Result<crate::models::Material, ServerFnError> {
+pub async fn get_sources(id: String, refusal: Option<String>) -> Result<crate::models::Material, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
     let sources = crate::server::material::sources::list(&state.db, &user.id, &id).await.map_err(fail)?;
     let react_to_events = crate::server::reactions::enabled(&state.db, &user.id).await.map_err(fail)?;
-    Ok(crate::models::Material { sources, react_to_events })
+    let refused = match refusal.filter(|t| t.chars().all(|c| c.is_ascii_hexdigit())) {
+        Some(token) if !token.is_empty() => {
+            let now = crate::server::db::time::now();
+            let report = crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)?;
+            report.and_then(|r| r.problems.into_iter().next())
+        }
+        // A refusal that could not be kept, or one gone stale.
+        Some(_) | None => None,
+    };
+    Ok(crate::models::Material { sources, react_to_events, refused })
 }

@@ -37,7 +37,9 @@ pub fn LessonPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
     let lesson = Resource::new(id, get_lesson);
-    let sources = Resource::new(id, get_sources);
+    let query = leptos_router::hooks::use_query_map();
+    let refusal = move || query.read().get("material_error");
+    let sources = Resource::new(move || (id(), refusal()), |(id, refusal)| get_sources(id, refusal));
     let publication = Resource::new(id, get_publication);
 
     view! {

@@ -1,11 +1,11 @@
 //! "Material" on the lesson page: the sources the teacher added for the
 //! assistant to build from, each with Remove, and "Add material" to add
 //! files. Plain forms rendered on the server (`server::material::routes`
-//! answers them with a redirect back here, and a refusal comes back in the
-//! address as `material_error`), so none of it is in the browser bundle.
+//! answers them with a redirect back here, and a refusal is kept on the
+//! server, its token in the address as `material_error`), so none of it is
+//! in the browser bundle.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_query_map;
 
 use crate::models::{Material, MATERIAL_ENDINGS};
 
@@ -22,9 +22,7 @@ fn size(bytes: i64) -> String {
 
 #[component]
 pub fn MaterialSection(lesson_id: String, material: Material) -> impl IntoView {
-    let Material { sources, react_to_events } = material;
-    let query = use_query_map();
-    let refused = move || query.read().get("material_error").filter(|e| !e.is_empty());
+    let Material { sources, react_to_events, refused } = material;
     let add_to = format!("/lessons/{lesson_id}/sources");
     let back = lesson_id.clone();
     let empty = sources.is_empty();
@@ -51,7 +49,7 @@ pub fn MaterialSection(lesson_id: String, material: Material) -> impl IntoView {
         <section class="material" id="material" aria-labelledby="material-heading">
             <h2 id="material-heading">"Material"</h2>
             <p class="muted">"Add your own worksheets, chapters or notes, and ask the assistant to build exercises from them. It reads them; students never see them."</p>
-            {move || refused().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+            {refused.map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
             {empty.then(|| view! { <p class="muted">"No material yet."</p> })}
             <ul class="sources" aria-label="Sources">{items}</ul>
             <form class="add-material" method="post" action=add_to enctype="multipart/form-data">

@@ -11,7 +11,7 @@ use super::top_bar::TopBar;
 use crate::{
     api::{error_text, school::get_school},
     chat::message::thousands,
-    models::SchoolOverview,
+    models::{megabytes, SchoolOverview},
 };
 
 #[component]
@@ -26,6 +26,8 @@ pub fn SchoolPage() -> impl IntoView {
     };
     let error = move || match query.read().get("error").as_deref() {
         Some("input") => Some("Enter a whole number of tokens above zero, and a name for the school."),
+        Some("operator") => Some("Credits are added by whoever runs this Margin server. Ask them for more."),
+        Some("allowance") => Some("The allowance can be at most the server's. Whoever runs this Margin server can raise it."),
         Some(_) => Some("Something went wrong on the server. Please try again."),
         None => None,
     };
@@ -66,11 +68,13 @@ fn InviteLink(token: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, members, invites } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites } = o;
+    let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
     let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
     let own = school.monthly_tokens.filter(|n| *n >= 0).map(|n| n.to_string()).unwrap_or_default();
     let server = match server_allowance {
+        Some(n) if !operator => format!("Leave empty for the server's allowance ({} tokens a month), or set a lower one.", thousands(n)),
         Some(n) => format!("Leave empty for the server's allowance ({} tokens a month).", thousands(n)),
         None => "Leave empty for the server's allowance (unlimited).".into(),
     };
@@ -80,22 +84,31 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
             <p class="school-meter">{meter}</p>
             {remaining.map(|r| view! { <p class="muted">{r}</p> })}
             <p>"Credits: " <strong class="school-credits">{thousands(usage.credits)}</strong> " tokens. Credits do not expire; they are used once the month's allowance is spent."</p>
-            <form method="post" action="/school/credits" class="inline-form" id="credits">
-                <label for="credit-tokens">"Tokens to add"</label>
-                <input id="credit-tokens" name="tokens" inputmode="numeric" required placeholder="100,000"/>
-                <button type="submit" class="primary">"Add credits"</button>
-            </form>
+            {if operator {
+                Either::Left(view! {
+                    <form method="post" action="/school/credits" class="inline-form" id="credits">
+                        <label for="credit-tokens">"Tokens to add"</label>
+                        <input id="credit-tokens" name="tokens" inputmode="numeric" required placeholder="100,000"/>
+                        <button type="submit" class="primary">"Add credits"</button>
+                    </form>
+                })
+            } else {
+                Either::Right(view! {
+                    <p class="muted" id="credits">"Credits are added by whoever runs this Margin server. Ask them when the school needs more."</p>
+                })
+            }}
         </section>
         <section aria-labelledby="teachers-head">
             <h2 id="teachers-head">"Teachers"</h2>
             <table class="members">
-                <thead><tr><th>"Email"</th><th>"Role"</th><th>"Tokens this month"</th></tr></thead>
+                <thead><tr><th>"Email"</th><th>"Role"</th><th>"Tokens this month"</th><th>"Storage"</th></tr></thead>
                 <tbody>
                     {members.into_iter().map(|m| view! {
-                        <tr><td>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td></tr>
+                        <tr><td>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td><td class="storage">{megabytes(m.stored_bytes)}</td></tr>
                     }).collect_view()}
                 </tbody>
             </table>
+            {storage_note.map(|n| view! { <p class="muted">{n}</p> })}
             <form method="post" action="/school/invites">
                 <button type="submit" class="primary">"Invite a teacher"</button>
             </form>

@@ -187,10 +187,11 @@ impl<'a> Writer<'a> {
                 }
             }
             Audience::Student => {
-                let width = answer.chars().count().clamp(4, 24);
+                // Every blank is as wide as every other: a box sized by its
+                // answer would tell the student how long the answer is.
                 self.out.push_str("<input class=\"blank\" type=\"text\"");
                 attr(&mut self.out, "data-id", id);
-                let _ = write!(self.out, " aria-label=\"Blank\" size=\"{width}\"");
+                let _ = write!(self.out, " aria-label=\"Blank\" size=\"{BLANK_WIDTH}\"");
                 attr(&mut self.out, "placeholder", hint.unwrap_or_default());
                 self.name(id);
                 if let Some(v) = self.answer(id) {
@@ -422,6 +423,9 @@ impl<'a> Writer<'a> {
         self.out.push_str("</li>");
     }
 }
+
+/// How wide a student's box for a blank is, in characters, whatever its answer.
+pub const BLANK_WIDTH: usize = 16;
 
 #[cfg(test)]
 mod tests {

@@ -78,10 +78,12 @@ impl Paper {
         }
     }
 
-    /// A line to write on, as long as the answer (at least a short word's).
+    /// A line to write on: on the worksheet every line is as long as every
+    /// other (one as long as its answer would give the answer's length
+    /// away); on the key, as long as the answer it shows.
     fn blank(&mut self, e: &Element) {
         let answer = e.attr("answer").unwrap_or_default();
-        let width = answer.chars().count().clamp(6, 28);
+        let width = if self.key { answer.chars().count().clamp(6, 28) } else { super::html::BLANK_WIDTH + 2 };
         let _ = write!(self.out, "<span class=\"fill\" style=\"min-width:{width}ch\">");
         if self.key {
             self.text(answer);

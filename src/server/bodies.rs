@@ -13,11 +13,11 @@
 use axum::{
     body::{to_bytes, Body},
     extract::Request,
-    http::{header, Method, StatusCode},
-    response::{IntoResponse, Response},
+    http::{header, HeaderMap, Method, StatusCode},
+    response::{IntoResponse, Redirect, Response},
 };
 
-use super::{chat_routes::MAX_TURN_BODY, error::AppError};
+use super::{auth, chat_routes::MAX_TURN_BODY, current_user::Member, error::AppError, state::AppState};
 
 /// A lesson document and its details (a save, or a lesson created from XML).
 pub const LESSON_BODY: usize = 1024 * 1024;
@@ -34,7 +34,7 @@ pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_sec
 
 /// The largest body `method path` may carry.
 pub fn limit_for(method: &Method, path: &str) -> usize {
-    if path.starts_with("/auth/") || path.starts_with("/api/auth/") {
+    if is_account_route(path) {
         ACCOUNT_BODY
     } else if path == "/api/chat/stream" {
         TURN_BODY
@@ -50,6 +50,38 @@ pub fn limit_for(method: &Method, path: &str) -> usize {
     } else {
         SMALL_BODY
     }
+}
+
+/// For a route that takes a large body, the answer to send before reading
+/// it when nobody is signed in: 401 in JSON under `/api/`, the sign-in page
+/// for a form. Reading 25 MB for a request that will be refused anyway
+/// costs the server, not the sender. The turn's stream (2 MB at most) only
+/// needs a session token here: its handler checks the session in the same
+/// query that reserves the budget, and a query more would be felt on every
+/// reply's first words.
+pub async fn session_first(state: &AppState, method: &Method, path: &str, headers: &HeaderMap) -> Option<Response> {
+    if limit_for(method, path) <= SMALL_BODY || is_account_route(path) {
+        return None;
+    }
+    let signed_in = if path == "/api/chat/stream" {
+        auth::token_from_headers(headers).is_some()
+    } else {
+        match Member::find(state, headers).await {
+            Ok(found) => found.is_some(),
+            Err(e) => return Some(e.into_response()),
+        }
+    };
+    if signed_in {
+        None
+    } else if path.starts_with("/api/") {
+        Some(AppError::Unauthorized.into_response())
+    } else {
+        Some(Redirect::to("/signin").into_response())
+    }
+}
+
+fn is_account_route(path: &str) -> bool {
+    path.starts_with("/auth/") || path.starts_with("/api/auth/")
 }
 
 fn too_large(limit: usize) -> Response {

@@ -115,6 +115,77 @@ pub async fn reserve_for_session(db: &Db, token_hash: &str, tokens: i64, default
         .await?)
 }
 
+/// Reserves `tokens` for a later call of a running turn, recorded on the
+/// turn's reply too (`return_abandoned` gives it back if the turn stops
+/// running without settling). `false`: nothing is left, or the turn is no
+/// longer running (nothing was reserved).
+pub async fn reserve_for_turn(db: &Db, school_id: &str, turn_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
+    let mut tx = db::begin_write(db).await?;
+    let tied = sqlx::query("UPDATE chat_messages SET reserved_tokens = reserved_tokens + $2, reserved_school = $3 WHERE turn_id = $1 AND status = 'running'")
+        .bind(turn_id)
+        .bind(tokens)
+        .bind(school_id)
+        .execute(&mut *tx)
+        .await?;
+    if tied.rows_affected() != 1 {
+        return Ok(false);
+    }
+    static SQL: LazyLock<String> = LazyLock::new(|| format!("UPDATE schools SET reserved = reserved + $2 WHERE id = $1 AND {}", has_left()));
+    let done = sqlx::query(SQL.as_str()).bind(school_id).bind(tokens).bind(default).bind(month).execute(&mut *tx).await?;
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Takes `tokens` off what the turn's reply records as reserved; how much
+/// of them is still the caller's to give back to the school (none when
+/// `return_abandoned` already gave them back).
+async fn untie(conn: &mut sqlx::AnyConnection, turn_id: &str, tokens: i64) -> Result<i64> {
+    if tokens <= 0 {
+        return Ok(0);
+    }
+    let done = sqlx::query("UPDATE chat_messages SET reserved_tokens = reserved_tokens - $2 WHERE turn_id = $1 AND reserved_tokens >= $2")
+        .bind(turn_id)
+        .bind(tokens)
+        .execute(&mut *conn)
+        .await?;
+    Ok(if done.rows_affected() == 1 { tokens } else { 0 })
+}
+
+/// Gives back what replies that stopped running still hold (their instance
+/// died between a reservation and its settling), to their schools, from
+/// any instance. Each reservation is taken off its reply and given back in
+/// one transaction, so neither this nor the reply's own settling can give
+/// it back twice. How many tokens were given back.
+pub async fn return_abandoned(db: &Db) -> Result<i64> {
+    let lock = match Backend::of(db) {
+        Backend::Postgres => " FOR UPDATE",
+        Backend::Sqlite => "",
+    };
+    let mut tx = db::begin_write(db).await?;
+    // Read first (RETURNING would give the values after the update: nothing).
+    let held: Vec<(String, Option<String>, i64)> = sqlx::query_as(&format!(
+        "SELECT turn_id, reserved_school, reserved_tokens FROM chat_messages WHERE reserved_tokens > 0 AND status <> 'running'{lock}"
+    ))
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut total = 0;
+    for (turn, school, tokens) in held {
+        sqlx::query("UPDATE chat_messages SET reserved_tokens = 0 WHERE turn_id = $1").bind(&turn).execute(&mut *tx).await?;
+        let Some(school) = school else { continue };
+        sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
+            .bind(&school)
+            .bind(tokens)
+            .execute(&mut *tx)
+            .await?;
+        total += tokens;
+    }
+    tx.commit().await?;
+    Ok(total)
+}
+
 /// What a model call used, as recorded.
 #[derive(Clone, Debug, Default)]
 pub struct CallRecord {
@@ -164,8 +235,10 @@ pub fn month_window(now: OffsetDateTime) -> (String, String) {
 }
 
 /// Settles a call: gives back its reservation, spends what it used
-/// (allowance first, then credits) and records it.
-pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, default: i64, now: OffsetDateTime) -> Result<()> {
+/// (allowance first, then credits) and records it. `tied`: the reservation
+/// is recorded on the turn's reply (`reserve_for_turn`, or the turn's
+/// first call) and is given back only if it is still there.
+pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, default: i64, now: OffsetDateTime) -> Result<()> {
     let month = month_of(now);
     let total = (call.prompt_tokens + call.completion_tokens).max(0);
     let lock = match Backend::of(db) {
@@ -173,6 +246,7 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, default: i64, now
         Backend::Sqlite => "",
     };
     let mut tx = db::begin_write(db).await?;
+    let reserved = if tied { untie(&mut tx, &call.turn_id, reserved).await? } else { reserved };
     let row: Option<SchoolBudget> =
         sqlx::query_as(&format!("{SCHOOL_BUDGET}{lock}"))
             .bind(&call.school_id)
@@ -221,6 +295,21 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, default: i64, now
     Ok(())
 }
 
+/// Gives back a reservation recorded on a turn's reply, if it is still there.
+pub async fn release_for_turn(db: &Db, school_id: &str, turn_id: &str, reserved: i64) -> Result<()> {
+    let mut tx = db::begin_write(db).await?;
+    let reserved = untie(&mut tx, turn_id, reserved).await?;
+    if reserved > 0 {
+        sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
+            .bind(school_id)
+            .bind(reserved)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Gives back a reservation for a call that was never made.
 pub async fn release(db: &Db, school_id: &str, reserved: i64) -> Result<()> {
     sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
@@ -237,19 +326,44 @@ pub async fn summary(db: &Db, school_id: &str, default: i64, now: OffsetDateTime
     let row = row.ok_or(AppError::NotFound)?;
     let (allowance, used) = (row.allowance(default), row.used_in(&month_of(now)));
     let credits = row.credits.max(0);
-    let (allowance, remaining) = if allowance < 0 { (None, None) } else { (Some(allowance), Some((allowance - used).max(0) + credits)) };
+    let (allowance, remaining) =
+        if allowance < 0 { (None, None) } else { (Some(allowance), Some(allowance.saturating_sub(used).max(0).saturating_add(credits))) };
     Ok(UsageSummary { used, allowance, credits, remaining, resets_at: stored(next_month(now)), reset_day: reset_day(now) })
 }
 
-/// Adds credits to a school; `by` is the admin (`None`: the command line).
+/// The most tokens one grant of credits adds.
+pub const MAX_GRANT: i64 = 1_000_000_000_000;
+/// The most credits a school holds, and the largest allowance: far above
+/// any real use, and far enough below `i64::MAX` that no sum of them
+/// (allowance + credits − reserved, in SQL or here) can overflow.
+pub const MAX_TOKENS: i64 = 1_000_000_000_000_000;
+
+/// Adds credits to a school; `by` is the operator's account (`None`: the
+/// command line).
 pub async fn add_credits(db: &Db, school_id: &str, tokens: i64, by: Option<&str>, now: OffsetDateTime) -> Result<()> {
-    if tokens <= 0 {
-        return Err(AppError::BadRequest("Add a positive number of tokens.".into()));
+    if tokens <= 0 || tokens > MAX_GRANT {
+        return Err(AppError::BadRequest(format!(
+            "Add a whole number of tokens above zero and at most {}.",
+            crate::chat::message::thousands(MAX_GRANT)
+        )));
     }
     let mut tx = db::begin_write(db).await?;
-    let done = sqlx::query("UPDATE schools SET credits = credits + $2 WHERE id = $1").bind(school_id).bind(tokens).execute(&mut *tx).await?;
-    if done.rows_affected() == 0 {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT credits FROM schools WHERE id = $1").bind(school_id).fetch_optional(&mut *tx).await?;
+    if exists.is_none() {
         return Err(AppError::NotFound);
+    }
+    // Checked in the statement, so two grants at once cannot pass it together.
+    let done = sqlx::query("UPDATE schools SET credits = credits + $2 WHERE id = $1 AND credits <= $3 - $2")
+        .bind(school_id)
+        .bind(tokens)
+        .bind(MAX_TOKENS)
+        .execute(&mut *tx)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::BadRequest(format!(
+            "A school holds at most {} tokens of credits.",
+            crate::chat::message::thousands(MAX_TOKENS)
+        )));
     }
     sqlx::query("INSERT INTO credit_grants (id, school_id, tokens, added_by, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(ids::new_id())
@@ -263,8 +377,16 @@ pub async fn add_credits(db: &Db, school_id: &str, tokens: i64, by: Option<&str>
     Ok(())
 }
 
-/// Sets a school's own allowance (`None`: the server's).
+/// Sets a school's own allowance (`None`: the server's; negative:
+/// unlimited). Who may set which is `operators::may_set_allowance`.
 pub async fn set_allowance(db: &Db, school_id: &str, tokens: Option<i64>) -> Result<()> {
+    if tokens.is_some_and(|n| n > MAX_TOKENS) {
+        return Err(AppError::BadRequest(format!(
+            "An allowance is at most {} tokens a month.",
+            crate::chat::message::thousands(MAX_TOKENS)
+        )));
+    }
+    let tokens = tokens.map(|n| if n < 0 { -1 } else { n });
     sqlx::query("UPDATE schools SET monthly_tokens = $2 WHERE id = $1").bind(school_id).bind(tokens).execute(db).await?;
     Ok(())
 }

@@ -323,6 +323,8 @@ pub async fn start_turn_with(db: &Db, session_id: &str, content: &str, attachmen
         .bind(ids.lease.instance)
         .bind(&ids.lease.until)
         .bind(attachments.and_then(Attachments::stored))
+        .bind(ids.reserved.0)
+        .bind(ids.reserved.1)
         .execute(db)
         .await;
     match done {
@@ -345,10 +347,10 @@ const START_TURN_SQLITE: &str = "UPDATE chat_sessions SET updated_at = $9,
      WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running');
      WITH n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1),
        free AS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running'))
-     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, attachments)
-     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL, $12 FROM n, free
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, attachments, reserved_school, reserved_tokens)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL, $12, NULL, 0 FROM n, free
      UNION ALL
-     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11, NULL FROM n, free";
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11, NULL, $13, $14 FROM n, free";
 
 /// `start_turn` for PostgreSQL, which prepares one statement at a time: the
 /// touch of the chat is a data-modifying `WITH`.
@@ -358,10 +360,10 @@ const START_TURN_POSTGRES: &str = "WITH touched AS (
        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM chat_messages WHERE session_id = $1 AND status = 'running')
        RETURNING id),
      n AS (SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = $1)
-     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, attachments)
-     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL, $12::TEXT FROM n, touched
+     INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, attachments, reserved_school, reserved_tokens)
+     SELECT $2, $1, last + 1, 'user', $3, 'complete', NULL, NULL, NULL, NULL, $12::TEXT, NULL::TEXT, 0 FROM n, touched
      UNION ALL
-     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11, NULL::TEXT FROM n, touched";
+     SELECT $4, $1, last + 2, 'assistant', '', 'running', $5, $6, $10, $11, NULL::TEXT, $13::TEXT, $14::BIGINT FROM n, touched";
 
 /// Why a Retry was refused.
 fn not_retryable() -> AppError {
@@ -384,6 +386,9 @@ pub fn retry_question(history: &[StoredMessage]) -> Result<String> {
 /// Stores the start of a retried turn: the reply that did not finish makes
 /// way for the new one, under the same question (which is not stored again).
 pub async fn restart_turn(db: &Db, session_id: &str, ids: &TurnIds<'_>, model: &str) -> Result<()> {
+    // The reply that makes way may still hold a reservation its instance
+    // never gave back: returned first, or it would go with the row.
+    super::budget::return_abandoned(db).await?;
     let mut tx = db::begin_write(db).await?;
     let removed = sqlx::query(
         "DELETE FROM chat_messages WHERE session_id = $1 AND role = 'assistant'
@@ -402,8 +407,8 @@ pub async fn restart_turn(db: &Db, session_id: &str, ids: &TurnIds<'_>, model: &
         .execute(&mut *tx)
         .await?;
     sqlx::query(
-        "INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until)
-         SELECT $2, $1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', $3, $4, $5, $6 FROM chat_messages WHERE session_id = $1",
+        "INSERT INTO chat_messages (id, session_id, seq, role, content, status, model, turn_id, instance_id, lease_until, reserved_school, reserved_tokens)
+         SELECT $2, $1, COALESCE(MAX(seq), 0) + 1, 'assistant', '', 'running', $3, $4, $5, $6, $7, $8 FROM chat_messages WHERE session_id = $1",
     )
     .bind(session_id)
     .bind(ids.assistant_message)
@@ -411,6 +416,8 @@ pub async fn restart_turn(db: &Db, session_id: &str, ids: &TurnIds<'_>, model: &
     .bind(ids.turn)
     .bind(ids.lease.instance)
     .bind(&ids.lease.until)
+    .bind(ids.reserved.0)
+    .bind(ids.reserved.1)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -423,6 +430,9 @@ pub struct TurnIds<'a> {
     pub user_message: &'a str,
     pub assistant_message: &'a str,
     pub lease: Lease<'a>,
+    /// The school whose budget the turn's first call reserved, and how
+    /// much: recorded on the reply (`budget::return_abandoned`).
+    pub reserved: (&'a str, i64),
 }
 
 /// Whose a running reply is, and until when unless renewed.

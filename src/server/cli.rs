@@ -2,15 +2,20 @@
 //!
 //! - `margin schools`: every school with its id, members and credits;
 //! - `margin credits add --school <id or name> --tokens <n>`: adds credits
-//!   (there is no payment provider; this and the School page are the ways
-//!   credits arrive).
+//!   (there is no payment provider; this and an operator's School page are
+//!   the ways credits arrive);
+//! - `margin allowance set --school <id or name> --tokens <n|unlimited|default>`:
+//!   a school's own monthly allowance, above the server's if need be;
+//! - `margin operators [add|remove <email>]`: who runs the server
+//!   (`operators`): those accounts add credits and raise allowances from
+//!   their School page.
 //!
-//! Both open the database the server would (`DATABASE_URL`). Hand-parsed:
-//! two commands do not justify an argument-parsing crate.
+//! All open the database the server would (`DATABASE_URL`). Hand-parsed: a
+//! few commands do not justify an argument-parsing crate.
 
 use std::process::ExitCode;
 
-use super::{budget, config::Config, db, schools};
+use super::{budget, config::Config, db, operators, schools};
 
 /// Runs a command when the arguments name one; `None`: start the server.
 pub async fn run(args: &[String]) -> Option<ExitCode> {
@@ -18,7 +23,11 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
     let result = match words.as_slice() {
         ["schools"] => list().await,
         ["credits", "add", rest @ ..] => add_credits(rest).await,
-        ["credits", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["allowance", "set", rest @ ..] => set_allowance(rest).await,
+        ["operators"] => list_operators().await,
+        ["operators", "add", email] => change_operator(email, true).await,
+        ["operators", "remove", email] => change_operator(email, false).await,
+        ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -36,11 +45,16 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
 const USAGE: &str = "Usage:
   margin                                              start the server
   margin schools                                      list the schools
-  margin credits add --school <id or name> --tokens <n>   add credits to a school";
+  margin credits add --school <id or name> --tokens <n>   add credits to a school
+  margin allowance set --school <id or name> --tokens <n|unlimited|default>
+                                                      set a school's monthly allowance
+  margin operators                                    list the operators
+  margin operators add <email>                        let an account add credits and raise allowances
+  margin operators remove <email>                     take that back";
 
 async fn open() -> Result<db::Db, String> {
     let url = Config::from_env().database_url;
-    db::connect(&url).await.map_err(|e| format!("Could not open the database at {url}: {e}"))
+    db::connect(&url).await.map_err(|e| format!("Could not open the database at {}: {e}", db::redacted(&url)))
 }
 
 async fn list() -> Result<String, String> {
@@ -61,7 +75,8 @@ async fn list() -> Result<String, String> {
         .join("\n"))
 }
 
-async fn add_credits(rest: &[&str]) -> Result<String, String> {
+/// `--school` and `--tokens` of a command.
+fn school_and_tokens<'a>(rest: &[&'a str]) -> Result<(&'a str, String), String> {
     let (mut school, mut tokens) = (None, None);
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
@@ -71,15 +86,66 @@ async fn add_credits(rest: &[&str]) -> Result<String, String> {
             other => return Err(format!("Unknown option {other}.\n{USAGE}")),
         }
     }
-    let (Some(school), Some(tokens)) = (school, tokens) else { return Err(USAGE.into()) };
+    match (school, tokens) {
+        (Some(school), Some(tokens)) => Ok((school, tokens)),
+        _ => Err(USAGE.into()),
+    }
+}
+
+/// The one school with this id or name.
+async fn one_school(db: &db::Db, school: &str) -> Result<crate::models::School, String> {
+    let found = schools::find(db, school).await.map_err(|e| e.to_string())?;
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(format!("No school has the id or name {school:?}. `margin schools` lists them.")),
+        _ => Err(format!("{} schools are named {school:?}; give the id instead (`margin schools`).", found.len())),
+    }
+}
+
+async fn set_allowance(rest: &[&str]) -> Result<String, String> {
+    let (school, tokens) = school_and_tokens(rest)?;
+    let (allowance, said) = match tokens.as_str() {
+        "unlimited" => (Some(-1), "unlimited".to_string()),
+        "default" => (None, "the server's".to_string()),
+        n => {
+            let n: i64 = n.parse().ok().filter(|n| *n >= 0).ok_or("--tokens takes a whole number, `unlimited` or `default`.")?;
+            (Some(n), format!("{} tokens a month", crate::chat::message::thousands(n)))
+        }
+    };
+    let db = open().await?;
+    let target = one_school(&db, school).await?;
+    budget::set_allowance(&db, &target.id, allowance).await.map_err(|e| e.to_string())?;
+    Ok(format!("{}'s allowance is now {said}.", target.name))
+}
+
+async fn list_operators() -> Result<String, String> {
+    let db = open().await?;
+    let emails = operators::list(&db).await.map_err(|e| e.to_string())?;
+    Ok(if emails.is_empty() { "No operators yet: `margin operators add <email>` names one.".into() } else { emails.join("\n") })
+}
+
+async fn change_operator(email: &str, add: bool) -> Result<String, String> {
+    let db = open().await?;
+    if add {
+        match operators::add(&db, email).await {
+            Ok(true) => Ok(format!("{email} is now an operator: it can add credits and raise allowances.")),
+            Ok(false) => Ok(format!("{email} was already an operator.")),
+            Err(super::error::AppError::NotFound) => Err(format!("No account has the email {email}. Sign up first.")),
+            Err(e) => Err(e.to_string()),
+        }
+    } else {
+        match operators::remove(&db, email).await.map_err(|e| e.to_string())? {
+            true => Ok(format!("{email} is no longer an operator.")),
+            false => Err(format!("{email} is not an operator.")),
+        }
+    }
+}
+
+async fn add_credits(rest: &[&str]) -> Result<String, String> {
+    let (school, tokens) = school_and_tokens(rest)?;
     let tokens: i64 = tokens.parse().ok().filter(|n| *n > 0).ok_or("--tokens takes a whole number above zero.")?;
     let db = open().await?;
-    let found = schools::find(&db, school).await.map_err(|e| e.to_string())?;
-    let target = match found.as_slice() {
-        [one] => one.clone(),
-        [] => return Err(format!("No school has the id or name {school:?}. `margin schools` lists them.")),
-        _ => return Err(format!("{} schools are named {school:?}; give the id instead (`margin schools`).", found.len())),
-    };
+    let target = one_school(&db, school).await?;
     let now = budget::MonthClock::real().now();
     budget::add_credits(&db, &target.id, tokens, None, now).await.map_err(|e| e.to_string())?;
     let default = budget::default_allowance(Config::from_env().monthly_tokens);

@@ -106,6 +106,23 @@ pub fn resolve(peer: IpAddr, headers: &HeaderMap, trusted: &[IpRange]) -> IpAddr
     client
 }
 
+/// The address that stands for one client when clients are counted: an
+/// IPv4 address as it is (an IPv4-mapped IPv6 one too), and for IPv6 its
+/// /64, which one household or one attacker usually holds whole (counting
+/// each address of it would give them 2⁶⁴ clients).
+pub fn counted_as(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let bits = u128::from(v6) & !((1u128 << 64) - 1);
+                IpAddr::V6(std::net::Ipv6Addr::from(bits))
+            }
+        },
+    }
+}
+
 /// The client a request comes from. Without a socket address (a request
 /// handed to the router in-process, as tests do) every request counts as one
 /// client, the unspecified address: stricter, never looser.
@@ -127,6 +144,19 @@ impl FromRequestParts<AppState> for ClientAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff:eeee:dddd:cccc".parse().unwrap();
+        let other: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(counted_as(a), counted_as(b));
+        assert_ne!(counted_as(a), counted_as(other));
+        assert_eq!(counted_as(a), "2001:db8:1:2::".parse::<IpAddr>().unwrap());
+        let v4: IpAddr = "203.0.113.9".parse().unwrap();
+        assert_eq!(counted_as(v4), v4);
+        assert_eq!(counted_as("::ffff:203.0.113.9".parse().unwrap()), v4);
+    }
 
     fn headers(xff: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

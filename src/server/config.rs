@@ -41,6 +41,17 @@ pub struct Config {
     /// How long a running reply's lease lasts unrenewed; an instance that
     /// dies mid-reply leaves it running at most this long (`turns::leases`).
     pub turn_lease_secs: u64,
+    /// The program that reads material in a child process (`material::
+    /// sandbox`); `None`: this server's own binary. Tests name the built one.
+    pub extractor_program: Option<std::path::PathBuf>,
+    /// How many files are read at once (`MARGIN_EXTRACTIONS`).
+    pub extractions_at_once: usize,
+    /// The memory one reader may use, in MiB (`MARGIN_EXTRACT_MEMORY_MB`).
+    pub extract_memory_mb: u64,
+    /// What a teacher's account may keep, in MiB (`MARGIN_STORAGE_MB`).
+    pub storage_mb: u64,
+    /// What a student's account may keep, in MiB (`MARGIN_STUDENT_STORAGE_MB`).
+    pub student_storage_mb: u64,
 }
 
 impl Default for Config {
@@ -60,6 +71,11 @@ impl Default for Config {
             turns_per_minute_school: super::limits::TURNS_PER_MINUTE_SCHOOL,
             monthly_tokens: None,
             turn_lease_secs: super::turns::LEASE.as_secs(),
+            extractor_program: None,
+            extractions_at_once: 2,
+            extract_memory_mb: 384,
+            storage_mb: super::quota::TEACHER_MB,
+            student_storage_mb: super::quota::STUDENT_MB,
         }
     }
 }
@@ -90,6 +106,11 @@ impl Config {
             monthly_tokens: env::var("MARGIN_MONTHLY_TOKENS").ok().and_then(|v| v.trim().parse().ok()),
             // At least three renewals fit in a lease.
             turn_lease_secs: positive::<u64>("MARGIN_TURN_LEASE_SECS").unwrap_or(d.turn_lease_secs).max(3),
+            extractor_program: d.extractor_program,
+            extractions_at_once: positive("MARGIN_EXTRACTIONS").unwrap_or(d.extractions_at_once),
+            extract_memory_mb: positive("MARGIN_EXTRACT_MEMORY_MB").unwrap_or(d.extract_memory_mb),
+            storage_mb: positive("MARGIN_STORAGE_MB").unwrap_or(d.storage_mb),
+            student_storage_mb: positive("MARGIN_STUDENT_STORAGE_MB").unwrap_or(d.student_storage_mb),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! them idle (or send headers a byte a minute) until the server runs out of
 //! file descriptors: axum's server sets no header timeout. Each address gets
 //! `MARGIN_MAX_CONNECTIONS_PER_CLIENT`; a connection past that is closed as
-//! soon as it is accepted. Trusted proxies (`MARGIN_TRUSTED_PROXIES`) are not
+//! soon as it is accepted; IPv6 addresses are counted per /64. Trusted proxies (`MARGIN_TRUSTED_PROXIES`) are not
 //! capped: every client behind them arrives through them.
 
 use std::{
@@ -22,7 +22,7 @@ use tokio::{
     net::{TcpListener, TcpStream},
 };
 
-use super::client_addr::IpRange;
+use super::client_addr::{counted_as, IpRange};
 
 type Open = Arc<Mutex<HashMap<IpAddr, usize>>>;
 
@@ -47,8 +47,10 @@ impl Listener for PerClientCap {
     async fn accept(&mut self) -> (Counted, SocketAddr) {
         loop {
             let (tcp, addr) = Listener::accept(&mut self.inner).await;
-            let ip = addr.ip();
-            let capped = !self.trusted.iter().any(|r| r.contains(ip));
+            let capped = !self.trusted.iter().any(|r| r.contains(addr.ip()));
+            // An IPv6 client is its /64: one address each would let it open
+            // connections without end.
+            let ip = counted_as(addr.ip());
             if capped {
                 let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
                 let n = open.entry(ip).or_insert(0);

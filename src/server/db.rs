@@ -56,6 +56,32 @@ pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
     Ok(pool)
 }
 
+/// A database URL as logs and messages may show it: its password (between
+/// `user:` and `@`, or a `password=` parameter) replaced by `***`.
+pub fn redacted(url: &str) -> String {
+    let mut out = url.to_string();
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        if let Some(at) = rest[..authority_end].rfind('@') {
+            if let Some(colon) = rest[..at].find(':') {
+                out = format!("{scheme}://{}:***{}", &rest[..colon], &rest[at..]);
+            }
+        }
+    }
+    if let Some(q) = out.find('?') {
+        let (head, query) = out.split_at(q + 1);
+        let hidden: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") || k.eq_ignore_ascii_case("sslpassword") => format!("{k}=***"),
+                _ => pair.to_string(),
+            })
+            .collect();
+        out = format!("{head}{}", hidden.join("&"));
+    }
+    out
+}
+
 /// The scheme of a URL, for messages (never the rest: it may hold a password).
 fn scheme(url: &str) -> &str {
     url.split(':').next().unwrap_or("")

@@ -52,6 +52,9 @@ pub enum AppError {
     Busy(u64),
     #[error("Something went wrong on the server. Please try again.")]
     Internal(String),
+    /// The account keeps as much as it may (`quota`).
+    #[error("Your account's storage is full, so this was not saved. Delete lessons, versions or material you no longer need, and empty the trash, to make room.")]
+    StorageFull,
     /// A sign-up or sign-in the teacher must change.
     #[error("{}", .0.message())]
     Account(AccountRefusal),
@@ -82,6 +85,7 @@ impl AppError {
             Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::BudgetExhausted { .. } => StatusCode::PAYMENT_REQUIRED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
             Self::Account(r) => match r {
                 AccountRefusal::EmailTaken => StatusCode::CONFLICT,
                 AccountRefusal::SignupClosed | AccountRefusal::InviteInvalid => StatusCode::FORBIDDEN,
@@ -113,6 +117,7 @@ impl AppError {
             Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) => "rate_limited",
             Self::BudgetExhausted { .. } => "budget_exhausted",
             Self::Internal(_) => "internal",
+            Self::StorageFull => "storage_full",
             Self::Account(_) | Self::Title(_) => match self.status() {
                 StatusCode::CONFLICT => "conflict",
                 StatusCode::FORBIDDEN => "forbidden",
@@ -126,6 +131,12 @@ impl AppError {
 
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
+        // The database's own refusal of a write past an account's storage.
+        if let sqlx::Error::Database(d) = &e {
+            if d.message().contains("margin_storage_full") {
+                return Self::StorageFull;
+            }
+        }
         Self::Internal(format!("database: {e}"))
     }
 }

@@ -172,8 +172,37 @@ async fn save_revision(
         .bind(reviewed)
         .execute(&mut *tx)
         .await?;
+    // Autosaves add up: every tenth of the teacher's saves thins the older ones.
+    if author == Author::Teacher && revision % 10 == 0 {
+        thin_revisions(&mut tx, id, revision).await?;
+    }
     tx.commit().await?;
     Ok(SaveOutcome::Saved { revision, document_xml: doc })
+}
+
+/// How many of the teacher's newest versions are always kept.
+pub const KEEP_TEACHER_REVISIONS: i64 = 50;
+
+/// Thins the teacher's older versions of a lesson. Kept: the first; every
+/// version of the assistant's and the one before each (Undo takes an edit
+/// back against it); the published one; those pending proposals were made
+/// on; the teacher's newest `KEEP_TEACHER_REVISIONS`; and the last of each
+/// day. The rest (autosaves between them) go.
+async fn thin_revisions(conn: &mut sqlx::AnyConnection, id: &str, newest: i64) -> Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM lesson_revisions WHERE lesson_id = $1 AND author = 'teacher' AND number > 1 AND number < $2
+           AND number NOT IN (SELECT number FROM lesson_revisions WHERE lesson_id = $1 AND author = 'teacher' ORDER BY number DESC LIMIT $3)
+           AND number NOT IN (SELECT number - 1 FROM lesson_revisions WHERE lesson_id = $1 AND author = 'agent')
+           AND number NOT IN (SELECT COALESCE(published_revision, 0) FROM lessons WHERE id = $1)
+           AND number NOT IN (SELECT base_revision FROM proposals WHERE lesson_id = $1 AND status = 'pending')
+           AND number NOT IN (SELECT MAX(number) FROM lesson_revisions WHERE lesson_id = $1 AND author = 'teacher' GROUP BY substr(created_at, 1, 10))",
+    )
+    .bind(id)
+    .bind(newest)
+    .bind(KEEP_TEACHER_REVISIONS)
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected())
 }
 
 /// The lesson's revisions, newest first.
@@ -248,7 +277,14 @@ pub async fn undo_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Re
         return Err(AppError::BadRequest("The first version of a lesson has nothing before it to go back to.".into()));
     }
     let undone = get_revision(db, owner_id, id, number).await?;
-    let before = get_revision(db, owner_id, id, number - 1).await?;
+    // The version before it: the one just before, unless older autosaves
+    // were thinned (`thin_revisions`), then the latest kept before it.
+    let before_number: Option<i64> = sqlx::query_scalar("SELECT MAX(number) FROM lesson_revisions WHERE lesson_id = $1 AND number < $2")
+        .bind(id)
+        .bind(number)
+        .fetch_one(db)
+        .await?;
+    let before = get_revision(db, owner_id, id, before_number.ok_or(AppError::NotFound)?).await?;
     let xml = if current.revision == number {
         before.document_xml
     } else {

@@ -120,6 +120,12 @@ pub struct AccountLimits {
     sign_up_per_client: Limit,
     sign_in_per_email_client: Limit,
     sign_in_per_email: Limit,
+    /// Class codes tried (a class's page by its code, joining): per client
+    /// address and per account, so eight letters cannot be guessed.
+    join_per_client: Limit,
+    join_per_account: Limit,
+    /// Automatic-turn events sent per account (`reactions`).
+    events_per_account: Limit,
     /// Replies started per account; `None`: no limit.
     turns_per_user: Option<Limit>,
     turns_per_school: Option<Limit>,
@@ -161,6 +167,11 @@ impl AccountLimits {
             sign_up_per_client: limit("up", signups, Duration::from_secs(3600) / signups),
             sign_in_per_email_client: limit("in-email", 5, Duration::from_secs(12)),
             sign_in_per_email: limit("email", 20, Duration::from_secs(6)),
+            // A class joining together behind one address, then a try every few seconds.
+            join_per_client: limit("join", 60, Duration::from_secs(5)),
+            join_per_account: limit("join-account", 10, Duration::from_secs(30)),
+            // Far more than uploads and page opens send; a script is slowed to one a second.
+            events_per_account: limit("events", 30, Duration::from_secs(1)),
             turns_per_user: None,
             turns_per_school: None,
             shared: None,
@@ -220,6 +231,21 @@ impl AccountLimits {
         Ok(self.take(&self.sign_in_per_email, key(&[b"email", email.as_bytes()])).await?.map(|wait| wait.min(MAX_SLOWDOWN)))
     }
 
+    /// Takes one try of a class's join code, from `client` and (when signed
+    /// in) `account`; refused (429) past either limit.
+    pub async fn join_code(&self, client: IpAddr, account: Option<&str>) -> Result<()> {
+        self.refuse(&self.join_per_client, key(&[b"join", &client_bytes(client)])).await?;
+        if let Some(account) = account {
+            self.refuse(&self.join_per_account, key(&[b"join-account", account.as_bytes()])).await?;
+        }
+        Ok(())
+    }
+
+    /// Takes one automatic-turn event of `account`'s; refused (429) past the limit.
+    pub async fn event(&self, account: &str) -> Result<()> {
+        self.refuse(&self.events_per_account, key(&[b"events", account.as_bytes()])).await
+    }
+
     /// Takes one sign-up try from `client`.
     pub async fn sign_up(&self, client: IpAddr) -> Result<()> {
         self.refuse(&self.sign_up_per_client, key(&[b"up", &client_bytes(client)])).await
@@ -242,7 +268,15 @@ impl AccountLimits {
     }
 
     fn limits(&self) -> Vec<&Limit> {
-        let mut all = vec![&self.sign_in_per_client, &self.sign_up_per_client, &self.sign_in_per_email_client, &self.sign_in_per_email];
+        let mut all = vec![
+            &self.sign_in_per_client,
+            &self.sign_up_per_client,
+            &self.sign_in_per_email_client,
+            &self.sign_in_per_email,
+            &self.join_per_client,
+            &self.join_per_account,
+            &self.events_per_account,
+        ];
         all.extend(&self.turns_per_user);
         all.extend(&self.turns_per_school);
         all

@@ -1,7 +1,9 @@
 //! A lesson's material: files the teacher adds for the assistant to build
-//! exercises from, kept as their text (`extract` reads it, `sources` stores
-//! it, `routes` takes the files).
+//! exercises from, kept as their text (`extract` reads it, in a child
+//! process `sandbox` runs with limits; `sources` stores it, `routes` takes
+//! the files).
 
 pub mod extract;
 pub mod routes;
+pub mod sandbox;
 pub mod sources;

@@ -56,10 +56,15 @@ pub fn build(state: AppState) -> Router {
 /// What every request passes first, in one layer (each layer is one more
 /// future held by every request in flight): the security headers and the
 /// CSP nonce (`headers`), the cross-site check (`csrf`, before the body is
-/// read), the body under its limit (`bodies`).
+/// read), a session before a large body (`bodies::session_first`), the body
+/// under its limit (`bodies`).
 async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let nonce = CspNonce::attach(&mut req);
-    let mut res = match csrf::check(&state, &req) {
+    let refused = match csrf::check(&state, &req) {
+        Some(refused) => Some(refused),
+        None => bodies::session_first(&state, req.method(), req.uri().path(), req.headers()).await,
+    };
+    let mut res = match refused {
         Some(refused) => refused,
         None => match bodies::read(req).await {
             Ok(req) => bodies::server_fn_rejection(next.run(req).await).await,

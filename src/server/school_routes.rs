@@ -16,6 +16,7 @@ use serde::Deserialize;
 use super::{
     budget,
     current_user::CurrentUser,
+    operators,
     error::{AppError, Result},
     extract::{ApiForm, ApiJson, ApiPath},
     schools::{self, NewInvite},
@@ -48,10 +49,41 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
     Ok(SchoolOverview {
         school: schools::get(&state.db, school_id).await?,
         usage: budget::summary(&state.db, school_id, default, now).await?,
-        server_allowance: state.config.monthly_tokens.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+        server_allowance: server_allowance(state),
+        operator: operators::is_operator(&state.db, &user.id).await?,
+        storage_limit: super::quota::usage(&state.db, &user.id).await?.1,
         members: schools::members(&state.db, school_id, &from, &to).await?,
         invites: schools::open_invites(&state.db, school_id).await?,
     })
+}
+
+fn server_allowance(state: &AppState) -> Option<i64> {
+    state.config.monthly_tokens.map(|n| i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+/// Why a school's admin who is not an operator cannot add credits.
+const CREDITS_ARE_THE_OPERATORS: &str =
+    "Credits are added by whoever runs this Margin server (with `margin credits add`, or signed in as an operator). Ask them for more.";
+
+/// Sets the school's own allowance when `user` may (`operators::may_set_allowance`).
+async fn set_allowance(state: &AppState, user: &UserInfo, school_id: &str, wanted: Option<i64>) -> Result<()> {
+    let operator = operators::is_operator(&state.db, &user.id).await?;
+    let server = server_allowance(state);
+    if !operators::may_set_allowance(wanted, server, operator) {
+        let cap = server.map(crate::chat::message::thousands).unwrap_or_default();
+        return Err(AppError::Forbidden(format!(
+            "A school's allowance can be at most the server's ({cap} tokens a month). Whoever runs this Margin server can raise it."
+        )));
+    }
+    budget::set_allowance(&state.db, school_id, wanted).await
+}
+
+/// Adds credits when `user` is an operator; a school's admin is refused.
+async fn grant(state: &AppState, user: &UserInfo, school_id: &str, tokens: i64) -> Result<()> {
+    if !operators::is_operator(&state.db, &user.id).await? {
+        return Err(AppError::Forbidden(CREDITS_ARE_THE_OPERATORS.into()));
+    }
+    budget::add_credits(&state.db, school_id, tokens, Some(&user.id), state.clock.now()).await
 }
 
 async fn api_school(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<SchoolOverview>> {
@@ -79,7 +111,7 @@ async fn api_update(State(state): State<AppState>, CurrentUser(user): CurrentUse
         schools::rename(&state.db, &user, name).await?;
     }
     if let Some(tokens) = body.monthly_tokens {
-        budget::set_allowance(&state.db, &school_id, tokens).await?;
+        set_allowance(&state, &user, &school_id, tokens).await?;
     }
     Ok(Json(overview(&state, &user).await?))
 }
@@ -102,7 +134,7 @@ struct Credits {
 async fn api_credits(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<Credits>) -> Result<Json<UsageSummary>> {
     let school_id = schools::admin_school(&user)?;
     let now = state.clock.now();
-    budget::add_credits(&state.db, school_id, body.tokens, Some(&user.id), now).await?;
+    grant(&state, &user, school_id, body.tokens).await?;
     let default = budget::default_allowance(state.config.monthly_tokens);
     Ok(Json(budget::summary(&state.db, school_id, default, now).await?))
 }
@@ -156,8 +188,12 @@ async fn form_credits(State(state): State<AppState>, user: Result<Option<Current
         let user = signed_in(user)?;
         let school_id = schools::admin_school(&user)?;
         let tokens = parse_tokens(&form.tokens).ok_or_else(|| AppError::BadRequest("tokens".into()))?;
-        budget::add_credits(&state.db, school_id, tokens, Some(&user.id), state.clock.now()).await?;
-        Ok("/school?done=credits".to_string())
+        // The admin passed `admin_school`: a refusal now is the operator's to lift.
+        match grant(&state, &user, school_id, tokens).await {
+            Ok(()) => Ok("/school?done=credits".to_string()),
+            Err(AppError::Forbidden(_)) => Ok("/school?error=operator#credits".to_string()),
+            Err(e) => Err(e),
+        }
     }
     .await)
 }
@@ -180,8 +216,12 @@ async fn form_settings(State(state): State<AppState>, user: Result<Option<Curren
             "" => None,
             text => Some(parse_tokens(text).ok_or_else(|| AppError::BadRequest("tokens".into()))?),
         };
+        match set_allowance(&state, &user, &school_id, allowance).await {
+            Ok(()) => {}
+            Err(AppError::Forbidden(_)) => return Ok("/school?error=allowance".to_string()),
+            Err(e) => return Err(e),
+        }
         schools::rename(&state.db, &user, &form.name).await?;
-        budget::set_allowance(&state.db, &school_id, allowance).await?;
         Ok("/school?done=settings".to_string())
     }
     .await)

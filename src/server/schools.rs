@@ -129,7 +129,7 @@ pub async fn revoke_invite(db: &Db, admin: &UserInfo, id: &str) -> Result<()> {
 
 pub async fn members(db: &Db, school_id: &str, month_from: &str, month_to: &str) -> Result<Vec<Member>> {
     Ok(sqlx::query_as(
-        "SELECT u.id, u.email, u.role, u.created_at,
+        "SELECT u.id, u.email, u.role, u.created_at, u.stored_bytes,
            COALESCE((SELECT CAST(SUM(a.total_tokens) AS BIGINT) FROM ai_calls a
                      WHERE a.user_id = u.id AND a.school_id = $1 AND a.created_at >= $2 AND a.created_at < $3), 0) AS tokens_this_month
          FROM users u WHERE u.school_id = $1 ORDER BY u.role, lower(u.email)",

@@ -40,10 +40,15 @@ pub async fn run() -> ExitCode {
     let pool = match db::connect(&config.database_url).await {
         Ok(pool) => pool,
         Err(e) => {
-            tracing::error!(error = %e, url = %config.database_url, "could not open the database");
+            // The URL may hold the database's password: never logged whole.
+            tracing::error!(error = %e, url = %db::redacted(&config.database_url), "could not open the database");
             return ExitCode::FAILURE;
         }
     };
+    if let Err(e) = super::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await {
+        tracing::error!(error = %e, "could not write the storage limits");
+        return ExitCode::FAILURE;
+    }
     if let Err(e) = super::library::fill_search_text(&pool).await {
         tracing::error!(error = %e, "could not prepare older lessons for search");
     }
@@ -55,6 +60,9 @@ pub async fn run() -> ExitCode {
         Ok(0) => {}
         Ok(n) => tracing::warn!(turns = n, "marked turns left running by the last process as interrupted"),
         Err(e) => tracing::error!(error = %e, "could not mark interrupted turns"),
+    }
+    if let Err(e) = super::budget::return_abandoned(&pool).await {
+        tracing::error!(error = %e, "could not give back budget reserved by interrupted turns");
     }
     let ai = AiRuntime::start(AiConfig::from_env()).await;
     if let Err(why) = ai.agent() {

@@ -35,6 +35,11 @@ pub struct AppState {
     pub clock: MonthClock,
     /// The clock automatic turns are timed by (tests move it).
     pub reactions: super::reactions::ReactionClock,
+    /// Reads material in child processes with limits.
+    pub extractor: super::material::sandbox::Extractor,
+    /// The lessons this instance waits on to start automatic turns.
+    #[from_ref(skip)]
+    pub scheduler: Arc<super::reactions::fire::Scheduler>,
 }
 
 impl AppState {
@@ -46,6 +51,11 @@ impl AppState {
             .with_turns_per_minute(config.turns_per_minute_user)
             .with_school_turns_per_minute(config.turns_per_minute_school);
         let limits = Arc::new(shared_limits(limits, &db));
+        let extractor = super::material::sandbox::Extractor::new(
+            config.extractor_program.clone(),
+            super::material::sandbox::ChildLimits { memory_bytes: config.extract_memory_mb * 1024 * 1024, ..Default::default() },
+            config.extractions_at_once,
+        );
         Self {
             leptos_options,
             turn_writer: super::db::turn_writer(&db),
@@ -58,6 +68,8 @@ impl AppState {
             bus,
             clock: MonthClock::real(),
             reactions: super::reactions::ReactionClock::real(),
+            extractor,
+            scheduler: Arc::default(),
         }
     }
 }

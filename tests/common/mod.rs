@@ -69,7 +69,10 @@ pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let database = database::TestDatabase::new(dir.path()).await;
     config.database_url = database.url.clone();
+    // Material is read by the built server binary in its child mode.
+    config.extractor_program.get_or_insert_with(|| env!("CARGO_BIN_EXE_margin").into());
     let pool = db::connect(&config.database_url).await.expect("database");
+    margin::server::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await.expect("storage limits");
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
     let mut state = AppState::new(options, pool, config, ai);
     // Automatic turns wait for a clock that moves only when a test moves it.

@@ -89,3 +89,67 @@ fn pdf_with(pages: &[&str], trailer_extra: &str) -> Vec<u8> {
     out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R{trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
     out
 }
+
+// ---- hostile files: each made to cost a reader far more than its size ----
+
+/// A PDF whose catalog holds arrays nested `depth` deep: a reader that
+/// follows nesting by recursion runs out of stack.
+pub fn pdf_nested(depth: usize) -> Vec<u8> {
+    let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    pdf_objects(&[format!("<< /Type /Catalog /Pages 2 0 R /Deep {nested} >>"), "<< /Type /Pages /Kids [] /Count 0 >>".into()], "")
+}
+
+/// A one-page PDF whose content stream is `zeros` zero bytes compressed
+/// `layers` times over, each layer named in its filter list: a few
+/// kilobytes that a reader without limits unpacks in full.
+pub fn pdf_flate_bomb(zeros: usize, layers: usize) -> Vec<u8> {
+    use flate2::{write::ZlibEncoder, Compression};
+    let mut data = vec![0u8; zeros];
+    for _ in 0..layers {
+        let mut e = ZlibEncoder::new(Vec::new(), Compression::best());
+        e.write_all(&data).unwrap();
+        data = e.finish().unwrap();
+    }
+    let filters = vec!["/FlateDecode"; layers].join(" ");
+    let mut content = format!("<< /Length {} /Filter [{filters}] >>\nstream\n", data.len()).into_bytes();
+    content.extend_from_slice(&data);
+    content.extend_from_slice(b"\nendstream");
+    let objects: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>".to_vec(),
+        content,
+    ];
+    pdf_raw(&objects, "")
+}
+
+/// A .docx whose text part is `xml_bytes` of empty paragraphs (it packs to
+/// a thousandth of that).
+pub fn docx_bomb(xml_bytes: usize) -> Vec<u8> {
+    let body = "<w:p/>".repeat(xml_bytes / 6);
+    let document = format!("<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}</w:body></w:document>");
+    zip_of(&[("word/document.xml", &document)])
+}
+
+fn pdf_objects(objects: &[String], trailer_extra: &str) -> Vec<u8> {
+    let raw: Vec<Vec<u8>> = objects.iter().map(|o| o.as_bytes().to_vec()).collect();
+    pdf_raw(&raw, trailer_extra)
+}
+
+fn pdf_raw(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend_from_slice(o);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for off in offsets {
+        out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R{trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    out
+}

@@ -21,6 +21,7 @@ use crate::{
     },
     models::{StudentLessonView, UserInfo},
     server::{
+        client_addr::ClientAddr,
         current_user::Member,
         error::{AppError, Result},
         extract::{ApiForm, ApiJson, ApiPath, ApiQuery},
@@ -78,7 +79,8 @@ struct Joined {
     name: String,
 }
 
-async fn api_join(State(state): State<AppState>, Member(user): Member, ApiJson(body): ApiJson<JoinRequest>) -> Result<Json<Joined>> {
+async fn api_join(State(state): State<AppState>, ClientAddr(client): ClientAddr, Member(user): Member, ApiJson(body): ApiJson<JoinRequest>) -> Result<Json<Joined>> {
+    state.limits.join_code(client, Some(&user.id)).await?;
     let (id, name) = super::join(&state.db, &user, &body.code).await?;
     Ok(Json(Joined { id, name }))
 }
@@ -175,28 +177,38 @@ async fn page_learn(State(state): State<AppState>, user: Result<Option<Member>, 
                 .fetch_all(&state.db)
                 .await?;
         let scores = rows.into_iter().filter_map(|(l, r, g)| Some((l, score_line(r?, g?)))).collect();
-        Ok::<_, AppError>(pages::document("My classes", Some(&user), &pages::learn_page(&classes, &scores, q.error.as_deref())))
+        Ok::<_, AppError>(pages::document("My classes", Some(&user), &pages::learn_page(&classes, &scores, pages::page_error(q.error.as_deref()))))
     };
     done.await.unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn form_join(State(state): State<AppState>, user: Result<Option<Member>, AppError>, ApiForm(form): ApiForm<JoinRequest>) -> Response {
+async fn form_join(State(state): State<AppState>, ClientAddr(client): ClientAddr, user: Result<Option<Member>, AppError>, ApiForm(form): ApiForm<JoinRequest>) -> Response {
     let user = match signed_in(user, "/learn") {
         Ok(u) => u,
         Err(r) => return r,
     };
+    if let Err(e) = state.limits.join_code(client, Some(&user.id)).await {
+        return e.into_response();
+    }
     match super::join(&state.db, &user, &form.code).await {
         Ok(_) => Redirect::to("/learn").into_response(),
-        Err(AppError::NotFound) => {
-            let qs = serde_urlencoded::to_string([("error", "That class code does not work. Check it, or ask your teacher for the new one.")]).unwrap_or_default();
-            Redirect::to(&format!("/learn?{qs}")).into_response()
-        }
+        Err(AppError::NotFound) => Redirect::to("/learn?error=code").into_response(),
         Err(e) => e.into_response(),
     }
 }
 
-async fn page_join(State(state): State<AppState>, user: Result<Option<Member>, AppError>, ApiPath(code): ApiPath<String>, ApiQuery(q): ApiQuery<PageQuery>) -> Response {
+async fn page_join(
+    State(state): State<AppState>,
+    ClientAddr(client): ClientAddr,
+    user: Result<Option<Member>, AppError>,
+    ApiPath(code): ApiPath<String>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Response {
     let user = user.ok().flatten().map(|Member(u)| u);
+    // The page names the class: each look is a try of a code.
+    if let Err(e) = state.limits.join_code(client, user.as_ref().map(|u| u.id.as_str())).await {
+        return e.into_response();
+    }
     let code = super::tidy_code(&code);
     let class = match super::by_code(&state.db, &code).await {
         Ok(c) => c,

@@ -42,6 +42,20 @@ pub fn document(title: &str, user: Option<&UserInfo>, body: &str) -> Response {
 
 const SIGN_OUT: &str = "<form method=\"post\" action=\"/auth/signout\"><button type=\"submit\" class=\"quiet\">Sign out</button></form>";
 
+/// The sentences a page shows for the error codes its address may carry.
+/// Only codes travel in an address, never text: a link someone sends a
+/// teacher or a student cannot make Margin's page say what they like.
+const PAGE_ERRORS: [(&str, &str); 2] = [
+    ("name", "Give the class a name of at most 80 characters."),
+    ("code", "That class code does not work. Check it, or ask your teacher for the new one."),
+];
+
+/// The sentence for an error code from an address; nothing for any other text.
+pub fn page_error(code: Option<&str>) -> Option<&'static str> {
+    let code = code?;
+    PAGE_ERRORS.iter().find(|(c, _)| *c == code).map(|(_, sentence)| *sentence)
+}
+
 /// A line saying what went wrong, when something did.
 fn error_line(error: Option<&str>) -> String {
     error.map(|e| format!("<p class=\"form-error\" role=\"alert\">{}</p>", esc(e))).unwrap_or_default()

@@ -197,14 +197,14 @@ fn to(path: &str) -> Response {
 
 async fn page_list(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Response> {
     let classes = super::list(&state.db, &user.id).await?;
-    Ok(pages::document("Classes", Some(&user), &pages::class_list(&classes, q.error.as_deref())))
+    Ok(pages::document("Classes", Some(&user), &pages::class_list(&classes, pages::page_error(q.error.as_deref()))))
 }
 
 async fn form_create(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiForm(form): ApiForm<NewClass>) -> Result<Response> {
     match super::create(&state.db, &user.id, &form.name).await {
         Ok(c) => Ok(to(&format!("/classes/{}", c.id))),
         // Back to the form, saying why.
-        Err(AppError::BadRequest(m)) => Ok(to(&format!("/classes?{}", serde_urlencoded::to_string([("error", m)]).unwrap_or_default()))),
+        Err(AppError::BadRequest(_)) => Ok(to("/classes?error=name")),
         Err(e) => Err(e),
     }
 }
@@ -227,7 +227,7 @@ async fn page_class(
         .bind(&user.id)
         .fetch_all(&state.db)
         .await?;
-    Ok(pages::document(&class.name, Some(&user), &pages::class_page(&class, &own, &origin(&state, &headers), q.error.as_deref())))
+    Ok(pages::document(&class.name, Some(&user), &pages::class_page(&class, &own, &origin(&state, &headers), pages::page_error(q.error.as_deref()))))
 }
 
 async fn form_renew(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {

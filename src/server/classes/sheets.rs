@@ -116,7 +116,15 @@ pub async fn save(db: &Db, lesson_id: &str, student: &str, lesson: &[Item], sent
         .bind(&now)
         .execute(&mut *tx)
         .await?;
-    let version: i64 = sqlx::query_scalar("SELECT version FROM student_sheets WHERE lesson_id = $1 AND student_id = $2")
+    // The sheet's row is locked until this save commits (SQLite's write
+    // transaction holds the whole file already): two saves at once read the
+    // answers one after the other, so the second sees what the first wrote
+    // and cannot overwrite it unseen.
+    let lock = match db::Backend::of(db) {
+        db::Backend::Postgres => " FOR UPDATE",
+        db::Backend::Sqlite => "",
+    };
+    let version: i64 = sqlx::query_scalar(&format!("SELECT version FROM student_sheets WHERE lesson_id = $1 AND student_id = $2{lock}"))
         .bind(lesson_id)
         .bind(student)
         .fetch_one(&mut *tx)

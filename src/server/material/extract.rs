@@ -44,8 +44,10 @@ impl Kind {
     }
 }
 
-/// The text of `bytes`, a file called `name`, or why it cannot be used.
-pub fn text_of(name: &str, bytes: &[u8]) -> Result<String, String> {
+/// The kind of `name` when it is one taken and `bytes` is not too large or
+/// empty; otherwise the sentence that says why not. Cheap: the server calls
+/// it before starting a reader (`sandbox`).
+pub fn precheck(name: &str, bytes: &[u8]) -> Result<Kind, String> {
     let kind = Kind::of(name).ok_or_else(|| {
         format!("“{name}” is not a kind of file Margin can read. Add a .txt, .md, .html, .docx or .pdf file.")
     })?;
@@ -55,6 +57,14 @@ pub fn text_of(name: &str, bytes: &[u8]) -> Result<String, String> {
     if bytes.is_empty() {
         return Err(format!("“{name}” is empty."));
     }
+    Ok(kind)
+}
+
+/// The text of `bytes`, a file called `name`, or why it cannot be used.
+/// The server runs this in a child process with limits (`sandbox`); called
+/// directly, only the readers' own bounds apply.
+pub fn text_of(name: &str, bytes: &[u8]) -> Result<String, String> {
+    let kind = precheck(name, bytes)?;
     let text = match kind {
         Kind::Text | Kind::Markdown => utf8(name, bytes)?.to_string(),
         Kind::Html => html_text(utf8(name, bytes)?),
@@ -117,8 +127,7 @@ pub fn html_text(html: &str) -> String {
         let name: String = tag.chars().take_while(|c| c.is_ascii_alphanumeric()).collect::<String>().to_lowercase();
         rest = &rest[gt + 1..];
         if (name == "script" || name == "style") && !tag.ends_with('/') {
-            let close = format!("</{name}");
-            rest = rest.to_lowercase().find(&close).map_or("", |e| &rest[e..]);
+            rest = find_closing(rest, &name).map_or("", |e| &rest[e..]);
             if let Some(gt) = rest.find('>') {
                 rest = &rest[gt + 1..];
             }
@@ -133,6 +142,22 @@ pub fn html_text(html: &str) -> String {
     out.push_str(&decode_entities(rest));
     // Whitespace inside a line is the browser's to collapse; so is it here.
     out.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>().join("\n")
+}
+
+/// Where `</name` (in any case) starts in `text`. ASCII only, so no case
+/// change can move a byte offset, and each byte is looked at once or twice:
+/// a page of many scripts costs its length, not its length squared.
+fn find_closing(text: &str, name: &str) -> Option<usize> {
+    let (bytes, name) = (text.as_bytes(), name.as_bytes());
+    let mut from = 0;
+    while let Some(at) = text[from..].find("</").map(|i| from + i) {
+        let after = at + 2;
+        if bytes.get(after..after + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name)) {
+            return Some(at);
+        }
+        from = after;
+    }
+    None
 }
 
 fn decode_entities(text: &str) -> String {
@@ -178,6 +203,12 @@ fn decode_entities(text: &str) -> String {
     out
 }
 
+/// The most XML read from a Word document's text part, in bytes.
+pub const MAX_DOCX_XML_BYTES: u64 = 32 * 1024 * 1024;
+/// The most elements, texts and attributes its parser keeps (a real
+/// document of `MAX_TEXT_BYTES` of text has well under a million).
+pub const MAX_DOCX_NODES: u32 = 2_000_000;
+
 /// The text of a Word document: each paragraph on a line, tabs and breaks kept.
 pub fn docx_text(bytes: &[u8]) -> Result<String, String> {
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| "it is not a zip archive".to_string())?;
@@ -189,9 +220,20 @@ pub fn docx_text(bytes: &[u8]) -> Result<String, String> {
         }
         // The part's own size is checked, not trusted: a small file that
         // unpacks to gigabytes stops at the limit.
-        part.by_ref().take(MAX_TEXT_BYTES as u64 * 8).read_to_string(&mut xml).map_err(|_| "its text could not be unpacked".to_string())?;
+        part.by_ref().take(MAX_DOCX_XML_BYTES + 1).read_to_string(&mut xml).map_err(|e| match e.kind() {
+            // The reader's memory limit (`sandbox`), met while unpacking.
+            std::io::ErrorKind::OutOfMemory => "it needs more memory to read than a document of its size should".to_string(),
+            _ => "its text could not be unpacked".to_string(),
+        })?;
+        if xml.len() as u64 > MAX_DOCX_XML_BYTES {
+            return Err("it unpacks to far more than its text".into());
+        }
     }
-    let doc = roxmltree::Document::parse(&xml).map_err(|_| "its text is damaged".to_string())?;
+    let options = roxmltree::ParsingOptions { nodes_limit: MAX_DOCX_NODES, ..Default::default() };
+    let doc = roxmltree::Document::parse_with_options(&xml, options).map_err(|e| match e {
+        roxmltree::Error::NodesLimitReached => "it unpacks to far more than its text".to_string(),
+        _ => "its text is damaged".to_string(),
+    })?;
     let mut out = String::new();
     for node in doc.descendants() {
         match node.tag_name().name() {
@@ -219,11 +261,107 @@ fn pdf_text(name: &str, bytes: &[u8]) -> Result<String, String> {
     if bytes.windows(8).any(|w| w == b"/Encrypt") {
         return Err(format!("“{name}” is protected by a password. Save a copy without the password and add that."));
     }
+    if !pdf_streams_fit(bytes) {
+        return Err(format!(
+            "“{name}” could not be read safely: its pages unpack to far more than a PDF of its size should. Save it again as PDF, or add its text."
+        ));
+    }
     let pages = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes));
     match pages {
         Ok(Ok(pages)) => Ok(pages.join("\n\n")),
         _ => Err(format!("“{name}” could not be read as a PDF: it may be damaged. Open it and save it again as PDF.")),
     }
+}
+
+/// The most one compressed PDF stream may unpack to, in bytes.
+pub const MAX_PDF_STREAM_BYTES: u64 = 32 * 1024 * 1024;
+/// The most all of a PDF's compressed streams may unpack to together.
+pub const MAX_PDF_UNPACKED_BYTES: u64 = 128 * 1024 * 1024;
+/// The most filters of one stream followed here (a real PDF has one or two).
+const MAX_PDF_FILTER_LAYERS: usize = 6;
+
+/// Whether every zlib-compressed stream of a PDF (images aside: the reader
+/// never unpacks them) unpacks within the limits, each filter of a chain
+/// counted. Unpacked into nothing, so this costs time, not memory. lopdf
+/// unpacks without any limit; this is the cap in front of it, and the
+/// reader's child process has a memory limit behind it for a stream this
+/// scan does not see as the reader does. `false`: a limit passed.
+pub fn pdf_streams_fit(bytes: &[u8]) -> bool {
+    let mut total = 0u64;
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], b"stream").map(|i| from + i) {
+        from = at + 6;
+        if at >= 3 && &bytes[at - 3..at] == b"end" {
+            continue;
+        }
+        let data_start = match bytes.get(from..from + 2) {
+            Some([b'\r', b'\n']) => from + 2,
+            Some([b'\n', _]) | Some([b'\r', _]) => from + 1,
+            _ => continue,
+        };
+        let data_end = find(&bytes[data_start..], b"endstream").map_or(bytes.len(), |i| data_start + i);
+        if !looks_zlib(&bytes[data_start..data_end]) {
+            from = data_end;
+            continue;
+        }
+        let window = at.saturating_sub(4096);
+        let dict_start = bytes[window..at].windows(3).rposition(|w| w == b"obj").map_or(window, |i| window + i);
+        if find(&bytes[dict_start..at], b"/Image").is_some() {
+            from = data_end;
+            continue;
+        }
+        let data = &bytes[data_start..data_end];
+        // A chain of filters unpacks layer after layer, and the reader keeps
+        // each layer whole: every layer counts. Each is unpacked here
+        // through the ones before it as a stream of readers, into nothing.
+        let mut last_layer = false;
+        for depth in 1..=MAX_PDF_FILTER_LAYERS {
+            let budget = MAX_PDF_STREAM_BYTES.min(MAX_PDF_UNPACKED_BYTES - total);
+            let mut reader: Box<dyn Read + '_> = Box::new(data);
+            for _ in 0..depth {
+                reader = Box::new(flate2::read::ZlibDecoder::new(reader));
+            }
+            let (counted, head) = count(reader.take(budget + 1));
+            if counted > budget {
+                return false;
+            }
+            total += counted;
+            if !looks_zlib(&head) {
+                last_layer = true;
+                break;
+            }
+        }
+        if !last_layer {
+            return false;
+        }
+        from = data_end;
+    }
+    true
+}
+
+/// How many bytes `reader` gives (a damaged stream counts what came before
+/// the damage), and its first two.
+fn count(mut reader: impl Read) -> (u64, [u8; 2]) {
+    let (mut counted, mut head, mut chunk) = (0u64, [0u8; 2], vec![0u8; 64 * 1024]);
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) | Err(_) => return (counted, head),
+            Ok(n) => {
+                for (i, b) in chunk[..n].iter().enumerate().take(2usize.saturating_sub(counted as usize)) {
+                    head[counted as usize + i] = *b;
+                }
+                counted += n as u64;
+            }
+        }
+    }
+}
+
+fn looks_zlib(data: &[u8]) -> bool {
+    matches!(data, [cmf, flg, ..] if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! "Add material": the JSON API for scripts (`/api/lessons/{id}/sources`:
 //! list, add files as multipart `file` fields, remove one) and the lesson
 //! page's plain forms, which answer with redirects back to the page (a
-//! refusal travels in the address, as a sentence the page shows), so they
-//! work before the page's code has loaded and cost the bundle nothing.
+//! refusal is kept on the server and its token travels in the address), so
+//! they work before the page's code has loaded and cost the bundle nothing.
 
 use axum::{
     extract::{Multipart, State},
@@ -14,9 +14,10 @@ use axum::{
 
 use super::sources::{self, Upload};
 use crate::{
-    models::SourceSummary,
+    models::{ImportReport, SourceSummary},
     server::{
         current_user::CurrentUser,
+        import_reports,
         error::{AppError, Result},
         extract::ApiPath,
         reactions::{self, intents},
@@ -67,7 +68,7 @@ async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, Api
 }
 
 async fn add(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>, form: Multipart) -> Result<Response> {
-    let added = sources::add(&state.db, &user.id, &id, files(form).await?).await?;
+    let added = sources::add(&state.db, &state.extractor, &user.id, &id, files(form).await?).await?;
     react_to(&state, &user.id, &id, &added).await;
     Ok((StatusCode::CREATED, Json(added)).into_response())
 }
@@ -87,39 +88,57 @@ async fn react_to(state: &AppState, owner_id: &str, lesson_id: &str, added: &[So
     }
 }
 
-/// Back to the lesson's material, with what became of the form.
-fn back(id: &str, done: Result<()>) -> Response {
-    match done {
-        Ok(()) => Redirect::to(&format!("/lessons/{id}#material")).into_response(),
-        Err(AppError::Unauthorized) => Redirect::to("/signin").into_response(),
-        Err(AppError::NotFound) => Redirect::to("/lessons/not-found").into_response(),
-        Err(e @ (AppError::BadRequest(_) | AppError::PayloadTooLarge(_))) => {
-            Redirect::to(&format!("/lessons/{id}?material_error={}#material", percent_encode(&e.to_string()))).into_response()
-        }
+/// Back to the lesson's material, with what became of the form. A refusal
+/// is kept on the server for a few minutes (`import_reports`) and the
+/// address carries only its token: nobody can make the page say what they
+/// like. The lesson's id goes into the address percent-encoded, so no
+/// character of it can break the redirect.
+async fn back(state: &AppState, owner: Option<&str>, id: &str, done: Result<()>) -> Response {
+    let lesson = percent_encode(id);
+    let sentence = match done {
+        Ok(()) => return Redirect::to(&format!("/lessons/{lesson}#material")).into_response(),
+        Err(AppError::Unauthorized) => return Redirect::to("/signin").into_response(),
+        Err(AppError::NotFound) => return Redirect::to("/lessons/not-found").into_response(),
+        Err(e @ (AppError::BadRequest(_) | AppError::PayloadTooLarge(_) | AppError::Unavailable(_))) => e.to_string(),
         Err(e) => {
             tracing::error!(error = %e, "a material form failed");
-            Redirect::to(&format!("/lessons/{id}?material_error={}#material", percent_encode(&AppError::Internal(String::new()).to_string())))
-                .into_response()
+            AppError::Internal(String::new()).to_string()
         }
-    }
+    };
+    let kept = match owner {
+        Some(owner) => import_reports::keep(&state.db, owner, &ImportReport { file: String::new(), problems: vec![sentence] }).await.ok(),
+        None => None,
+    };
+    let token = kept.unwrap_or_else(|| "server".into());
+    Redirect::to(&format!("/lessons/{lesson}?material_error={token}#material")).into_response()
 }
 
 async fn form_add(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>, form: Multipart) -> Response {
+    let user = match user {
+        Ok(user) => user.map(|CurrentUser(u)| u),
+        Err(refused) => return refused.into_response(),
+    };
     let done = async {
-        let CurrentUser(user) = user?.ok_or(AppError::Unauthorized)?;
-        let added = sources::add(&state.db, &user.id, &id, files(form).await?).await?;
+        let user = user.as_ref().ok_or(AppError::Unauthorized)?;
+        let added = sources::add(&state.db, &state.extractor, &user.id, &id, files(form).await?).await?;
         react_to(&state, &user.id, &id, &added).await;
         Ok(())
     };
-    back(&id, done.await)
+    let done = done.await;
+    back(&state, user.as_ref().map(|u| u.id.as_str()), &id, done).await
 }
 
 async fn form_remove(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath((id, source)): ApiPath<(String, String)>) -> Response {
+    let user = match user {
+        Ok(user) => user.map(|CurrentUser(u)| u),
+        Err(refused) => return refused.into_response(),
+    };
     let done = async {
-        let CurrentUser(user) = user?.ok_or(AppError::Unauthorized)?;
+        let user = user.as_ref().ok_or(AppError::Unauthorized)?;
         sources::remove(&state.db, &user.id, &id, &source).await
     };
-    back(&id, done.await)
+    let done = done.await;
+    back(&state, user.as_ref().map(|u| u.id.as_str()), &id, done).await
 }
 
 #[cfg(test)]

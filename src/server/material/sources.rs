@@ -2,7 +2,7 @@
 //! the file), listed, read a page at a time, removed. Every call names the
 //! teacher: another teacher's lesson, or a trashed one, is not found.
 
-use super::extract;
+use super::sandbox::{Extractor, Refusal};
 use crate::{
     models::SourceSummary,
     server::{
@@ -50,37 +50,31 @@ pub struct Upload {
 /// Adds files to a lesson's sources, all or none: every file is read first,
 /// and one that cannot be is a refusal naming it (with the others' names
 /// kept out of the store too), so a teacher never finds half a batch added.
-pub async fn add(db: &Db, owner_id: &str, lesson_id: &str, files: Vec<Upload>) -> Result<Vec<SourceSummary>> {
+/// The lesson and its room for more are checked before anything is read;
+/// reading happens in child processes (`sandbox`), one batch per account.
+pub async fn add(db: &Db, extractor: &Extractor, owner_id: &str, lesson_id: &str, files: Vec<Upload>) -> Result<Vec<SourceSummary>> {
     if files.is_empty() {
         return Err(AppError::BadRequest("Choose a file to add: a .txt, .md, .html, .docx or .pdf.".into()));
     }
     if !lessons::is_owned(db, owner_id, lesson_id).await? {
         return Err(AppError::NotFound);
     }
-    // Reading a PDF or a Word document is work for a blocking thread.
-    let read = tokio::task::spawn_blocking(move || {
-        files
-            .into_iter()
-            .map(|f| {
-                let name: String = f.name.trim().chars().take(200).collect();
-                extract::text_of(&name, &f.bytes).map(|text| (name, f.bytes.len() as i64, text))
-            })
-            .collect::<std::result::Result<Vec<_>, String>>()
-    })
-    .await
-    .map_err(|e| AppError::Internal(format!("reading material: {e}")))?
-    .map_err(AppError::BadRequest)?;
+    let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM lesson_sources WHERE lesson_id = $1").bind(lesson_id).fetch_one(db).await?;
+    room_for(held, files.len())?;
+    let _turn = extractor.account_turn(owner_id).map_err(refused)?;
+    let mut read = Vec::with_capacity(files.len());
+    for f in files {
+        let name: String = f.name.trim().chars().take(200).collect();
+        let text = extractor.text_of(&name, &f.bytes).await.map_err(refused)?;
+        read.push((name, f.bytes.len() as i64, text));
+    }
 
     let mut tx = db::begin_write(db).await?;
     let (held, last): (i64, i64) = sqlx::query_as("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM lesson_sources WHERE lesson_id = $1")
         .bind(lesson_id)
         .fetch_one(&mut *tx)
         .await?;
-    if held + read.len() as i64 > MAX_SOURCES {
-        return Err(AppError::BadRequest(format!(
-            "A lesson keeps at most {MAX_SOURCES} sources, and this one has {held}. Remove some before adding more."
-        )));
-    }
+    room_for(held, read.len())?;
     let mut added = Vec::with_capacity(read.len());
     for (n, (name, size, text)) in (1..).zip(read) {
         let s = SourceSummary { id: ids::new_id(), name, size, chars: text.chars().count() as i64, opening: opening(&text) };
@@ -102,6 +96,25 @@ pub async fn add(db: &Db, owner_id: &str, lesson_id: &str, files: Vec<Upload>) -
     }
     tx.commit().await?;
     Ok(added)
+}
+
+/// Refused unless a lesson holding `held` sources has room for `more`.
+fn room_for(held: i64, more: usize) -> Result<()> {
+    if held + more as i64 > MAX_SOURCES {
+        return Err(AppError::BadRequest(format!(
+            "A lesson keeps at most {MAX_SOURCES} sources, and this one has {held}. Remove some before adding more."
+        )));
+    }
+    Ok(())
+}
+
+/// A reader's refusal as the teacher gets it.
+fn refused(r: Refusal) -> AppError {
+    match r {
+        Refusal::File(_) | Refusal::Unsafe(_) => AppError::BadRequest(r.sentence()),
+        Refusal::Busy | Refusal::AccountBusy => AppError::Unavailable(r.sentence()),
+        Refusal::Server(cause) => AppError::Internal(format!("reading material: {cause}")),
+    }
 }
 
 /// Gives lesson `to` a copy of every source of lesson `from`, in their

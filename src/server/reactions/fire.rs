@@ -1,8 +1,20 @@
-//! Starting the automatic turn when a lesson's gate opens. Whoever queues
-//! an event waits (on the reaction clock) until the lesson is due, then
-//! tries the gate; one caller wins it and starts one turn for everything
-//! waiting, on the same turn engine as a typed message (the teacher's
-//! limits and the school's budget apply).
+//! Starting the automatic turn when a lesson's gate opens. The instance
+//! that queues an event waits (on the reaction clock, in its one
+//! `Scheduler`) until the lesson is due, then tries the gate; one caller
+//! wins it and starts one turn for everything waiting, on the same turn
+//! engine as a typed message (the teacher's limits and the school's budget
+//! apply). A lesson whose turn cannot start yet is tried again later, and
+//! later each time in a row (`retry_after`).
+
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Mutex,
+    },
+};
+
+use tokio::sync::Notify;
 
 use super::{
     gate::{self, Claim, Pending, DEBOUNCE_MS},
@@ -20,15 +32,80 @@ use crate::{
     models::LessonEvent,
 };
 
-/// Waits for `lesson_id` to be due at `due`, then opens its gate, in a task
-/// of its own.
-pub fn schedule(state: &AppState, lesson_id: String, due: i64) {
-    let state = state.clone();
-    tokio::spawn(async move {
-        if let Err(e) = wake(&state, &lesson_id, due).await {
-            tracing::warn!(error = %e, lesson = %lesson_id, "the assistant could not react to what happened to a lesson");
+/// The lessons this instance waits for, with when each is due and how many
+/// times in a row it could not start. One task per instance works through
+/// them (`run`), however many lessons wait: a sleeper per lesson, each
+/// retrying every two seconds, made a storm of gate claims when an account
+/// with many lessons hit its turn limit.
+#[derive(Debug, Default)]
+pub struct Scheduler {
+    waiting: Mutex<HashMap<String, Wait>>,
+    changed: Notify,
+    started: AtomicBool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Wait {
+    due: i64,
+    /// Tries in a row that could not start a turn (back-off).
+    tries: u32,
+}
+
+/// The longest a lesson waits between two tries that could not start.
+pub const MAX_RETRY_MS: i64 = 5 * 60_000;
+
+/// When to try again after `tries` tries in a row could not start a turn,
+/// the first of them waiting `base` ms: doubled each time, at most `MAX_RETRY_MS`.
+pub fn retry_after(base: i64, tries: u32) -> i64 {
+    base.max(1).saturating_mul(1i64 << tries.saturating_sub(1).min(20)).min(MAX_RETRY_MS)
+}
+
+impl Scheduler {
+    /// How many lessons this instance waits for.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Wait>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The earliest due time, if anything waits.
+    fn next_due(&self) -> Option<i64> {
+        self.lock().values().map(|w| w.due).min()
+    }
+
+    /// The lessons due at `now`, taken out of the waiting list with their tries.
+    fn take_due(&self, now: i64) -> Vec<(String, u32)> {
+        let mut waiting = self.lock();
+        let due: Vec<(String, u32)> = waiting.iter().filter(|(_, w)| w.due <= now).map(|(l, w)| (l.clone(), w.tries)).collect();
+        for (lesson, _) in &due {
+            waiting.remove(lesson);
         }
-    });
+        due
+    }
+
+    fn put(&self, lesson_id: &str, due: i64, tries: u32) {
+        let mut waiting = self.lock();
+        let w = waiting.entry(lesson_id.to_string()).or_insert(Wait { due, tries });
+        w.due = due;
+        w.tries = w.tries.max(tries);
+        drop(waiting);
+        self.changed.notify_one();
+    }
+}
+
+/// Waits for `lesson_id` to be due at `due`, then opens its gate.
+pub fn schedule(state: &AppState, lesson_id: String, due: i64) {
+    let scheduler = &state.scheduler;
+    scheduler.put(&lesson_id, due, 0);
+    if !scheduler.started.swap(true, Ordering::SeqCst) {
+        tokio::spawn(run(state.clone()));
+    }
 }
 
 /// Waits again for every lesson with events due: on start, and every few
@@ -36,40 +113,83 @@ pub fn schedule(state: &AppState, lesson_id: String, due: i64) {
 /// them may have stopped. A second waker is harmless: only one opens the gate.
 pub async fn resume(state: &AppState) -> Result<()> {
     for (lesson_id, due) in gate::waiting(&state.db).await? {
-        schedule(state, lesson_id, due);
+        if !state.scheduler.lock().contains_key(&lesson_id) {
+            schedule(state, lesson_id, due);
+        }
     }
     Ok(())
 }
 
-async fn wake(state: &AppState, lesson_id: &str, mut due: i64) -> Result<()> {
-    let clock = &state.reactions;
+/// The instance's one waker: sleeps until the earliest lesson is due (or a
+/// new one is scheduled), then tries each lesson due, one after another.
+async fn run(state: AppState) {
+    let (scheduler, clock) = (state.scheduler.clone(), state.reactions.clone());
     loop {
-        clock.sleep_until(due).await;
+        match scheduler.next_due() {
+            None => scheduler.changed.notified().await,
+            Some(at) => {
+                tokio::select! {
+                    () = clock.sleep_until(at) => {}
+                    () = scheduler.changed.notified() => continue,
+                }
+            }
+        }
         let now = clock.now_ms();
-        match gate::claim(&state.turn_writer, lesson_id, now).await? {
-            Claim::Won { batch, events } => match start(state, lesson_id, &events).await {
-                Ok(()) => return gate::done(&state.turn_writer, &batch).await,
-                // The teacher's own message got in first, or the limit on
-                // turns is reached: the events wait for the next chance.
-                Err(AppError::Conflict(_)) => {
-                    due = now + DEBOUNCE_MS;
-                    gate::put_back(&state.turn_writer, lesson_id, &batch, due).await?;
-                }
-                Err(AppError::TooManyTurns(secs) | AppError::SchoolBusy(secs)) => {
-                    due = now + (secs as i64) * 1000;
-                    gate::put_back(&state.turn_writer, lesson_id, &batch, due).await?;
-                }
+        for (lesson_id, tries) in scheduler.take_due(now) {
+            match wake(&state, &lesson_id, now, tries).await {
+                Ok(Next::Done) => {}
+                Ok(Next::At(due, tries)) => scheduler.put(&lesson_id, due, tries),
                 Err(e) => {
-                    // No assistant, no budget, the lesson gone: nothing to
-                    // react with. Said in the log; the events are dropped.
-                    tracing::info!(error = %e, lesson = %lesson_id, "an automatic turn did not start");
-                    return gate::done(&state.turn_writer, &batch).await;
+                    tracing::warn!(error = %e, lesson = %lesson_id, "the assistant could not react to what happened to a lesson");
+                    let tries = tries + 1;
+                    scheduler.put(&lesson_id, now + retry_after(DEBOUNCE_MS, tries), tries);
                 }
-            },
-            Claim::Busy => due = now + DEBOUNCE_MS,
-            Claim::Later | Claim::Gone => return Ok(()),
+            }
         }
     }
+}
+
+/// What becomes of a lesson after a try.
+enum Next {
+    /// Nothing more to wait for here.
+    Done,
+    /// Try again at this time, after this many tries in a row that failed.
+    At(i64, u32),
+}
+
+/// One try of `lesson_id`'s gate at `now`.
+async fn wake(state: &AppState, lesson_id: &str, now: i64, tries: u32) -> Result<Next> {
+    match gate::claim(&state.db, lesson_id, now).await? {
+        Claim::Won { batch, events } => match start(state, lesson_id, &events).await {
+            Ok(()) => {
+                gate::done(&state.db, &batch).await?;
+                Ok(Next::Done)
+            }
+            // The teacher's own message got in first, or the limit on turns
+            // is reached: the events wait for the next chance, longer each
+            // time in a row.
+            Err(AppError::Conflict(_)) => retry(state, lesson_id, &batch, now + retry_after(DEBOUNCE_MS, tries + 1), tries + 1).await,
+            Err(AppError::TooManyTurns(secs) | AppError::SchoolBusy(secs)) => {
+                let wait = retry_after((secs as i64) * 1000, tries + 1).max((secs as i64) * 1000);
+                retry(state, lesson_id, &batch, now + wait, tries + 1).await
+            }
+            Err(e) => {
+                // No assistant, no budget, the lesson gone: nothing to
+                // react with. Said in the log; the events are dropped.
+                tracing::info!(error = %e, lesson = %lesson_id, "an automatic turn did not start");
+                gate::done(&state.db, &batch).await?;
+                Ok(Next::Done)
+            }
+        },
+        Claim::Busy => Ok(Next::At(now + retry_after(DEBOUNCE_MS, tries + 1), tries + 1)),
+        Claim::Later(due) => Ok(Next::At(due, tries)),
+        Claim::Gone => Ok(Next::Done),
+    }
+}
+
+async fn retry(state: &AppState, lesson_id: &str, batch: &str, due: i64, tries: u32) -> Result<Next> {
+    gate::put_back(&state.db, lesson_id, batch, due).await?;
+    Ok(Next::At(due, tries))
 }
 
 /// Starts one turn for `events`, in the chat the last of them named if it
@@ -114,4 +234,18 @@ async fn latest_chat(state: &AppState, owner: &str, lesson_id: &str, events: &[P
         }
     }
     Ok(chats::list_sessions(&state.db, owner, lesson_id).await?.first().map(|s| s.id.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_to_a_ceiling() {
+        assert_eq!(retry_after(2_000, 1), 2_000);
+        assert_eq!(retry_after(2_000, 2), 4_000);
+        assert_eq!(retry_after(2_000, 3), 8_000);
+        assert_eq!(retry_after(2_000, 40), MAX_RETRY_MS);
+        assert_eq!(retry_after(60_000, 1), 60_000);
+    }
 }

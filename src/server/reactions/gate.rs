@@ -46,8 +46,8 @@ pub enum Claim {
     Won { batch: String, events: Vec<Pending> },
     /// Due, but a reply is running in the lesson: try again later.
     Busy,
-    /// Due later (a newer event moved it; whoever queued that one waits for it).
-    Later,
+    /// Due later, at this time (a newer event moved it).
+    Later(i64),
     /// Nothing is waiting (someone else opened it).
     Gone,
 }
@@ -106,7 +106,7 @@ pub async fn claim(db: &Db, lesson_id: &str, now: i64) -> Result<Claim> {
             .await?;
         return Ok(match due.flatten() {
             None => Claim::Gone,
-            Some(d) if d > now => Claim::Later,
+            Some(d) if d > now => Claim::Later(d),
             Some(_) => Claim::Busy,
         });
     }

@@ -51,6 +51,9 @@ struct EventReply {
 }
 
 async fn event(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<EventRequest>) -> Result<Response> {
+    // Counted before anything is read: a script sending events in a loop
+    // is slowed here, whatever it names.
+    state.limits.event(&user.id).await?;
     lessons::get_owned(&state.db, &user.id, &body.lesson_id).await?;
     if let Some(chat) = &body.session_id {
         if chats::get_session(&state.db, &user.id, chat).await?.lesson_id != body.lesson_id {

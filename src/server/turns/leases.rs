@@ -23,8 +23,8 @@ use crate::server::{
 pub const TICK: Duration = Duration::from_secs(1);
 
 /// One round: renew this instance's leases, stop the turns asked to stop,
-/// and interrupt the replies nobody holds any more. Returns how many were
-/// interrupted.
+/// interrupt the replies nobody holds any more and give back what they had
+/// reserved. Returns how many were interrupted.
 pub async fn tick(db: &Db, hub: &TurnHub) -> Result<u64> {
     let now = time::now();
     if !hub.running().is_empty() {
@@ -35,7 +35,14 @@ pub async fn tick(db: &Db, hub: &TurnHub) -> Result<u64> {
             }
         }
     }
-    chats::interrupt_abandoned(db, &now, false).await
+    let interrupted = chats::interrupt_abandoned(db, &now, false).await?;
+    // What the interrupted replies (or any reply that stopped without
+    // settling) still held of their schools' budgets goes back.
+    match crate::server::budget::return_abandoned(db).await? {
+        0 => {}
+        n => tracing::warn!(tokens = n, "gave back budget reserved by replies that stopped without settling"),
+    }
+    Ok(interrupted)
 }
 
 /// Runs `tick` every `TICK` until the process ends.

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use futures::future::BoxFuture;
 
+use super::gate::Stored;
 use crate::{
     agent::{
         meter::{CallUsage, Meter},
@@ -42,10 +43,13 @@ impl Spending {
         Self { db, school_id, user_id: String::new(), default, clock, first, held: true }
     }
 
-    pub fn meter(mut self, turn_id: &str, model: &str) -> SchoolMeter {
+    /// The turn's meter. Its first reservation is recorded on the turn's
+    /// reply when the reply is stored (`chats::TurnIds::reserved`), which
+    /// `stored` tells.
+    pub fn meter(mut self, turn_id: &str, model: &str, stored: Stored) -> SchoolMeter {
         self.held = false;
         let held = Mutex::new(Some(self.first));
-        SchoolMeter { spending: self, turn_id: turn_id.into(), model: model.into(), held, prepaid: Mutex::new(true) }
+        SchoolMeter { spending: self, turn_id: turn_id.into(), model: model.into(), held, prepaid: Mutex::new(true), stored }
     }
 }
 
@@ -80,6 +84,10 @@ pub struct SchoolMeter {
     held: Mutex<Option<i64>>,
     /// The first call is already reserved by the request.
     prepaid: Mutex<bool>,
+    /// Whether the turn's reply was stored: its reservations are recorded
+    /// there (so that any instance can give them back if this one dies),
+    /// and they are given back through it.
+    stored: Stored,
 }
 
 impl SchoolMeter {
@@ -87,7 +95,13 @@ impl SchoolMeter {
     pub async fn close(&self) {
         let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(held) = held.filter(|n| *n > 0) {
-            if let Err(e) = budget::release(&self.spending.db, &self.spending.school_id, held).await {
+            let s = &self.spending;
+            let released = if self.stored.wait().await {
+                budget::release_for_turn(&s.db, &s.school_id, &self.turn_id, held).await
+            } else {
+                budget::release(&s.db, &s.school_id, held).await
+            };
+            if let Err(e) = released {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not give back a reservation");
             }
         }
@@ -102,7 +116,11 @@ impl Meter for SchoolMeter {
             }
             let s = &self.spending;
             let now = s.clock.now();
-            match budget::reserve(&s.db, &s.school_id, i64::from(tokens), s.default, &budget::month_of(now)).await {
+            // A turn whose reply could not be stored makes no more calls.
+            if !self.stored.wait().await {
+                return Err(ProviderError::new("internal", "The reply could not be saved, so it stopped. Please try again."));
+            }
+            match budget::reserve_for_turn(&s.db, &s.school_id, &self.turn_id, i64::from(tokens), s.default, &budget::month_of(now)).await {
                 Ok(true) => {
                     *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(i64::from(tokens));
                     Ok(())
@@ -130,7 +148,8 @@ impl Meter for SchoolMeter {
                 estimated: used.estimated,
                 outcome: used.outcome.as_str().into(),
             };
-            if let Err(e) = budget::settle(&s.db, &call, held, s.default, s.clock.now()).await {
+            let tied = self.stored.wait().await;
+            if let Err(e) = budget::settle(&s.db, &call, held, tied, s.default, s.clock.now()).await {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not record a model call's usage");
             }
         })

@@ -58,7 +58,8 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
     let (stored_tx, stored) = stored_gate();
     let model = agent.model().to_string();
-    let meter = spending.meter(&log.turn_id, &model);
+    let reserved = (spending.school_id.clone(), spending.first);
+    let meter = spending.meter(&log.turn_id, &model, stored.clone());
     let lesson_id = session.lesson_id.clone();
     tokio::spawn(run(TurnJob {
         db: db.clone(),
@@ -84,7 +85,13 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         tokio::spawn(async move {
             let user_message = ids::new_id();
             let lease = chats::Lease { instance: &hub.instance, until: time::from_now(hub.lease) };
-            let ids = chats::TurnIds { turn: &log.turn_id, user_message: &user_message, assistant_message: &log.message_id, lease };
+            let ids = chats::TurnIds {
+                turn: &log.turn_id,
+                user_message: &user_message,
+                assistant_message: &log.message_id,
+                lease,
+                reserved: (&reserved.0, reserved.1),
+            };
             let stored = if retry {
                 chats::restart_turn(&db, &session.id, &ids, &model).await
             } else {

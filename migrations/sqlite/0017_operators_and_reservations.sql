@@ -1,0 +1,15 @@
+-- Whoever runs the server (the operator) is not a school's admin: only an
+-- operator grants credits or lets a school spend above the server's
+-- allowance. Operators are named with `margin operators add <email>` on the
+-- server's own command line, never by signing up.
+CREATE TABLE operators (
+    user_id  TEXT PRIMARY KEY NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    added_at TEXT NOT NULL
+);
+
+-- What a running reply has reserved of its school's budget, on the reply's
+-- own row: when a reply stops running without giving it back (its instance
+-- died), any instance returns it to the school.
+ALTER TABLE chat_messages ADD COLUMN reserved_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chat_messages ADD COLUMN reserved_school TEXT;
+CREATE INDEX chat_messages_reserved ON chat_messages(turn_id) WHERE reserved_tokens > 0;
