@@ -452,7 +452,7 @@ mod tests {
         assert!(teacher.contains(r#"<span class="blank answer" data-id="b1" title="Also accepted: suis">suis</span><span class="hint"> (être)</span>"#), "{teacher}");
         assert!(teacher.contains(r#"<span class="exercise-title">Verbs</span>"#), "{teacher}");
         let student = render(xml, Audience::Student);
-        assert!(student.contains(r#"<input class="blank" type="text" data-id="b1" aria-label="Blank" size="4" placeholder="être">"#), "{student}");
+        assert!(student.contains(r#"<input class="blank" type="text" data-id="b1" aria-label="Blank" size="16" placeholder="être">"#), "{student}");
         assert!(!student.contains("suis"), "{student}");
     }
 
