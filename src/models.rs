@@ -357,6 +357,12 @@ pub struct School {
     pub id: String,
     pub name: String,
     pub monthly_tokens: Option<i64>,
+    /// What each teacher may use a month, set by the admin (`None`: no share of their own).
+    #[serde(default)]
+    pub teacher_share: Option<i64>,
+    /// What each student may use a month through the tutor.
+    #[serde(default)]
+    pub student_share: Option<i64>,
 }
 
 /// A member of a school, with what they used this month.

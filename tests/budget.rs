@@ -428,3 +428,53 @@ async fn a_request_refused_after_reserving_keeps_nothing_reserved() {
     }
     assert_eq!(left, 0, "every reservation was given back or settled");
 }
+
+#[tokio::test]
+async fn a_teachers_share_keeps_them_from_spending_the_schools_month_and_comes_back_next_month() {
+    let app = app_with(unlimited()).await;
+    app.state.clock.set(at(2026, 11, 10));
+    let head = teacher(&app, "head@x.org").await;
+    // An invited colleague, with a lesson and a chat of their own.
+    let invite = app.post_json("/api/school/invites", Auth::Bearer(&head.token), json!({})).await.json()["token"].as_str().unwrap().to_string();
+    let colleague = app.post_json("/api/auth/signup", Auth::None, json!({"email": "t@x.org", "password": "correct horse", "invite": invite})).await.json()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lesson = app.post_json("/api/lessons", Auth::Bearer(&colleague), json!({"title": "Rivers"})).await.json()["id"].as_str().unwrap().to_string();
+    let chat = app.post_json(&format!("/api/lessons/{lesson}/chats"), Auth::Bearer(&colleague), json!({})).await.json()["id"].as_str().unwrap().to_string();
+
+    // The admin divides: each teacher may use 1 token a month (a single reply uses more).
+    let r = app.send_json(Method::PATCH, "/api/school", Auth::Bearer(&head.token), json!({"teacherShare": 1})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json()["school"]["teacherShare"], 1);
+    // A teacher cannot change the shares.
+    let r = app.send_json(Method::PATCH, "/api/school", Auth::Bearer(&colleague), json!({"teacherShare": null})).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+
+    // The share lets one reply through (something was left), then stops the admin's next.
+    assert!(ask(&app, &head.token, &head.session_id, "test").await.body.contains("event: done"));
+    let r = ask(&app, &head.token, &head.session_id, "test").await;
+    assert_eq!(r.status, StatusCode::PAYMENT_REQUIRED, "{}", r.body);
+    assert_eq!(r.json()["message"], "Your share of your school's AI for this month is used up. It comes back on 1 December.");
+    let status = app.get("/api/ai/status", Auth::Bearer(&head.token)).await.json();
+    assert_eq!(status["blocked"], "Your share of your school's AI for this month is used up. It comes back on 1 December.");
+    // The colleague still has theirs; nothing is held once the replies are done.
+    assert!(ask(&app, &colleague, &chat, "test").await.body.contains("event: done"));
+    let users_reserved: i64 = sqlx::query_scalar("SELECT CAST(SUM(reserved) AS BIGINT) FROM users").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(users_reserved, 0);
+    assert_eq!(reserved(&app, &school_of(&app, &head.token).await).await, 0);
+    // December: the share is whole again.
+    app.state.clock.set(at(2026, 12, 1));
+    assert!(ask(&app, &head.token, &head.session_id, "test").await.body.contains("event: done"));
+    // No share: the school's budget alone.
+    let r = app.send_json(Method::PATCH, "/api/school", Auth::Bearer(&head.token), json!({"teacherShare": null})).await;
+    assert!(r.json()["school"]["teacherShare"].is_null());
+    assert!(ask(&app, &head.token, &head.session_id, "test").await.body.contains("event: done"));
+    // The School page's form sets them too.
+    let r = app.post_form("/school/settings", Auth::Cookie(&head.token), &[("name", "Hill School"), ("monthly_tokens", ""), ("teacher_share", "50,000"), ("student_share", "5,000")]).await;
+    assert_eq!(r.location(), "/school?done=settings");
+    let school = app.get("/api/school", Auth::Bearer(&head.token)).await.json();
+    assert_eq!((school["school"]["teacherShare"].as_i64(), school["school"]["studentShare"].as_i64()), (Some(50_000), Some(5_000)));
+    let r = app.send_json(Method::PATCH, "/api/school", Auth::Bearer(&head.token), json!({"studentShare": -5})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}

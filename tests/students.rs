@@ -380,3 +380,28 @@ async fn a_removed_student_and_a_deleted_class_no_longer_see_the_lessons_but_ans
     let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM student_answers WHERE student_id = $1").bind(&sid).fetch_one(&app.state.db).await.unwrap();
     assert_eq!(kept, 1);
 }
+
+#[tokio::test]
+async fn a_students_share_stops_their_tutor_and_their_sidebar_says_so() {
+    let app = common::app().await;
+    let c = class(&app, "t@x.org").await;
+    let s = student(&app, "s@x.org", &c.code).await;
+    let other = student(&app, "s2@x.org", &c.code).await;
+    let r = app.send_json(Method::PATCH, "/api/school", Auth::Bearer(&c.teacher), json!({"studentShare": 1})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let chat = |token: String| {
+        let app = &app;
+        let lesson = c.lesson.clone();
+        async move { app.post_json(&format!("/api/lessons/{lesson}/chats"), Auth::Bearer(&token), json!({})).await.json()["id"].as_str().unwrap().to_string() }
+    };
+    let (mine, theirs) = (chat(s.clone()).await, chat(other.clone()).await);
+    tutor_turn(&app, &s, &mine, "Explain this lesson").await;
+    let r = app.post_json("/api/chat/stream", Auth::Bearer(&s), json!({"sessionId": mine, "content": "Explain it again"})).await;
+    assert_eq!(r.status, StatusCode::PAYMENT_REQUIRED, "{}", r.body);
+    assert!(r.json()["message"].as_str().unwrap().starts_with("Your share of your school's AI for this month is used up."), "{}", r.body);
+    let status = app.get("/api/ai/status", Auth::Bearer(&s)).await.json();
+    assert!(status["blocked"].as_str().unwrap().starts_with("Your share of your school's AI"), "{status}");
+    // Another student, and the teacher (no teacher share), go on.
+    tutor_turn(&app, &other, &theirs, "Explain this lesson").await;
+    assert!(app.get("/api/ai/status", Auth::Bearer(&c.teacher)).await.json()["blocked"].is_null());
+}

@@ -278,6 +278,12 @@ pub fn budget_spent(reset_day: &str) -> String {
     format!("Your school's AI allowance for this month is used up. It resets on {reset_day}.")
 }
 
+/// Why an account cannot ask the assistant when its own share of the
+/// school's budget is spent.
+pub fn share_spent(reset_day: &str) -> String {
+    format!("Your share of your school's AI for this month is used up. It comes back on {reset_day}.")
+}
+
 /// 12400 → "12,400".
 pub fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();

@@ -73,6 +73,8 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
     let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
     let own = school.monthly_tokens.filter(|n| *n >= 0).map(|n| n.to_string()).unwrap_or_default();
+    let teacher_share = school.teacher_share.map(|n| n.to_string()).unwrap_or_default();
+    let student_share = school.student_share.map(|n| n.to_string()).unwrap_or_default();
     let server = match server_allowance {
         Some(n) if !operator => format!("Leave empty for the server's allowance ({} tokens a month), or set a lower one.", thousands(n)),
         Some(n) => format!("Leave empty for the server's allowance ({} tokens a month).", thousands(n)),
@@ -134,6 +136,11 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
                 <label for="school-allowance">"Monthly allowance in tokens"</label>
                 <input id="school-allowance" name="monthly_tokens" inputmode="numeric" value=own/>
                 <p class="muted">{server}</p>
+                <label for="teacher-share">"Each teacher's monthly share in tokens"</label>
+                <input id="teacher-share" name="teacher_share" inputmode="numeric" value=teacher_share/>
+                <label for="student-share">"Each student's monthly share in tokens (the tutor)"</label>
+                <input id="student-share" name="student_share" inputmode="numeric" value=student_share/>
+                <p class="muted">"Leave a share empty to let everyone use what the school has. With a share, one account cannot use up the month for the others."</p>
                 <button type="submit">"Save"</button>
             </form>
         </section>

@@ -89,7 +89,9 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     );
     // From here any refusal drops the reservation, which gives it back.
     let mut held = match &reserved {
-        Ok(Some(school)) => Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), default, state.clock.clone(), i64::from(first))),
+        Ok(Some((school, user))) => {
+            Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), user.clone(), default, state.clock.clone(), i64::from(first)))
+        }
         _ => None,
     };
     let (user, chat) = found?.ok_or(AppError::Unauthorized)?;
@@ -131,8 +133,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let agent = if student { state.ai.tutor()? } else { agent? };
     // Counted on the account and its school, never on anything the client says.
     state.limits.turn(&user.id, &user.school_id).await?;
-    let mut spending = held.take().ok_or_else(|| meter::exhausted(now))?;
-    spending.user_id = user.id.clone();
+    let Some(spending) = held.take() else { return Err(meter::refusal(&state.db, &user.id, now).await) };
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, student };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
@@ -330,6 +331,10 @@ async fn ai_status(State(state): State<AppState>, Member(user): Member) -> Resul
     let default = budget::default_allowance(state.config.monthly_tokens);
     let usage = budget::summary(&state.db, &user.school_id, default, state.clock.now()).await?;
     status.blocked = usage.blocked();
+    let now = state.clock.now();
+    if status.blocked.is_none() && budget::share_spent(&state.db, &user.id, &budget::month_of(now)).await? {
+        status.blocked = Some(crate::chat::message::share_spent(&budget::reset_day(now)));
+    }
     // The school's spending is for its teachers, not its students.
     if !user.is_student() {
         status.meter = usage.meter();

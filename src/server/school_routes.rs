@@ -98,6 +98,11 @@ struct SchoolUpdate {
     name: Option<String>,
     #[serde(default, deserialize_with = "some_or_null")]
     monthly_tokens: Option<Option<i64>>,
+    /// What each teacher, and each student, may use a month (`null`: no share).
+    #[serde(default, deserialize_with = "some_or_null")]
+    teacher_share: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "some_or_null")]
+    student_share: Option<Option<i64>>,
 }
 
 /// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
@@ -112,6 +117,12 @@ async fn api_update(State(state): State<AppState>, CurrentUser(user): CurrentUse
     }
     if let Some(tokens) = body.monthly_tokens {
         set_allowance(&state, &user, &school_id, tokens).await?;
+    }
+    if body.teacher_share.is_some() || body.student_share.is_some() {
+        let now = schools::get(&state.db, &school_id).await?;
+        let teacher = body.teacher_share.unwrap_or(now.teacher_share);
+        let student = body.student_share.unwrap_or(now.student_share);
+        budget::set_shares(&state.db, &school_id, teacher, student).await?;
     }
     Ok(Json(overview(&state, &user).await?))
 }
@@ -205,6 +216,11 @@ struct SettingsForm {
     /// Empty: the server's allowance.
     #[serde(default)]
     monthly_tokens: String,
+    /// Empty: no share of their own.
+    #[serde(default)]
+    teacher_share: String,
+    #[serde(default)]
+    student_share: String,
 }
 
 /// The school's name and its own monthly allowance.
@@ -212,16 +228,19 @@ async fn form_settings(State(state): State<AppState>, user: Result<Option<Curren
     answer(async {
         let user = signed_in(user)?;
         let school_id = schools::admin_school(&user)?.to_string();
-        let allowance = match form.monthly_tokens.trim() {
-            "" => None,
-            text => Some(parse_tokens(text).ok_or_else(|| AppError::BadRequest("tokens".into()))?),
+        let optional = |text: &str| match text.trim() {
+            "" => Ok(None),
+            text => parse_tokens(text).map(Some).ok_or_else(|| AppError::BadRequest("tokens".into())),
         };
+        let allowance = optional(&form.monthly_tokens)?;
+        let (teacher_share, student_share) = (optional(&form.teacher_share)?, optional(&form.student_share)?);
         match set_allowance(&state, &user, &school_id, allowance).await {
             Ok(()) => {}
             Err(AppError::Forbidden(_)) => return Ok("/school?error=allowance".to_string()),
             Err(e) => return Err(e),
         }
         schools::rename(&state.db, &user, &form.name).await?;
+        budget::set_shares(&state.db, &school_id, teacher_share, student_share).await?;
         Ok("/school?done=settings".to_string())
     }
     .await)

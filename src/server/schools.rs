@@ -143,7 +143,7 @@ pub async fn members(db: &Db, school_id: &str, month_from: &str, month_to: &str)
 
 
 pub async fn get(db: &Db, school_id: &str) -> Result<School> {
-    sqlx::query_as("SELECT id, name, monthly_tokens FROM schools WHERE id = $1")
+    sqlx::query_as("SELECT id, name, monthly_tokens, teacher_share, student_share FROM schools WHERE id = $1")
         .bind(school_id)
         .fetch_optional(db)
         .await?
@@ -152,7 +152,7 @@ pub async fn get(db: &Db, school_id: &str) -> Result<School> {
 
 /// Finds a school by id or by exact name (for the command line).
 pub async fn find(db: &Db, id_or_name: &str) -> Result<Vec<School>> {
-    Ok(sqlx::query_as("SELECT id, name, monthly_tokens FROM schools WHERE id = $1 OR name = $1 ORDER BY created_at")
+    Ok(sqlx::query_as("SELECT id, name, monthly_tokens, teacher_share, student_share FROM schools WHERE id = $1 OR name = $1 ORDER BY created_at")
         .bind(id_or_name)
         .fetch_all(db)
         .await?)

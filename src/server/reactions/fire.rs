@@ -215,11 +215,10 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
     state.limits.turn(&user.id, &user.school_id).await?;
     let default = budget::default_allowance(state.config.monthly_tokens);
     let now = state.clock.now();
-    if !budget::reserve(&state.turn_writer, &user.school_id, first, default, &budget::month_of(now)).await? {
-        return Err(meter::exhausted(now));
+    if !budget::reserve(&state.turn_writer, &user.school_id, &user.id, first, default, &budget::month_of(now)).await? {
+        return Err(meter::refusal(&state.db, &user.id, now).await);
     }
-    let mut spending = meter::Spending::held(state.turn_writer.clone(), user.school_id.clone(), default, state.clock.clone(), first);
-    spending.user_id = user.id.clone();
+    let spending = meter::Spending::held(state.turn_writer.clone(), user.school_id.clone(), user.id.clone(), default, state.clock.clone(), first);
     let attachments = Some(Attachments { trigger: Some(note), selected_text: None });
     let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments, student: false };
     turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;

@@ -38,9 +38,9 @@ pub struct Spending {
 }
 
 impl Spending {
-    /// A reservation of `first` tokens already made for `school_id`.
-    pub fn held(db: Db, school_id: String, default: i64, clock: MonthClock, first: i64) -> Self {
-        Self { db, school_id, user_id: String::new(), default, clock, first, held: true }
+    /// A reservation of `first` tokens already made for `user_id` of `school_id`.
+    pub fn held(db: Db, school_id: String, user_id: String, default: i64, clock: MonthClock, first: i64) -> Self {
+        Self { db, school_id, user_id, default, clock, first, held: true }
     }
 
     /// The turn's meter. Its first reservation is recorded on the turn's
@@ -58,9 +58,9 @@ impl Drop for Spending {
         if !std::mem::take(&mut self.held) {
             return;
         }
-        let (db, school, tokens) = (self.db.clone(), std::mem::take(&mut self.school_id), self.first);
+        let (db, school, user, tokens) = (self.db.clone(), std::mem::take(&mut self.school_id), std::mem::take(&mut self.user_id), self.first);
         tokio::spawn(async move {
-            if let Err(e) = budget::release(&db, &school, tokens).await {
+            if let Err(e) = budget::release(&db, &school, &user, tokens).await {
                 tracing::error!(error = %e, "could not give back a reservation");
             }
         });
@@ -74,6 +74,23 @@ pub fn exhausted(now: time::OffsetDateTime) -> AppError {
 
 fn exhausted_message(now: time::OffsetDateTime) -> String {
     crate::chat::message::budget_spent(&budget::reset_day(now))
+}
+
+/// The 402 of an account's own share spent (the school may have more).
+pub fn share_exhausted(now: time::OffsetDateTime) -> AppError {
+    AppError::BudgetExhausted { message: share_message(now), resets_at: crate::server::db::time::stored(budget::next_month(now)) }
+}
+
+fn share_message(now: time::OffsetDateTime) -> String {
+    crate::chat::message::share_spent(&budget::reset_day(now))
+}
+
+/// Why a reservation was refused, for `user_id`: their share, or the school's budget.
+pub async fn refusal(db: &Db, user_id: &str, now: time::OffsetDateTime) -> AppError {
+    match budget::share_spent(db, user_id, &budget::month_of(now)).await {
+        Ok(true) => share_exhausted(now),
+        _ => exhausted(now),
+    }
 }
 
 pub struct SchoolMeter {
@@ -97,9 +114,9 @@ impl SchoolMeter {
         if let Some(held) = held.filter(|n| *n > 0) {
             let s = &self.spending;
             let released = if self.stored.wait().await {
-                budget::release_for_turn(&s.db, &s.school_id, &self.turn_id, held).await
+                budget::release_for_turn(&s.db, &s.school_id, &s.user_id, &self.turn_id, held).await
             } else {
-                budget::release(&s.db, &s.school_id, held).await
+                budget::release(&s.db, &s.school_id, &s.user_id, held).await
             };
             if let Err(e) = released {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not give back a reservation");
@@ -120,12 +137,16 @@ impl Meter for SchoolMeter {
             if !self.stored.wait().await {
                 return Err(ProviderError::new("internal", "The reply could not be saved, so it stopped. Please try again."));
             }
-            match budget::reserve_for_turn(&s.db, &s.school_id, &self.turn_id, i64::from(tokens), s.default, &budget::month_of(now)).await {
+            let month = budget::month_of(now);
+            match budget::reserve_for_turn(&s.db, &s.school_id, &s.user_id, &self.turn_id, i64::from(tokens), s.default, &month).await {
                 Ok(true) => {
                     *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(i64::from(tokens));
                     Ok(())
                 }
-                Ok(false) => Err(ProviderError::new("budget_exhausted", exhausted_message(now))),
+                Ok(false) => {
+                    let own = budget::share_spent(&s.db, &s.user_id, &month).await.unwrap_or(false);
+                    Err(ProviderError::new("budget_exhausted", if own { share_message(now) } else { exhausted_message(now) }))
+                }
                 Err(e) => {
                     tracing::error!(error = %e, turn = %self.turn_id, "could not reserve budget");
                     Err(ProviderError::new("internal", "Your school's AI budget could not be checked, so the reply stopped. Please try again."))
