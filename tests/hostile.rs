@@ -128,6 +128,12 @@ async fn the_lesson_and_the_accounts_turn_are_checked_before_anything_is_read() 
     let r = upload(&app, &sources(&t.lesson_id), Auth::Bearer(&t.token), &[("more.pdf", b"%PDF-1.4")]).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
     assert!(r.json()["error"].as_str().unwrap().contains("at most 20 sources"), "{}", r.body);
+    // An account whose storage is full: refused before reading too.
+    let full = teacher(&app, "no-room@school.test").await;
+    let full_id = app.user_id(&full.token).await;
+    sqlx::query("UPDATE users SET stored_bytes = $2 WHERE id = $1").bind(&full_id).bind(600i64 * 1024 * 1024).execute(&app.state.db).await.unwrap();
+    let r = upload(&app, &sources(&full.lesson_id), Auth::Bearer(&full.token), &[("notes.txt", b"Rivers")]).await;
+    assert_eq!(r.status, StatusCode::INSUFFICIENT_STORAGE, "{}", r.body);
     // Another batch of the same account's still being read: refused at once.
     let other = teacher(&app, "busy@school.test").await;
     let user = app.user_id(&other.token).await;
@@ -499,4 +505,50 @@ async fn what_a_killed_server_had_reserved_is_given_back_when_it_starts_again() 
     let _second = server::Server::start(&url, dir.path(), &[]).await;
     server::until_count(&db, "SELECT COUNT(*) FROM schools WHERE reserved = 0", 1).await;
     server::until_count(&db, "SELECT COUNT(*) FROM chat_messages WHERE reserved_tokens > 0", 0).await;
+}
+
+#[tokio::test]
+async fn lessons_are_made_at_a_bounded_pace() {
+    let app = app().await;
+    let t = teacher(&app, "maker@school.test").await;
+    let mut statuses = Vec::new();
+    for n in 0..101 {
+        statuses.push(app.post_json("/api/lessons", Auth::Bearer(&t.token), json!({"title": format!("L{n}")})).await.status);
+    }
+    assert!(statuses[..100].iter().all(|s| *s == StatusCode::CREATED), "{statuses:?}");
+    assert_eq!(statuses[100], StatusCode::TOO_MANY_REQUESTS);
+    let r = app.post_json(&format!("/api/lessons/{}/duplicate", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
+}
+
+#[tokio::test]
+async fn lessons_waiting_on_an_accounts_reply_limit_back_off_together() {
+    let (app, _limits) = common::app_with_still_clock(Config { turns_per_minute_user: 1, ..Config::default() }).await;
+    let t = teacher(&app, "many@school.test").await;
+    let mut lessons = vec![t.lesson_id.clone()];
+    for n in 0..4 {
+        lessons.push(app.post_json("/api/lessons", Auth::Bearer(&t.token), json!({"title": format!("L{n}")})).await.json()["id"].as_str().unwrap().to_string());
+    }
+    for lesson in &lessons {
+        let r = app.post_json("/api/chat/events", Auth::Bearer(&t.token), json!({"lessonId": lesson, "intent": "sessionStart"})).await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    }
+    let start = app.state.reactions.now_ms();
+    app.state.reactions.advance(Duration::from_millis(2_000));
+    // One turn starts; the other four lessons meet the account's limit and
+    // wait, each until the limit lets a reply through, not every two seconds.
+    let wanted = |n: i64| format!("SELECT COUNT(*) FROM lesson_event_gates WHERE due_ms > {}", start + 2_000 + n);
+    let waited = async {
+        loop {
+            let n: i64 = sqlx::query_scalar(&wanted(2_000)).fetch_one(&app.state.db).await.unwrap();
+            if n == 4 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), waited).await.expect("four lessons put back, due later");
+    assert_eq!(app.state.scheduler.len(), 4, "this instance waits on the four");
+    let dues: Vec<i64> = sqlx::query_scalar("SELECT due_ms FROM lesson_event_gates WHERE due_ms IS NOT NULL").fetch_all(&app.state.db).await.unwrap();
+    assert!(dues.iter().all(|d| *d >= start + 2_000 + 1_000), "{dues:?}");
 }

@@ -116,15 +116,23 @@ async fn unhold_for(conn: &mut sqlx::AnyConnection, user_id: &str, tokens: i64) 
 /// `false`: nothing is left of the school's budget or of the account's
 /// share (nothing was reserved).
 pub async fn reserve(db: &Db, school_id: &str, user_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
+    let mut tx = db::begin_write(db).await?;
+    if !reserve_in(&mut tx, school_id, user_id, tokens, default, month).await? {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// `reserve` inside the caller's transaction (committed by the caller).
+async fn reserve_in(conn: &mut sqlx::AnyConnection, school_id: &str, user_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("UPDATE schools SET reserved = reserved + $2 WHERE id = $1 AND {} AND {}", has_left(), share_left("$5")));
-    let mut tx = db::begin_write(db).await?;
-    let done = sqlx::query(SQL.as_str()).bind(school_id).bind(tokens).bind(default).bind(month).bind(user_id).execute(&mut *tx).await?;
+    let done = sqlx::query(SQL.as_str()).bind(school_id).bind(tokens).bind(default).bind(month).bind(user_id).execute(&mut *conn).await?;
     if done.rows_affected() != 1 {
         return Ok(false);
     }
-    hold_for(&mut tx, user_id, tokens).await?;
-    tx.commit().await?;
+    hold_for(conn, user_id, tokens).await?;
     Ok(true)
 }
 
@@ -205,13 +213,9 @@ pub async fn reserve_for_turn(db: &Db, school_id: &str, user_id: &str, turn_id: 
     if tied.rows_affected() != 1 {
         return Ok(false);
     }
-    static SQL: LazyLock<String> =
-        LazyLock::new(|| format!("UPDATE schools SET reserved = reserved + $2 WHERE id = $1 AND {} AND {}", has_left(), share_left("$5")));
-    let done = sqlx::query(SQL.as_str()).bind(school_id).bind(tokens).bind(default).bind(month).bind(user_id).execute(&mut *tx).await?;
-    if done.rows_affected() != 1 {
+    if !reserve_in(&mut tx, school_id, user_id, tokens, default, month).await? {
         return Ok(false);
     }
-    hold_for(&mut tx, user_id, tokens).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -237,6 +241,15 @@ async fn untie(conn: &mut sqlx::AnyConnection, turn_id: &str, tokens: i64) -> Re
 /// one transaction, so neither this nor the reply's own settling can give
 /// it back twice. How many tokens were given back.
 pub async fn return_abandoned(db: &Db) -> Result<i64> {
+    // Every instance asks every second: a look first, without a write
+    // transaction, since almost always nothing is there (the partial index
+    // `chat_messages_reserved` holds only replies with something reserved).
+    let any: Option<i64> = sqlx::query_scalar("SELECT 1 FROM chat_messages WHERE reserved_tokens > 0 AND status <> 'running' LIMIT 1")
+        .fetch_optional(db)
+        .await?;
+    if any.is_none() {
+        return Ok(0);
+    }
     let lock = match Backend::of(db) {
         Backend::Postgres => " FOR UPDATE OF m",
         Backend::Sqlite => "",

@@ -64,7 +64,10 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
             Err(_) => break,
         }
     }
+    // Counted once the file is here, so that the refusal can be reported like any other.
+    let limited = state.limits.lesson(&user.id).await.err();
     let problems = match bytes.as_deref().map(std::str::from_utf8) {
+        _ if limited.is_some() => vec![limited.map(|e| e.to_string()).unwrap_or_default()],
         None => vec!["Choose a lesson file (.xml) to import.".to_string()],
         Some(Err(_)) => vec!["The file is not text in UTF-8. Save it as UTF-8 XML and try again.".to_string()],
         Some(Ok(xml)) => match library::import(&state.db, &user.id, None, xml).await {
@@ -111,6 +114,7 @@ fn sentence(text: &str) -> String {
 async fn form_duplicate(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiPath(id): ApiPath<String>) -> Response {
     answer(async {
         let CurrentUser(user) = signed_in(user)?;
+        state.limits.lesson(&user.id).await?;
         let copy = library::duplicate(&state.db, &user.id, &id).await?;
         Ok(format!("/lessons/{}", copy.id))
     }.await)
@@ -213,6 +217,9 @@ async fn form_create(
         Ok(None) => return Redirect::to("/signin").into_response(),
         Err(e) => return back(&e, &form.title),
     };
+    if let Err(e) = state.limits.lesson(&user.id).await {
+        return back(&e, &form.title);
+    }
     match lessons::create(&state.db, &user.id, &form.title).await {
         Ok(lesson) => Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
         Err(e) => back(&e, &form.title),

@@ -93,6 +93,7 @@ async fn list(State(state): State<AppState>, CurrentUser(user): CurrentUser, Api
 }
 
 async fn create(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<NewLesson>) -> Result<Response> {
+    state.limits.lesson(&user.id).await?;
     let lesson = match body.xml.as_deref() {
         Some(xml) => library::import(&state.db, &user.id, Some(&body.title), xml).await?,
         None => lessons::create(&state.db, &user.id, &body.title).await?,
@@ -116,6 +117,7 @@ async fn rename(
 }
 
 async fn duplicate(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    state.limits.lesson(&user.id).await?;
     let copy = library::duplicate(&state.db, &user.id, &id).await?;
     Ok((StatusCode::CREATED, Json(LessonReply::from(copy))).into_response())
 }

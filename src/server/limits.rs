@@ -126,6 +126,8 @@ pub struct AccountLimits {
     join_per_account: Limit,
     /// Automatic-turn events sent per account (`reactions`).
     events_per_account: Limit,
+    /// Lessons made per account (new, imported, duplicated).
+    lessons_per_account: Limit,
     /// Replies started per account; `None`: no limit.
     turns_per_user: Option<Limit>,
     turns_per_school: Option<Limit>,
@@ -172,6 +174,8 @@ impl AccountLimits {
             join_per_account: limit("join-account", 10, Duration::from_secs(30)),
             // Far more than uploads and page opens send; a script is slowed to one a second.
             events_per_account: limit("events", 30, Duration::from_secs(1)),
+            // A term's lessons imported at once, then one every three seconds.
+            lessons_per_account: limit("lessons", 100, Duration::from_secs(3)),
             turns_per_user: None,
             turns_per_school: None,
             shared: None,
@@ -246,6 +250,11 @@ impl AccountLimits {
         self.refuse(&self.events_per_account, key(&[b"events", account.as_bytes()])).await
     }
 
+    /// Takes one new lesson of `account`'s; refused (429) past the limit.
+    pub async fn lesson(&self, account: &str) -> Result<()> {
+        self.refuse(&self.lessons_per_account, key(&[b"lessons", account.as_bytes()])).await
+    }
+
     /// Takes one sign-up try from `client`.
     pub async fn sign_up(&self, client: IpAddr) -> Result<()> {
         self.refuse(&self.sign_up_per_client, key(&[b"up", &client_bytes(client)])).await
@@ -276,6 +285,7 @@ impl AccountLimits {
             &self.join_per_client,
             &self.join_per_account,
             &self.events_per_account,
+            &self.lessons_per_account,
         ];
         all.extend(&self.turns_per_user);
         all.extend(&self.turns_per_school);

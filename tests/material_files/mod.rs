@@ -75,19 +75,7 @@ fn pdf_with(pages: &[&str], trailer_extra: &str) -> Vec<u8> {
         ));
         objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
     }
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for off in offsets {
-        out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R{trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
-    out
+    pdf_objects(&objects, trailer_extra)
 }
 
 // ---- hostile files: each made to cost a reader far more than its size ----

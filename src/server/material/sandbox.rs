@@ -107,7 +107,7 @@ impl Extractor {
         };
         let program = match &self.program {
             Some(p) => p.clone(),
-            None => std::env::current_exe().map_err(|e| Refusal::Server(format!("finding the server's binary: {e}")))?,
+            None => own_binary().map_err(|e| Refusal::Server(format!("finding the server's binary: {e}")))?,
         };
         let mut child = tokio::process::Command::new(program)
             .arg(CHILD_ARG)
@@ -162,6 +162,18 @@ impl Extractor {
                 Err(Refusal::Unsafe(name.to_string()))
             }
         }
+    }
+}
+
+/// The server's own binary: on Linux `/proc/self/exe`, which runs the
+/// binary this process started from even after a deploy has replaced or
+/// removed the file; elsewhere its path.
+fn own_binary() -> std::io::Result<PathBuf> {
+    let proc_self = PathBuf::from("/proc/self/exe");
+    if proc_self.exists() {
+        Ok(proc_self)
+    } else {
+        std::env::current_exe()
     }
 }
 
@@ -245,6 +257,8 @@ fn limit_self(memory: u64, cpu: u64) -> std::io::Result<()> {
         }
     };
     set(libc::RLIMIT_DATA, memory)?;
+    // The reading thread has its own stack (`child_main`); this bounds the rest.
+    set(libc::RLIMIT_STACK, 8 * 1024 * 1024)?;
     set(libc::RLIMIT_CPU, cpu)?;
     set(libc::RLIMIT_FSIZE, 0)?;
     set(libc::RLIMIT_NOFILE, 16)?;

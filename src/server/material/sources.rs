@@ -8,7 +8,7 @@ use crate::{
     server::{
         db::{self, Db},
         error::{AppError, Result},
-        ids, lessons,
+        ids, lessons, quota,
     },
 };
 
@@ -61,6 +61,12 @@ pub async fn add(db: &Db, extractor: &Extractor, owner_id: &str, lesson_id: &str
     }
     let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM lesson_sources WHERE lesson_id = $1").bind(lesson_id).fetch_one(db).await?;
     room_for(held, files.len())?;
+    // An account with no room left is refused before any reader starts (the
+    // database refuses the rows themselves past the limit, `quota`).
+    let (stored, limit) = quota::usage(db, owner_id).await?;
+    if limit.is_some_and(|limit| stored >= limit) {
+        return Err(AppError::StorageFull);
+    }
     let _turn = extractor.account_turn(owner_id).map_err(refused)?;
     let mut read = Vec::with_capacity(files.len());
     for f in files {
