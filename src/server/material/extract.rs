@@ -5,10 +5,16 @@
 //! kept of it.
 //!
 //! Word documents are zip archives of XML: `zip` opens them and `roxmltree`
-//! (already the lesson's parser) reads the text. PDFs are read with
-//! `pdf-extract`. HTML is stripped here rather than with an HTML5 parser
-//! (html5ever is a large dependency for what a saved page needs: the text
-//! between tags, without scripts and styles, and its entities).
+//! (already the lesson's parser) reads the text, at most `MAX_DOCX_XML_BYTES`
+//! unpacked and `MAX_DOCX_NODES` nodes. PDFs are read with `pdf-extract`,
+//! once `pdf_streams_fit` has measured what their streams unpack to. HTML
+//! is stripped here in one pass rather than with an HTML5 parser (html5ever
+//! is a large dependency for what a saved page needs: the text between
+//! tags, without scripts and styles, and its entities).
+//!
+//! These bounds are the readers' own; the server never runs them in its
+//! process but in a child with limits on memory, time and stack (`sandbox`),
+//! since no bound here can stop a reader that recurses too deep.
 
 use std::io::{Cursor, Read};
 
@@ -252,8 +258,9 @@ pub fn docx_text(bytes: &[u8]) -> Result<String, String> {
 }
 
 /// The text of a PDF, page after page; a password-protected or damaged file
-/// is refused. The reader runs under `catch_unwind`: a malformed file may
-/// make it panic, which must not take the request (or a worker) with it.
+/// is refused. The reader runs under `catch_unwind`: a malformed file that
+/// makes it panic is refused as damaged, in words, rather than ending the
+/// child process that reads it.
 fn pdf_text(name: &str, bytes: &[u8]) -> Result<String, String> {
     if !bytes.starts_with(b"%PDF-") {
         return Err(format!("“{name}” is not a PDF file, or it is damaged."));
