@@ -460,8 +460,8 @@ async fn a_teachers_share_keeps_them_from_spending_the_schools_month_and_comes_b
     assert_eq!(status["blocked"], "Your share of your school's AI for this month is used up. It comes back on 1 December.");
     // The colleague still has theirs; nothing is held once the replies are done.
     assert!(ask(&app, &colleague, &chat, "test").await.body.contains("event: done"));
-    let users_reserved: i64 = sqlx::query_scalar("SELECT CAST(SUM(reserved) AS BIGINT) FROM users").fetch_one(&app.state.db).await.unwrap();
-    assert_eq!(users_reserved, 0);
+    let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM chat_messages WHERE reserved_tokens > 0").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(held, 0);
     assert_eq!(reserved(&app, &school_of(&app, &head.token).await).await, 0);
     // December: the share is whole again.
     app.state.clock.set(at(2026, 12, 1));

@@ -16,10 +16,9 @@ CREATE INDEX chat_messages_reserved ON chat_messages(turn_id) WHERE reserved_tok
 
 -- Shares inside a school: what each teacher, and each student (through the
 -- tutor), may use in a month, set by the school's admin (NULL: no share of
--- its own; the school's budget alone). Each account counts its month and
--- what its calls under way have reserved, as the school does.
+-- its own; the school's budget alone). Each account counts its month; what
+-- its replies under way hold is on the replies (`reserved_tokens`).
 ALTER TABLE schools ADD COLUMN teacher_share BIGINT;
 ALTER TABLE schools ADD COLUMN student_share BIGINT;
 ALTER TABLE users ADD COLUMN usage_month TEXT NOT NULL DEFAULT '';
 ALTER TABLE users ADD COLUMN month_used BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE users ADD COLUMN reserved BIGINT NOT NULL DEFAULT 0;

@@ -83,6 +83,13 @@ pub fn default_allowance(monthly_tokens: Option<u64>) -> i64 {
     monthly_tokens.map(|n| i64::try_from(n).unwrap_or(i64::MAX)).unwrap_or(-1)
 }
 
+/// What an account's replies under way hold (their reservations, recorded
+/// on each reply, `reserve_for_turn`), for the SQL below; `u` is the account.
+/// Counted from the replies rather than kept on the account, so that the
+/// reservation before a reply's first words stays one statement.
+const IN_FLIGHT: &str = "COALESCE((SELECT SUM(m.reserved_tokens) FROM chat_messages m JOIN chat_sessions c ON c.id = m.session_id
+                          WHERE c.owner_id = u.id AND m.reserved_tokens > 0), 0)";
+
 /// Whether the account `user` (an SQL expression) has something left of
 /// its share (`$4`: this month), inside an `UPDATE schools`: true when the
 /// school gives its accounts of that kind no share of their own.
@@ -90,97 +97,49 @@ fn share_left(user: &str) -> String {
     let share = "(CASE WHEN u.role = 'student' THEN schools.student_share ELSE schools.teacher_share END)";
     format!(
         "NOT EXISTS (SELECT 1 FROM users u WHERE u.id = {user} AND {share} IS NOT NULL
-           AND {share} - (CASE WHEN u.usage_month = $4 THEN u.month_used ELSE 0 END) - u.reserved <= 0)"
+           AND {share} - (CASE WHEN u.usage_month = $4 THEN u.month_used ELSE 0 END) - {IN_FLIGHT} <= 0)"
     )
-}
-
-/// Adds `tokens` to what an account's calls under way hold.
-async fn hold_for(conn: &mut sqlx::AnyConnection, user_id: &str, tokens: i64) -> Result<()> {
-    sqlx::query("UPDATE users SET reserved = reserved + $2 WHERE id = $1").bind(user_id).bind(tokens).execute(&mut *conn).await?;
-    Ok(())
-}
-
-/// Takes `tokens` back off what an account's calls under way hold.
-async fn unhold_for(conn: &mut sqlx::AnyConnection, user_id: &str, tokens: i64) -> Result<()> {
-    if tokens > 0 {
-        sqlx::query("UPDATE users SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
-            .bind(user_id)
-            .bind(tokens)
-            .execute(&mut *conn)
-            .await?;
-    }
-    Ok(())
 }
 
 /// Reserves `tokens` for a call of `user_id`'s, of school `school_id`.
 /// `false`: nothing is left of the school's budget or of the account's
 /// share (nothing was reserved).
 pub async fn reserve(db: &Db, school_id: &str, user_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
-    let mut tx = db::begin_write(db).await?;
-    if !reserve_in(&mut tx, school_id, user_id, tokens, default, month).await? {
-        return Ok(false);
-    }
-    tx.commit().await?;
-    Ok(true)
+    reserve_in(&mut *db.acquire().await?, school_id, user_id, tokens, default, month).await
 }
 
-/// `reserve` inside the caller's transaction (committed by the caller).
+/// `reserve` on the caller's connection (or in its transaction).
 async fn reserve_in(conn: &mut sqlx::AnyConnection, school_id: &str, user_id: &str, tokens: i64, default: i64, month: &str) -> Result<bool> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("UPDATE schools SET reserved = reserved + $2 WHERE id = $1 AND {} AND {}", has_left(), share_left("$5")));
     let done = sqlx::query(SQL.as_str()).bind(school_id).bind(tokens).bind(default).bind(month).bind(user_id).execute(&mut *conn).await?;
-    if done.rows_affected() != 1 {
-        return Ok(false);
-    }
-    hold_for(conn, user_id, tokens).await?;
-    Ok(true)
+    Ok(done.rows_affected() == 1)
 }
 
 /// The same for the account whose live session token hashes to
 /// `token_hash`, so that it can run beside the query that finds the
-/// account and its chat rather than after it. `Some((school, account))`:
-/// reserved. On PostgreSQL one statement; on SQLite two in one transaction
-/// on the turn writer's one connection.
-pub async fn reserve_for_session(db: &Db, token_hash: &str, tokens: i64, default: i64, month: &str) -> Result<Option<(String, String)>> {
-    const SCHOOL_OF: &str = "(SELECT u.school_id FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1 AND s.expires_at > $5)";
-    const USER_OF: &str = "(SELECT s.user_id FROM sessions s WHERE s.token_hash = $1)";
-    static POSTGRES: LazyLock<String> = LazyLock::new(|| {
+/// account and its chat rather than after it, as one statement.
+/// `Some(school)`: reserved.
+pub async fn reserve_for_session(db: &Db, token_hash: &str, tokens: i64, default: i64, month: &str) -> Result<Option<String>> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "WITH sc AS (UPDATE schools SET reserved = reserved + $2 WHERE id = {SCHOOL_OF} AND {} AND {} RETURNING id),
-                  me AS (UPDATE users SET reserved = reserved + $2 WHERE id = {USER_OF} AND EXISTS (SELECT 1 FROM sc) RETURNING id)
-             SELECT sc.id, me.id FROM sc, me",
+            "UPDATE schools SET reserved = reserved + $2
+             WHERE id = (SELECT u.school_id FROM sessions s JOIN users u ON u.id = s.user_id
+                         WHERE s.token_hash = $1 AND s.expires_at > $5)
+               AND {} AND {}
+             RETURNING id",
             has_left(),
-            share_left(USER_OF)
+            share_left("(SELECT s.user_id FROM sessions s WHERE s.token_hash = $1)")
         )
     });
-    static SQLITE: LazyLock<String> = LazyLock::new(|| {
-        format!("UPDATE schools SET reserved = reserved + $2 WHERE id = {SCHOOL_OF} AND {} AND {} RETURNING id", has_left(), share_left(USER_OF))
-    });
-    let now = db::time::now();
-    match Backend::of(db) {
-        Backend::Postgres => Ok(sqlx::query_as(POSTGRES.as_str())
-            .bind(token_hash)
-            .bind(tokens)
-            .bind(default)
-            .bind(month)
-            .bind(&now)
-            .fetch_optional(db)
-            .await?),
-        Backend::Sqlite => {
-            let mut tx = db::begin_write(db).await?;
-            let school: Option<String> =
-                sqlx::query_scalar(SQLITE.as_str()).bind(token_hash).bind(tokens).bind(default).bind(month).bind(&now).fetch_optional(&mut *tx).await?;
-            let Some(school) = school else { return Ok(None) };
-            let user: Option<String> = sqlx::query_scalar(&format!("UPDATE users SET reserved = reserved + $2 WHERE id = {USER_OF} RETURNING id"))
-                .bind(token_hash)
-                .bind(tokens)
-                .fetch_optional(&mut *tx)
-                .await?;
-            let Some(user) = user else { return Ok(None) };
-            tx.commit().await?;
-            Ok(Some((school, user)))
-        }
-    }
+    Ok(sqlx::query_scalar(SQL.as_str())
+        .bind(token_hash)
+        .bind(tokens)
+        .bind(default)
+        .bind(month)
+        .bind(db::time::now())
+        .fetch_optional(db)
+        .await?)
 }
 
 /// Whether the account's own share of its school's budget is what is spent
@@ -189,7 +148,7 @@ pub async fn share_spent(db: &Db, user_id: &str, month: &str) -> Result<bool> {
     let share = "(CASE WHEN u.role = 'student' THEN s.student_share ELSE s.teacher_share END)";
     let spent: Option<i64> = sqlx::query_scalar(&format!(
         "SELECT 1 FROM users u JOIN schools s ON s.id = u.school_id
-         WHERE u.id = $1 AND {share} IS NOT NULL AND {share} - (CASE WHEN u.usage_month = $2 THEN u.month_used ELSE 0 END) - u.reserved <= 0"
+         WHERE u.id = $1 AND {share} IS NOT NULL AND {share} - (CASE WHEN u.usage_month = $2 THEN u.month_used ELSE 0 END) - {IN_FLIGHT} <= 0"
     ))
     .bind(user_id)
     .bind(month)
@@ -251,22 +210,19 @@ pub async fn return_abandoned(db: &Db) -> Result<i64> {
         return Ok(0);
     }
     let lock = match Backend::of(db) {
-        Backend::Postgres => " FOR UPDATE OF m",
+        Backend::Postgres => " FOR UPDATE",
         Backend::Sqlite => "",
     };
     let mut tx = db::begin_write(db).await?;
     // Read first (RETURNING would give the values after the update: nothing).
-    // The reply's chat's owner is whose account the reservation was held on.
-    let held: Vec<(String, Option<String>, i64, String)> = sqlx::query_as(&format!(
-        "SELECT m.turn_id, m.reserved_school, m.reserved_tokens, c.owner_id FROM chat_messages m JOIN chat_sessions c ON c.id = m.session_id
-         WHERE m.reserved_tokens > 0 AND m.status <> 'running'{lock}"
+    let held: Vec<(String, Option<String>, i64)> = sqlx::query_as(&format!(
+        "SELECT turn_id, reserved_school, reserved_tokens FROM chat_messages WHERE reserved_tokens > 0 AND status <> 'running'{lock}"
     ))
     .fetch_all(&mut *tx)
     .await?;
     let mut total = 0;
-    for (turn, school, tokens, owner) in held {
+    for (turn, school, tokens) in held {
         sqlx::query("UPDATE chat_messages SET reserved_tokens = 0 WHERE turn_id = $1").bind(&turn).execute(&mut *tx).await?;
-        unhold_for(&mut tx, &owner, tokens).await?;
         let Some(school) = school else { continue };
         sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
             .bind(&school)
@@ -365,14 +321,12 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
     .bind(used + total - from_credits)
     .execute(&mut *tx)
     .await?;
-    // The account's own month, and what its calls under way hold.
+    // The account's own month (its share, `share_left`).
     sqlx::query(
-        "UPDATE users SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END,
-           month_used = (CASE WHEN usage_month = $3 THEN month_used ELSE 0 END) + $4, usage_month = $3
+        "UPDATE users SET month_used = (CASE WHEN usage_month = $2 THEN month_used ELSE 0 END) + $3, usage_month = $2
          WHERE id = $1",
     )
     .bind(&call.user_id)
-    .bind(reserved)
     .bind(&month)
     .bind(total)
     .execute(&mut *tx)
@@ -401,10 +355,9 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
 }
 
 /// Gives back a reservation recorded on a turn's reply, if it is still there.
-pub async fn release_for_turn(db: &Db, school_id: &str, user_id: &str, turn_id: &str, reserved: i64) -> Result<()> {
+pub async fn release_for_turn(db: &Db, school_id: &str, turn_id: &str, reserved: i64) -> Result<()> {
     let mut tx = db::begin_write(db).await?;
     let reserved = untie(&mut tx, turn_id, reserved).await?;
-    unhold_for(&mut tx, user_id, reserved).await?;
     if reserved > 0 {
         sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
             .bind(school_id)
@@ -417,15 +370,12 @@ pub async fn release_for_turn(db: &Db, school_id: &str, user_id: &str, turn_id: 
 }
 
 /// Gives back a reservation for a call that was never made.
-pub async fn release(db: &Db, school_id: &str, user_id: &str, reserved: i64) -> Result<()> {
-    let mut tx = db::begin_write(db).await?;
+pub async fn release(db: &Db, school_id: &str, reserved: i64) -> Result<()> {
     sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
         .bind(school_id)
         .bind(reserved)
-        .execute(&mut *tx)
+        .execute(db)
         .await?;
-    unhold_for(&mut tx, user_id, reserved).await?;
-    tx.commit().await?;
     Ok(())
 }
 

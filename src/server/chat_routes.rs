@@ -89,9 +89,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     );
     // From here any refusal drops the reservation, which gives it back.
     let mut held = match &reserved {
-        Ok(Some((school, user))) => {
-            Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), user.clone(), default, state.clock.clone(), i64::from(first)))
-        }
+        Ok(Some(school)) => Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), String::new(), default, state.clock.clone(), i64::from(first))),
         _ => None,
     };
     let (user, chat) = found?.ok_or(AppError::Unauthorized)?;
@@ -133,7 +131,8 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let agent = if student { state.ai.tutor()? } else { agent? };
     // Counted on the account and its school, never on anything the client says.
     state.limits.turn(&user.id, &user.school_id).await?;
-    let Some(spending) = held.take() else { return Err(meter::refusal(&state.db, &user.id, now).await) };
+    let Some(mut spending) = held.take() else { return Err(meter::refusal(&state.db, &user.id, now).await) };
+    spending.user_id = user.id.clone();
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, student };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;

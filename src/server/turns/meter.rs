@@ -58,9 +58,9 @@ impl Drop for Spending {
         if !std::mem::take(&mut self.held) {
             return;
         }
-        let (db, school, user, tokens) = (self.db.clone(), std::mem::take(&mut self.school_id), std::mem::take(&mut self.user_id), self.first);
+        let (db, school, tokens) = (self.db.clone(), std::mem::take(&mut self.school_id), self.first);
         tokio::spawn(async move {
-            if let Err(e) = budget::release(&db, &school, &user, tokens).await {
+            if let Err(e) = budget::release(&db, &school, tokens).await {
                 tracing::error!(error = %e, "could not give back a reservation");
             }
         });
@@ -114,9 +114,9 @@ impl SchoolMeter {
         if let Some(held) = held.filter(|n| *n > 0) {
             let s = &self.spending;
             let released = if self.stored.wait().await {
-                budget::release_for_turn(&s.db, &s.school_id, &s.user_id, &self.turn_id, held).await
+                budget::release_for_turn(&s.db, &s.school_id, &self.turn_id, held).await
             } else {
-                budget::release(&s.db, &s.school_id, &s.user_id, held).await
+                budget::release(&s.db, &s.school_id, held).await
             };
             if let Err(e) = released {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not give back a reservation");
