@@ -95,9 +95,12 @@ const IN_FLIGHT: &str = "COALESCE((SELECT SUM(m.reserved_tokens) FROM chat_messa
 /// school gives its accounts of that kind no share of their own.
 fn share_left(user: &str) -> String {
     let share = "(CASE WHEN u.role = 'student' THEN schools.student_share ELSE schools.teacher_share END)";
+    // A school without shares (most) is told by its own row, before any
+    // subquery runs: `OR` stops there.
     format!(
-        "NOT EXISTS (SELECT 1 FROM users u WHERE u.id = {user} AND {share} IS NOT NULL
-           AND {share} - (CASE WHEN u.usage_month = $4 THEN u.month_used ELSE 0 END) - {IN_FLIGHT} <= 0)"
+        "((schools.teacher_share IS NULL AND schools.student_share IS NULL)
+          OR NOT EXISTS (SELECT 1 FROM users u WHERE u.id = {user} AND {share} IS NOT NULL
+           AND {share} - (CASE WHEN u.usage_month = $4 THEN u.month_used ELSE 0 END) - {IN_FLIGHT} <= 0))"
     )
 }
 
