@@ -552,3 +552,43 @@ async fn lessons_waiting_on_an_accounts_reply_limit_back_off_together() {
     let dues: Vec<i64> = sqlx::query_scalar("SELECT due_ms FROM lesson_event_gates WHERE due_ms IS NOT NULL").fetch_all(&app.state.db).await.unwrap();
     assert!(dues.iter().all(|d| *d >= start + 2_000 + 1_000), "{dues:?}");
 }
+
+#[tokio::test]
+async fn no_more_readers_run_than_allowed() {
+    // A reader that notes its start in a file and then never answers.
+    let dir = tempfile::tempdir().unwrap();
+    let (script, log) = (dir.path().join("stuck.sh"), dir.path().join("starts"));
+    std::fs::write(&script, format!("#!/bin/sh\necho started >> {}\nexec sleep 600\n", log.display())).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let starts = || std::fs::read_to_string(&log).map(|s| s.lines().count()).unwrap_or(0);
+    let one = Extractor::new(Some(script.clone()), ChildLimits { wall: Duration::from_secs(600), ..ChildLimits::default() }, 1);
+    let first = tokio::spawn({
+        let one = one.clone();
+        async move { one.text_of("a.txt", b"Rivers").await }
+    });
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while starts() < 1 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the first reader started");
+    // The second is polled as far as it can go: it waits for the one place.
+    let second = one.text_of("b.txt", b"Rivers");
+    tokio::pin!(second);
+    assert!(futures::poll!(&mut second).is_pending());
+    assert_eq!(starts(), 1, "no second reader while the first runs");
+    // The first ends (its reader is killed with it); the second starts.
+    first.abort();
+    let _ = first.await;
+    let _ = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            tokio::select! {
+                _ = &mut second => return,
+                () = tokio::time::sleep(Duration::from_millis(10)) => if starts() == 2 { return },
+            }
+        }
+    })
+    .await;
+    assert_eq!(starts(), 2);
+}
