@@ -227,11 +227,7 @@ pub async fn return_abandoned(db: &Db) -> Result<i64> {
     for (turn, school, tokens) in held {
         sqlx::query("UPDATE chat_messages SET reserved_tokens = 0 WHERE turn_id = $1").bind(&turn).execute(&mut *tx).await?;
         let Some(school) = school else { continue };
-        sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
-            .bind(&school)
-            .bind(tokens)
-            .execute(&mut *tx)
-            .await?;
+        give_back(&mut tx, &school, tokens).await?;
         total += tokens;
     }
     tx.commit().await?;
@@ -362,11 +358,7 @@ pub async fn release_for_turn(db: &Db, school_id: &str, turn_id: &str, reserved:
     let mut tx = db::begin_write(db).await?;
     let reserved = untie(&mut tx, turn_id, reserved).await?;
     if reserved > 0 {
-        sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
-            .bind(school_id)
-            .bind(reserved)
-            .execute(&mut *tx)
-            .await?;
+        give_back(&mut tx, school_id, reserved).await?;
     }
     tx.commit().await?;
     Ok(())
@@ -374,10 +366,15 @@ pub async fn release_for_turn(db: &Db, school_id: &str, turn_id: &str, reserved:
 
 /// Gives back a reservation for a call that was never made.
 pub async fn release(db: &Db, school_id: &str, reserved: i64) -> Result<()> {
+    give_back(&mut *db.acquire().await?, school_id, reserved).await
+}
+
+/// Takes `tokens` off what a school's calls under way hold (never below 0).
+async fn give_back(conn: &mut sqlx::AnyConnection, school_id: &str, tokens: i64) -> Result<()> {
     sqlx::query("UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END WHERE id = $1")
         .bind(school_id)
-        .bind(reserved)
-        .execute(db)
+        .bind(tokens)
+        .execute(&mut *conn)
         .await?;
     Ok(())
 }
