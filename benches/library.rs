@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use margin::server::{
     db,
-    library::{fill_search_text, find, Sort},
+    lessons::library::{fill_search_text, find, Sort},
 };
 
 const LESSONS: usize = 1_000;

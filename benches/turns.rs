@@ -49,7 +49,7 @@ use leptos::config::LeptosOptions;
 use margin::{
     agent::config::AiConfig,
     scripted::ScriptedLlm,
-    server::{ai::AiRuntime, auth, config::Config, db, lessons, router, state::AppState},
+    server::{chats::ai::AiRuntime, accounts::auth, config::Config, db, lessons, http::router, state::AppState},
 };
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -133,18 +133,18 @@ async fn server() {
 /// and the two together, as the server runs them, through the same
 /// connections, and answers the difference of the medians (500 each).
 async fn time_reservation(state: &AppState, token: &str, lesson_id: &str, user_id: &str, school: &str) -> Duration {
-    use margin::server::{budget, chats};
+    use margin::server::{accounts::budget, chats};
     let chat = chats::create_session(&state.db, user_id, lesson_id, "Reservation").await.unwrap();
     let month = budget::month_of(state.clock.now());
-    let hash = auth::token_hash(token);
+    let hash = margin::server::ids::token_hash(token);
     let (mut alone, mut both) = (Vec::new(), Vec::new());
     for _ in 0..500 {
         let t = Instant::now();
-        chats::user_and_chat(&state.db, token, &chat.id, 20).await.unwrap().unwrap();
+        chats::turns::store::user_and_chat(&state.db, token, &chat.id, 20).await.unwrap().unwrap();
         alone.push(t.elapsed());
         let t = Instant::now();
         let (found, reserved) = tokio::join!(
-            chats::user_and_chat(&state.db, token, &chat.id, 20),
+            chats::turns::store::user_and_chat(&state.db, token, &chat.id, 20),
             budget::reserve_for_session(&state.turn_writer, &hash, 20_000, -1, &month),
         );
         both.push(t.elapsed());

@@ -21,10 +21,10 @@ use crate::components::{
 
 /// The document around every page, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
-    // The response's script nonce (`server::headers`), for the scripts below.
+    // The response's script nonce (`server::http::headers`), for the scripts below.
     #[cfg(feature = "ssr")]
     if let Some(nonce) = use_context::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<crate::server::headers::CspNonce>().cloned())
+        .and_then(|parts| parts.extensions.get::<crate::server::http::headers::CspNonce>().cloned())
     {
         provide_context(leptos::nonce::Nonce::from_value(nonce.0));
     }

@@ -27,6 +27,7 @@ mod parse;
 mod schema;
 mod tree;
 mod validate;
+mod walk;
 
 pub use change::{Change, ChangeKind};
 #[cfg(feature = "ssr")]

@@ -26,6 +26,8 @@ pub mod net;
 pub mod scripted;
 #[cfg(feature = "ssr")]
 pub mod server;
+#[cfg(feature = "ssr")]
+pub mod settings;
 
 /// Entry point of the browser bundle. Leptos' island script calls this, then
 /// hydrates each island on the page (see `components::hydrated`).

@@ -1,45 +1,33 @@
-//! Everything that runs only on the server: configuration, database, accounts,
-//! HTTP routes and start-up.
+//! Everything that runs only on the server. One folder per domain, each with
+//! the same inner names (`routes.rs` for its HTTP doors, its queries in a file
+//! named for what they store, `pages.rs` where it draws pages):
+//!
+//! - `accounts`: sign-in, sessions, the signed-in user, schools, invites,
+//!   operators, budgets and storage quotas.
+//! - `lessons`: lessons, revisions, the library and trash, proposals, lesson
+//!   events, import reports, printing.
+//! - `chats`: chat sessions and messages, and the turn engine (`chats::turns`).
+//! - `classes`, `material`, `reactions`: classes and students, the teacher's
+//!   material, automatic turns.
+//! - `http`: the edge every request crosses (router, body limits, CSRF,
+//!   headers, extractors, errors, client addresses, connections, rate limits).
+//!
+//! Beside them: the configuration (`config`), the shared state (`state`), the
+//! clocks tests move (`clock`), the database (`db`), notes between instances
+//! (`bus`), start-up and the command line.
 
-pub mod ai;
-pub mod auth;
-pub mod auth_routes;
-pub mod bodies;
-pub mod budget;
+pub mod accounts;
 pub mod bus;
-pub mod chat_routes;
-pub mod cli;
-pub mod client_addr;
 pub mod chats;
 pub mod classes;
+pub mod cli;
+pub mod clock;
 pub mod config;
-pub mod connections;
-pub mod csrf;
-pub mod current_user;
 pub mod db;
-pub mod error;
-pub mod extract;
-pub mod guard;
-pub mod headers;
+pub mod http;
 pub mod ids;
-pub mod import_reports;
-pub mod lesson_api;
-pub mod lesson_events;
-pub mod lesson_forms;
 pub mod lessons;
-pub mod library;
-pub mod library_api;
-pub mod operators;
-pub mod limits;
 pub mod material;
-pub mod proposal_api;
-pub mod print_page;
-pub mod proposals;
-pub mod quota;
 pub mod reactions;
-pub mod router;
-pub mod school_routes;
-pub mod schools;
 pub mod startup;
 pub mod state;
-pub mod turns;

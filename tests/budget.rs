@@ -12,7 +12,8 @@ use axum::{
 };
 use common::{app_with, app_with_still_clock, teacher, Auth, TestApp};
 use margin::server::{
-    budget::{self, CallRecord, MonthClock},
+    accounts::budget::{self, CallRecord},
+    clock::MonthClock,
     config::Config,
 };
 use serde_json::{json, Value};
@@ -66,7 +67,7 @@ async fn parallel_turns_cannot_spend_past_the_budget() {
     let llm = margin::scripted::ScriptedLlm::start().await.unwrap();
     let mut ai = margin::agent::config::AiConfig::scripted(llm.base_url.clone(), common::prompts());
     ai.limits.max_tokens = Some(200);
-    let app = common::app_with_ai(unlimited(), margin::server::ai::AiRuntime::with_scripted(ai, llm)).await;
+    let app = common::app_with_ai(unlimited(), margin::server::chats::ai::AiRuntime::with_scripted(ai, llm)).await;
     // One reply's real cost, measured in a school of its own.
     let probe = teacher(&app, "probe@x.org").await;
     let r = ask(&app, &probe.token, &probe.session_id, "test").await;
@@ -167,7 +168,7 @@ async fn the_allowance_is_spent_before_credits_and_comes_back_each_month() {
     // adds them: the school's admin is refused until named an operator.
     let r = app.post_json("/api/school/credits", Auth::Bearer(&ana.token), json!({"tokens": 50_000})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
-    assert!(margin::server::operators::add(&app.state.db, "ana@x.org").await.unwrap());
+    assert!(margin::server::accounts::operators::add(&app.state.db, "ana@x.org").await.unwrap());
     let r = app.post_json("/api/school/credits", Auth::Bearer(&ana.token), json!({"tokens": 50_000})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.json()["credits"], 50_000);
@@ -336,7 +337,7 @@ async fn teachers_cannot_add_credits_or_see_each_others_usage() {
     // back to the page, which says whom to ask; named an operator, it works.
     let r = app.post_form("/school/credits", Auth::Cookie(&head.token), &[("tokens", "12,000")]).await;
     assert_eq!(r.location(), "/school?error=operator#credits");
-    assert!(margin::server::operators::add(&app.state.db, "head@x.org").await.unwrap());
+    assert!(margin::server::accounts::operators::add(&app.state.db, "head@x.org").await.unwrap());
     let r = app.post_form("/school/credits", Auth::Cookie(&head.token), &[("tokens", "12,000")]).await;
     assert_eq!(r.location(), "/school?done=credits");
     let status = app.get("/api/ai/status", Auth::Bearer(&head.token)).await.json();

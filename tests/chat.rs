@@ -16,11 +16,10 @@ use http_body_util::BodyExt;
 use margin::{
     agent::config::{AiConfig, ProviderKind},
     chat::sse::{SseMessage, SseParser},
-    server::{ai::AiRuntime, chats, config::Config, db::time, lessons},
+    server::{chats::ai::AiRuntime, chats, config::Config, db::time, lessons},
 };
 use serde_json::{json, Value};
 use tower::ServiceExt;
-
 
 async fn post_turn(app: &TestApp, token: &str, body: Value) -> Response<Body> {
     let req = Request::builder()
@@ -102,11 +101,11 @@ async fn errors_before_streaming_are_json_with_the_right_status() {
     let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": "nope", "content": "hi"})).await).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
-    let long = "a".repeat(margin::server::chat_routes::MAX_MESSAGE_CHARS + 1);
+    let long = "a".repeat(margin::server::chats::routes::MAX_MESSAGE_CHARS + 1);
     let (status, body) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": long})).await).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert!(body["error"].as_str().unwrap().contains("too long"));
-    let huge = "a".repeat(margin::server::chat_routes::MAX_TURN_BODY + 1);
+    let huge = "a".repeat(margin::server::chats::routes::MAX_TURN_BODY + 1);
     let (status, _) = json_error(post_turn(&app, &t.token, json!({"sessionId": t.session_id, "content": "x", "documentXml": huge})).await).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
 
@@ -278,7 +277,7 @@ async fn replay_elsewhere(app: &TestApp, t: &Teacher, turn: &str) -> Vec<Value> 
         Config::default(),
         common::scripted_ai().await,
     );
-    let router = margin::server::router::build(state);
+    let router = margin::server::http::router::build(state);
     let req = Request::builder()
         .uri(format!("/api/chat/turns/{turn}/events?after=0"))
         .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
@@ -359,19 +358,19 @@ async fn turns_left_running_by_a_dead_process_become_interrupted() {
     let t = teacher(&app, "ana@x.org").await;
     // Leased for a minute to an instance that then died.
     let now = time::now();
-    let lease = chats::Lease { instance: "gone", until: time::shifted(&now, Duration::from_secs(60), true).unwrap() };
-    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease, reserved: ("", 0) };
-    chats::start_turn(&app.state.db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
-    chats::save_progress(&app.state.db, "msg-1", "The first half of", "", &[]).await.unwrap();
+    let lease = chats::turns::store::Lease { instance: "gone", until: time::shifted(&now, Duration::from_secs(60), true).unwrap() };
+    let ids = chats::turns::store::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease, reserved: ("", 0) };
+    chats::turns::store::start_turn(&app.state.db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
+    chats::turns::store::save_progress(&app.state.db, "msg-1", "The first half of", "", &[]).await.unwrap();
     // Within its lease it is left alone (its instance may be alive), and the
     // chat is busy on every instance.
-    assert_eq!(chats::interrupt_abandoned(&app.state.db, &now, false).await.unwrap(), 0);
-    let busy = chats::TurnIds { turn: "turn-2", user_message: "msg-2", assistant_message: "msg-3", lease: chats::Lease { instance: "other", until: now.clone() }, reserved: ("", 0) };
-    let refused = chats::start_turn(&app.state.db, &t.session_id, "Me too", &busy, "m").await.unwrap_err();
-    assert!(matches!(refused, margin::server::error::AppError::Conflict(_)), "{refused:?}");
+    assert_eq!(chats::turns::store::interrupt_abandoned(&app.state.db, &now, false).await.unwrap(), 0);
+    let busy = chats::turns::store::TurnIds { turn: "turn-2", user_message: "msg-2", assistant_message: "msg-3", lease: chats::turns::store::Lease { instance: "other", until: now.clone() }, reserved: ("", 0) };
+    let refused = chats::turns::store::start_turn(&app.state.db, &t.session_id, "Me too", &busy, "m").await.unwrap_err();
+    assert!(matches!(refused, margin::server::http::error::AppError::Conflict(_)), "{refused:?}");
     // Past it, any instance ends it.
     let later = time::shifted(&now, Duration::from_secs(61), true).unwrap();
-    assert_eq!(chats::interrupt_abandoned(&app.state.db, &later, false).await.unwrap(), 1);
+    assert_eq!(chats::turns::store::interrupt_abandoned(&app.state.db, &later, false).await.unwrap(), 1);
     let stored = messages(&app, &t).await;
     assert_eq!(stored[1]["status"], "interrupted");
     assert_eq!(stored[1]["content"], "The first half of");
@@ -413,7 +412,7 @@ async fn a_running_turn_checkpoints_its_reasoning_so_a_dead_process_keeps_it() {
     tokio::time::timeout(std::time::Duration::from_secs(30), checkpointed).await.expect("the reasoning is checkpointed while the turn runs");
     // The process dies here: at the next start the turn becomes interrupted
     // with its thoughts and text as they were checkpointed.
-    assert_eq!(chats::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);
+    assert_eq!(chats::turns::store::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);
     let stored = messages(&app, &t).await;
     assert_eq!(stored[1]["status"], "interrupted");
     assert_eq!(stored[1]["reasoning"], thought);
@@ -571,11 +570,11 @@ async fn retry_after_a_dead_process_shows_the_question_once() {
     let app = app().await;
     let t = teacher(&app, "dead@x.org").await;
     // What a process killed mid-turn leaves, and what the next one makes of it.
-    let lease = chats::Lease { instance: "gone", until: time::now() };
-    let ids = chats::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease, reserved: ("", 0) };
-    chats::start_turn(&app.state.db, &t.session_id, "test", &ids, "m").await.unwrap();
-    chats::save_progress(&app.state.db, "msg-1", "Half a", "", &[]).await.unwrap();
-    assert_eq!(chats::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);
+    let lease = chats::turns::store::Lease { instance: "gone", until: time::now() };
+    let ids = chats::turns::store::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease, reserved: ("", 0) };
+    chats::turns::store::start_turn(&app.state.db, &t.session_id, "test", &ids, "m").await.unwrap();
+    chats::turns::store::save_progress(&app.state.db, "msg-1", "Half a", "", &[]).await.unwrap();
+    assert_eq!(chats::turns::store::interrupt_abandoned(&app.state.db, &margin::server::db::time::now(), true).await.unwrap(), 1);
 
     let done = read_all(retry(&app, &t).await).await;
     assert_eq!(done.last().unwrap().event, "done");

@@ -23,10 +23,10 @@ struct Account {
 }
 
 async fn account(app: &TestApp, i: usize) -> Account {
-    let user = margin::server::auth::create_user(&app.state.db, &app.state.hash_gate, true, &format!("t{i}@x.org"), "correct horse", None, None)
+    let user = margin::server::accounts::auth::create_user(&app.state.db, &app.state.hash_gate, true, &format!("t{i}@x.org"), "correct horse", None, None)
         .await
         .unwrap();
-    let token = margin::server::auth::create_session(&app.state.db, &user.id, 1).await.unwrap();
+    let token = margin::server::accounts::auth::create_session(&app.state.db, &user.id, 1).await.unwrap();
     let lesson = margin::server::lessons::create(&app.state.db, &user.id, &format!("Lesson {i}")).await.unwrap().id;
     let mut chats = Vec::new();
     for _ in 0..3 {

@@ -82,7 +82,7 @@ async fn sign_ups_are_limited_per_address() {
 
 #[tokio::test]
 async fn behind_a_trusted_proxy_the_forwarded_client_is_limited_not_the_proxy() {
-    let config = Config { trusted_proxies: margin::server::client_addr::IpRange::parse_list("10.0.0.1"), ..Config::default() };
+    let config = Config { trusted_proxies: margin::server::config::ip_range::IpRange::parse_list("10.0.0.1"), ..Config::default() };
     let (app, _) = app_with_still_clock(config).await;
     for i in 0..60 {
         let r = account_post(&app, "/api/auth/login", "10.0.0.1:1", Some(&format!("6.6.6.{i}, 203.0.113.5")), &format!("g{i}@x.org")).await;

@@ -220,7 +220,7 @@ async fn a_fresh_sign_up_cannot_mint_credits_or_lift_the_servers_allowance() {
     assert!(!page.body.contains("Tokens to add") && page.body.contains("Credits are added by whoever runs this Margin server"), "{}", page.body);
 
     // An operator may, within bounds that keep every sum in range.
-    assert!(margin::server::operators::add(&app.state.db, "self-made@school.test").await.unwrap());
+    assert!(margin::server::accounts::operators::add(&app.state.db, "self-made@school.test").await.unwrap());
     let r = app.send_json(Method::PATCH, "/api/school", bearer, json!({"monthlyTokens": -1})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert!(r.json()["usage"]["allowance"].is_null(), "unlimited: {}", r.body);
@@ -253,7 +253,7 @@ async fn the_operators_are_named_on_the_command_line() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = run(&["operators", "remove", "runs-it@school.test"]);
     assert!(out.status.success());
-    assert!(margin::server::operators::list(&app.state.db).await.unwrap().is_empty());
+    assert!(margin::server::accounts::operators::list(&app.state.db).await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -361,7 +361,7 @@ async fn a_teachers_storage_is_bounded_and_shown() {
     // A lesson deleted for good takes its versions and material off the count.
     let owner = app.user_id(&t.token).await;
     sqlx::query("DELETE FROM lessons WHERE id = $1").bind(&t.lesson_id).execute(&app.state.db).await.unwrap();
-    let (stored, _) = margin::server::quota::usage(&app.state.db, &owner).await.unwrap();
+    let (stored, _) = margin::server::accounts::quota::usage(&app.state.db, &owner).await.unwrap();
     assert_eq!(stored, 0);
 }
 

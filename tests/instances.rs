@@ -15,7 +15,7 @@ mod database;
 #[path = "common/server.rs"]
 mod server;
 
-use server::{until_count, Server};
+use server::{until_count,  Server};
 
 /// A short lease, so a killed instance's reply is ended soon.
 const LEASE_SECS: u64 = 3;

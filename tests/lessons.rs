@@ -247,7 +247,7 @@ async fn the_new_lesson_form_redirects_to_the_lesson_or_back_with_what_was_typed
     let anon = app.post_form("/lessons/new", Auth::None, &[("title", "Sneaky")]).await;
     assert_eq!(anon.location(), "/signin");
     let ana_id = app.user_id(&ana).await;
-    assert_eq!(margin::server::library::find(&app.state.db, &ana_id, "", margin::server::library::Sort::Edited, 50, 0).await.unwrap().total, 1, "only the valid form made a lesson");
+    assert_eq!(margin::server::lessons::library::find(&app.state.db, &ana_id, "", margin::server::lessons::library::Sort::Edited, 50, 0).await.unwrap().total, 1, "only the valid form made a lesson");
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ mod common;
 
 use axum::http::{Method, StatusCode};
 use common::{app, teacher, Auth, TestApp};
-use margin::server::library;
+use margin::server::lessons::library;
 use serde_json::{json, Value};
 
 async fn create(app: &TestApp, token: &str, body: Value) -> Value {
@@ -234,7 +234,7 @@ async fn the_import_form_makes_a_lesson_or_reports_every_problem_and_makes_nothi
 async fn an_import_report_is_kept_in_the_database_for_its_teacher_only_and_briefly() {
     use margin::{
         models::ImportReport,
-        server::{db::time, import_reports},
+        server::{db::time, lessons::import_reports},
     };
     let app = app().await;
     let ana = app.user_id(&app.sign_up("ana@x.org").await).await;

@@ -103,7 +103,7 @@ async fn a_duplicated_lesson_keeps_its_material_in_order() {
     let r = upload(&app, &format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token), &[("A.txt", b"First."), ("B.md", b"Second.")]).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     let owner = app.user_id(&t.token).await;
-    let copy = margin::server::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    let copy = margin::server::lessons::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.unwrap();
     let listed = app.get(&format!("/api/lessons/{}/sources", copy.id), Auth::Bearer(&t.token)).await.json();
     assert_eq!(names(&listed), ["A.txt", "B.md"]);
     assert_ne!(listed[0]["id"], r.json()[0]["id"], "copies have ids of their own");
@@ -114,7 +114,7 @@ async fn a_duplicated_lesson_keeps_its_material_in_order() {
     assert_eq!(names(&app.get(&format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token)).await.json()), ["A.txt", "B.md"]);
     // A failure to copy the material leaves no half copy behind.
     app.refuse_inserts("lesson_sources").await;
-    assert!(margin::server::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.is_err());
+    assert!(margin::server::lessons::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.is_err());
     app.allow_inserts("lesson_sources").await;
     let lessons = app.get("/api/lessons", Auth::Bearer(&t.token)).await.json();
     let titles: Vec<&str> = lessons["lessons"].as_array().unwrap().iter().map(|l| l["title"].as_str().unwrap()).collect();

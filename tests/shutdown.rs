@@ -20,7 +20,7 @@ mod database;
 #[path = "common/server.rs"]
 mod server;
 
-use server::{until_count, Server};
+use server::{until_count,  Server};
 
 const TURNS: usize = 50;
 const NEVER_READ: usize = 5;

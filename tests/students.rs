@@ -405,3 +405,29 @@ async fn a_students_share_stops_their_tutor_and_their_sidebar_says_so() {
     tutor_turn(&app, &other, &theirs, "Explain this lesson").await;
     assert!(app.get("/api/ai/status", Auth::Bearer(&c.teacher)).await.json()["blocked"].is_null());
 }
+
+#[tokio::test]
+async fn the_join_link_is_written_with_the_public_address_not_the_requests_host() {
+    use axum::{
+        body::Body,
+        http::{header, Request},
+    };
+    async fn page(app: &TestApp, c: &Class, host: &str) -> common::Reply {
+        let req = Auth::Cookie(&c.teacher).apply(Request::builder().uri(format!("/classes/{}", c.class)).header(header::HOST, host));
+        app.send(req.body(Body::empty()).unwrap()).await
+    }
+    // Without MARGIN_PUBLIC_URL the link follows the address the browser reached.
+    let app = common::app().await;
+    let c = class(&app, "link@school.org").await;
+    let r = page(&app, &c, "margin.local:3000").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains(&format!("http://margin.local:3000/join/{}", c.code)), "{}", r.body);
+    // With it, the request's Host (the client's to write) changes nothing.
+    let config = margin::server::config::Config { public_origin: Some("https://margin.school.org".into()), ..Default::default() };
+    let app = common::app_with(config).await;
+    let c = class(&app, "link@school.org").await;
+    let r = page(&app, &c, "evil.example").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains(&format!("https://margin.school.org/join/{}", c.code)), "{}", r.body);
+    assert!(!r.body.contains("evil.example"), "{}", r.body);
+}

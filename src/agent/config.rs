@@ -1,7 +1,9 @@
 //! Which AI provider to talk to, read from the environment. The API key is
 //! wrapped so that it never shows up in logs, debug output or responses.
 
-use std::{env, fmt, path::PathBuf, time::Duration};
+use std::{fmt, path::PathBuf, time::Duration};
+
+use crate::settings::Env;
 
 pub use super::provider::wire::MaxTokensField;
 
@@ -104,6 +106,17 @@ pub struct AiConfig {
     pub limits: Limits,
 }
 
+/// The context window of a provider's usual models, unless `AI_CONTEXT_TOKENS` says.
+pub fn default_window(kind: ProviderKind) -> u32 {
+    match kind {
+        ProviderKind::OpenAi => 128_000,
+        ProviderKind::Anthropic => 200_000,
+        // Ollama's own default window is small unless a model is set up otherwise.
+        ProviderKind::Ollama => 8_192,
+        ProviderKind::OpenAiCompatible | ProviderKind::Demo => 32_768,
+    }
+}
+
 /// Most tokens one model call may write, unless `AI_MAX_TOKENS` says otherwise.
 const DEFAULT_MAX_TOKENS: u32 = 16_000;
 
@@ -157,50 +170,47 @@ fn guess_max_tokens_field(base_url: &str) -> MaxTokensField {
 }
 
 impl AiConfig {
-    /// Reads `AI_PROVIDER`, `AI_API_KEY`, `AI_BASE_URL`, `AI_MODEL`,
-    /// `AI_MAX_STEPS`, `AI_HISTORY_MESSAGES` and `MARGIN_PROMPTS_DIR`. With
-    /// nothing set, the offline demo is used.
-    pub fn from_env() -> Self {
-        let var = |k: &str| env::var(k).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let api_key = var("AI_API_KEY").map(ApiKey::new);
-        let base_url = var("AI_BASE_URL");
-        let provider = match var("AI_PROVIDER").as_deref().map(ProviderKind::parse) {
-            Some(Some(kind)) => kind,
-            Some(None) => {
-                tracing::warn!("AI_PROVIDER is not one of openai, anthropic, ollama, openai-compatible, demo; using the demo");
-                ProviderKind::Demo
-            }
+    /// Reads `AI_PROVIDER`, `AI_API_KEY`, `AI_BASE_URL`, `AI_MODEL`, the
+    /// limits (`AI_*_TIMEOUT_SECS`, `AI_MAX_TOKENS`…), `AI_MAX_STEPS`,
+    /// `AI_HISTORY_MESSAGES`, `AI_CONTEXT_TOKENS` and `MARGIN_PROMPTS_DIR`
+    /// from `env`, checking each. With nothing set, the offline demo is used.
+    pub fn read(env: &mut Env) -> Self {
+        let api_key = env.secret("AI_API_KEY").map(ApiKey::new);
+        let base_url = env.http_url("AI_BASE_URL");
+        let named = env.choice("AI_PROVIDER", &["openai", "anthropic", "ollama", "openai-compatible", "demo"]);
+        let provider = match named.and_then(ProviderKind::parse) {
+            Some(kind) => kind,
             None if base_url.is_some() => ProviderKind::OpenAiCompatible,
             None if api_key.is_some() => ProviderKind::OpenAi,
             None => ProviderKind::Demo,
         };
-        let number = |k: &str, default: u64| var(k).and_then(|v| v.parse::<u64>().ok()).filter(|n| *n > 0).unwrap_or(default);
         let base_url = base_url.unwrap_or_else(|| provider.default_base_url().to_string());
         let defaults = Limits::defaults(&base_url);
-        let secs = |k: &str, d: Duration| Duration::from_secs(number(k, d.as_secs()));
-        let limits = Limits {
-            connect_timeout: secs("AI_CONNECT_TIMEOUT_SECS", defaults.connect_timeout),
-            first_byte_timeout: secs("AI_FIRST_BYTE_TIMEOUT_SECS", defaults.first_byte_timeout),
-            idle_timeout: secs("AI_IDLE_TIMEOUT_SECS", defaults.idle_timeout),
-            turn_timeout: secs("AI_TURN_TIMEOUT_SECS", defaults.turn_timeout),
-            max_tokens: Some(number("AI_MAX_TOKENS", DEFAULT_MAX_TOKENS.into()).min(u32::MAX.into()) as u32),
-            max_tokens_field: match var("AI_MAX_TOKENS_FIELD").as_deref() {
-                Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
-                Some("max_tokens") => MaxTokensField::MaxTokens,
-                _ => defaults.max_tokens_field,
-            },
-            ..defaults
+        let mut secs = |k: &str, d: Duration, max: u64| Duration::from_secs(env.number(k, d.as_secs(), 1, max, "seconds"));
+        let connect_timeout = secs("AI_CONNECT_TIMEOUT_SECS", defaults.connect_timeout, 600);
+        let first_byte_timeout = secs("AI_FIRST_BYTE_TIMEOUT_SECS", defaults.first_byte_timeout, 3600);
+        let idle_timeout = secs("AI_IDLE_TIMEOUT_SECS", defaults.idle_timeout, 3600);
+        let turn_timeout = secs("AI_TURN_TIMEOUT_SECS", defaults.turn_timeout, 86_400);
+        let max_tokens = env.number("AI_MAX_TOKENS", DEFAULT_MAX_TOKENS, 1, 10_000_000, "tokens one model call may write");
+        let max_tokens_field = match env.choice("AI_MAX_TOKENS_FIELD", &["max_tokens", "max_completion_tokens"]) {
+            Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
+            Some(_) => MaxTokensField::MaxTokens,
+            None => defaults.max_tokens_field,
         };
+        let limits = Limits { connect_timeout, first_byte_timeout, idle_timeout, turn_timeout, max_tokens: Some(max_tokens), max_tokens_field, ..defaults };
+        let model = env.text("AI_MODEL").unwrap_or_else(|| provider.default_model().to_string());
+        env.record("AI_PROVIDER (in effect)", provider.name());
+        env.record("AI_BASE_URL (in effect)", base_url.clone());
         Self {
             provider,
             api_key,
             limits,
             base_url,
-            model: var("AI_MODEL").unwrap_or_else(|| provider.default_model().to_string()),
-            max_steps: number("AI_MAX_STEPS", 10).min(50) as u32,
-            history_messages: number("AI_HISTORY_MESSAGES", 20).min(200) as usize,
-            context_tokens: number("AI_CONTEXT_TOKENS", super::context::default_window(provider).into()).min(u32::MAX.into()) as u32,
-            prompts_dir: var("MARGIN_PROMPTS_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("prompts")),
+            model,
+            max_steps: env.number("AI_MAX_STEPS", 10, 1, 50, "tool rounds a reply may take"),
+            history_messages: env.number("AI_HISTORY_MESSAGES", 20, 1, 200, "messages"),
+            context_tokens: env.number("AI_CONTEXT_TOKENS", default_window(provider), 1_024, 10_000_000, "tokens"),
+            prompts_dir: env.text("MARGIN_PROMPTS_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("prompts")),
         }
     }
 
@@ -215,7 +225,7 @@ impl AiConfig {
             model: ProviderKind::Demo.default_model().into(),
             max_steps: 10,
             history_messages: 20,
-            context_tokens: super::context::default_window(ProviderKind::Demo),
+            context_tokens: default_window(ProviderKind::Demo),
             prompts_dir: prompts_dir.into(),
         }
     }

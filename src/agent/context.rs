@@ -21,17 +21,6 @@ pub fn bytes_per_token(kind: ProviderKind) -> f64 {
     }
 }
 
-/// The context window of a provider's usual models, unless `AI_CONTEXT_TOKENS` says.
-pub fn default_window(kind: ProviderKind) -> u32 {
-    match kind {
-        ProviderKind::OpenAi => 128_000,
-        ProviderKind::Anthropic => 200_000,
-        // Ollama's own default window is small unless a model is set up otherwise.
-        ProviderKind::Ollama => 8_192,
-        ProviderKind::OpenAiCompatible | ProviderKind::Demo => 32_768,
-    }
-}
-
 /// A reply older than the newest two messages is cut to this many tokens
 /// before any message is dropped.
 const SHORTENED_REPLY_TOKENS: usize = 300;

@@ -2,7 +2,7 @@
 //! to reserve what the call could cost at most; afterwards it tells the
 //! meter what the call used, or an estimate when the provider never said
 //! (a call cut short). The agent only asks; where budgets are kept and how
-//! they are shared is the server's business (`server::budget`).
+//! they are shared is the server's business (`server::accounts::budget`).
 
 use futures::future::BoxFuture;
 

@@ -107,6 +107,10 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> String;
     /// JSON schema of the arguments.
     fn parameters(&self) -> Value;
+    /// Reads `args` into the tool's argument type, as `execute` does first,
+    /// and nothing more. The schema above is written by hand; a test holds
+    /// every tool's schema against its type through this.
+    fn check_args(&self, args: Value) -> Result<(), String>;
     /// What the sidebar shows while the tool runs.
     fn display_text(&self, args: &Value) -> String;
     /// A label that needs no arguments, for tools worth announcing while their
@@ -312,6 +316,57 @@ mod tests {
         assert!(ok.content.contains("version 2") && ok.content.contains(r#"<p id="p-1">Hi</p>"#), "{}", ok.content);
         assert_eq!(ctx.document.current(), ok.document_xml.unwrap());
         assert_eq!(r.display_text("edit_document", &Value::Null), "Editing document");
+    }
+
+    /// An example of what `schema` describes: every property (`all`) or only
+    /// the required ones.
+    fn example(schema: &Value, all: bool) -> Value {
+        let kind = match &schema["type"] {
+            Value::Array(kinds) => kinds.iter().find(|k| *k != "null").cloned().unwrap_or(Value::Null),
+            k => k.clone(),
+        };
+        match kind.as_str().unwrap_or("") {
+            "object" => {
+                let required: Vec<&str> = schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                let props = schema["properties"].as_object().cloned().unwrap_or_default();
+                Value::Object(props.iter().filter(|(k, _)| all || required.contains(&k.as_str())).map(|(k, v)| (k.clone(), example(v, all))).collect())
+            }
+            "array" => Value::Array(vec![example(&schema["items"], all)]),
+            "integer" | "number" => schema.get("minimum").cloned().unwrap_or(serde_json::json!(1)),
+            "boolean" => Value::Bool(true),
+            _ => schema["enum"].get(0).cloned().unwrap_or_else(|| Value::String("x".into())),
+        }
+    }
+
+    /// Fields the schema asks the model for that the type lets it leave
+    /// out, on purpose: an edit without a summary is still the teacher's edit.
+    const LENIENT: &[(&str, &str)] = &[("edit_document", "summary")];
+
+    #[test]
+    fn every_tool_schema_matches_its_argument_type() {
+        let (standard, _) = registry();
+        let tutor = ToolRegistry::tutor();
+        for tool in standard.tools.iter().chain(tutor.tools.iter()) {
+            let (name, schema) = (tool.name(), tool.parameters());
+            assert_eq!(schema["type"], "object", "{name}");
+            // What the schema describes, whole or only what it requires, reads.
+            tool.check_args(example(&schema, true)).unwrap_or_else(|e| panic!("{name}, every property: {e}"));
+            tool.check_args(example(&schema, false)).unwrap_or_else(|e| panic!("{name}, required properties: {e}"));
+            // What it does not describe is refused, as it says.
+            assert_eq!(schema["additionalProperties"], false, "{name}");
+            let mut extra = example(&schema, true);
+            extra["notInTheSchema"] = Value::Bool(true);
+            assert!(tool.check_args(extra).is_err(), "{name} accepts a property its schema does not have");
+            // What it requires, the type requires.
+            for field in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+                if LENIENT.contains(&(name, field)) {
+                    continue;
+                }
+                let mut without = example(&schema, true);
+                without.as_object_mut().unwrap().remove(field);
+                assert!(tool.check_args(without).is_err(), "{name} accepts a call without {field}, which its schema requires");
+            }
+        }
     }
 
     #[test]

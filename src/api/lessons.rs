@@ -1,7 +1,7 @@
 //! The lessons list and opening a lesson, for the pages rendered on the
-//! server. (A lesson is created by a plain form, `server::lesson_forms`; the
+//! server. (A lesson is created by a plain form, `server::lessons::forms`; the
 //! workspace in the browser saves and browses versions through
-//! `server::lesson_api`.)
+//! `server::lessons::routes`.)
 
 use leptos::prelude::*;
 
@@ -15,7 +15,7 @@ pub const LESSONS_PER_PAGE: i64 = 50;
 #[server]
 pub async fn list_lessons(query: String, sort: String, offset: i64) -> Result<LessonList, ServerFnError> {
     use super::ssr::{fail, require_user};
-    use crate::server::library::{find, Sort};
+    use crate::server::lessons::library::{find, Sort};
     let (state, user) = require_user().await?;
     find(&state.db, &user.id, &query, Sort::from_word(&sort), LESSONS_PER_PAGE, offset).await.map_err(fail)
 }
@@ -25,7 +25,7 @@ pub async fn list_lessons(query: String, sort: String, offset: i64) -> Result<Le
 pub async fn list_trash() -> Result<Vec<TrashedLesson>, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    crate::server::library::list_trash(&state.db, &user.id).await.map_err(fail)
+    crate::server::lessons::library::list_trash(&state.db, &user.id).await.map_err(fail)
 }
 
 /// Where the lesson stands with students (see `Publication`).
@@ -53,7 +53,7 @@ pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, S
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
     let now = crate::server::db::time::now();
-    crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)
+    crate::server::lessons::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)
 }
 
 /// The lesson's sources (the teacher's material), whether the teacher lets
@@ -68,7 +68,7 @@ pub async fn get_sources(id: String, refusal: Option<String>) -> Result<crate::m
     let refused = match refusal.filter(|t| t.chars().all(|c| c.is_ascii_hexdigit())) {
         Some(token) if !token.is_empty() => {
             let now = crate::server::db::time::now();
-            let report = crate::server::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)?;
+            let report = crate::server::lessons::import_reports::find(&state.db, &user.id, &token, &now).await.map_err(fail)?;
             report.and_then(|r| r.problems.into_iter().next())
         }
         // A refusal that could not be kept, or one gone stale.

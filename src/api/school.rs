@@ -1,5 +1,5 @@
 //! The School page's data, for the page rendered on the server (its changes
-//! are plain forms, `server::school_routes`).
+//! are plain forms, `server::accounts::school_routes`).
 
 use leptos::prelude::*;
 
@@ -10,5 +10,5 @@ use crate::models::SchoolOverview;
 pub async fn get_school() -> Result<SchoolOverview, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    crate::server::school_routes::overview(&state, &user).await.map_err(fail)
+    crate::server::accounts::school_routes::overview(&state, &user).await.map_err(fail)
 }

@@ -8,7 +8,7 @@ use leptos_axum::ResponseOptions;
 
 use crate::{
     models::UserInfo,
-    server::{current_user::Member, error::AppError, state::AppState},
+    server::{accounts::current_user::Member, http::error::AppError, state::AppState},
 };
 
 pub fn state() -> Result<AppState, ServerFnError> {
@@ -40,7 +40,7 @@ pub async fn user() -> Result<Option<UserInfo>, ServerFnError> {
 pub async fn require_user() -> Result<(AppState, UserInfo), ServerFnError> {
     let user = user().await?.ok_or_else(|| fail(AppError::Unauthorized))?;
     if user.is_student() {
-        return Err(fail(AppError::Forbidden(crate::server::current_user::TEACHERS_ONLY.into())));
+        return Err(fail(AppError::Forbidden(crate::server::accounts::current_user::TEACHERS_ONLY.into())));
     }
     Ok((state()?, user))
 }

@@ -1,6 +1,7 @@
 //! Chats and their messages as stored and shown again later, and the bodies
 //! of the chat API's requests.
 
+pub use super::turn::MessageStatus;
 use serde::{Deserialize, Serialize};
 
 pub use super::turn::ToolCallRecord;
@@ -137,23 +138,6 @@ pub struct ChatSession {
 pub enum Role {
     User,
     Assistant,
-}
-
-/// Where a message stands. User messages are always `Complete`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MessageStatus {
-    Running,
-    Complete,
-    Error,
-    Interrupted,
-    Cancelled,
-}
-
-impl MessageStatus {
-    /// A status as the database stores it (anything unknown: complete).
-    pub fn parse(s: &str) -> Self {
-        Self::from_wire(s).unwrap_or(Self::Complete)
-    }
 }
 
 /// One stored message, as the sidebar shows it again.
@@ -376,8 +360,6 @@ mod title_tests {
 }
 
 crate::wire_enum::wire_enum!(Role { User => "user", Assistant => "assistant" });
-
-crate::wire_enum::wire_enum!(MessageStatus { Running => "running", Complete => "complete", Error => "error", Interrupted => "interrupted", Cancelled => "cancelled" });
 
 #[cfg(test)]
 mod status_tests {

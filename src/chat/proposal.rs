@@ -1,6 +1,6 @@
 //! Where an edit held for review stands, as its step in the chat shows it
 //! (both targets). The proposal itself (the lesson it would make, the
-//! revision it was made on) lives on the server; see `server::proposals`.
+//! revision it was made on) lives on the server; see `server::lessons::proposals`.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,5 @@
 //! The workspace's calls to the lesson API (`/api/lessons/…`, see
-//! `server::lesson_api`). Errors come back as the sentence to show. They are
+//! `server::lessons::routes`). Errors come back as the sentence to show. They are
 //! made from the browser only: when a page is rendered on the server, no
 //! event handler or effect runs, so nothing calls them there.
 

@@ -1,7 +1,7 @@
 //! The School page, for its admin: this month's AI use against the
 //! allowance, credits and "Add credits", the teachers with what each used,
 //! and invitations ("Invite a teacher" gives a single-use link). Rendered on
-//! the server; every change is a plain form (`server::school_routes`).
+//! the server; every change is a plain form (`server::accounts::school_routes`).
 
 use leptos::{either::Either, prelude::*};
 use leptos_meta::Title;

@@ -16,7 +16,7 @@ use std::{collections::HashMap, fmt::Write};
 
 use serde::{Deserialize, Serialize};
 
-use super::{escape_attr, escape_text, Element, ExerciseKind, Node};
+use super::{escape_attr, escape_text, walk::Draw, Element, ExerciseKind};
 
 /// A lesson document as HTML for both audiences, rendered by the server
 /// ([`render_both`]): the teacher's view with answers, and the student
@@ -109,10 +109,6 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn text(&mut self, s: &str) {
-        self.out.push_str(&escape_text(s));
-    }
-
     /// `<tag class="…" data-id="…">`; an empty class is left out.
     fn open(&mut self, tag: &str, class: &str, e: Option<&Element>) {
         self.out.push('<');
@@ -137,32 +133,68 @@ impl<'a> Writer<'a> {
         self.close(tag);
     }
 
-    fn block(&mut self, e: &Element) {
-        match e.name.as_str() {
-            tag @ ("h1" | "h2" | "h3" | "p") => self.wrap(tag, "", e, true),
-            "note" if self.teacher() => {
-                self.open("aside", "teacher-note", Some(e));
-                self.out.push_str("<span class=\"tag\">Teacher note</span> ");
-                self.inline(e);
-                self.close("aside");
-            }
-            "writing-area" => self.writing_area(e),
-            "exercise" => self.exercise(e),
-            _ => {}
+    fn prompt_of(&mut self, q: &Element) {
+        if let Some(p) = q.elements().find(|c| c.name == "prompt") {
+            self.wrap("p", "prompt", p, false);
         }
     }
 
-    fn inline(&mut self, e: &Element) {
-        for n in &e.children {
-            match n {
-                Node::Text(t) => self.text(t),
-                Node::Element(c) => match c.name.as_str() {
-                    tag @ ("em" | "strong") => self.wrap(tag, "", c, false),
-                    "blank" => self.blank(c),
-                    _ => self.text(&c.text()),
-                },
-            }
+    /// A radio button or checkbox; checked and disabled in the teacher's view.
+    fn choice_input(&mut self, kind: &str, group: &str, value: Option<&str>, checked: bool) {
+        let _ = write!(self.out, "<input type=\"{kind}\"");
+        attr(&mut self.out, "name", group);
+        if let Some(v) = value {
+            attr(&mut self.out, "value", v);
         }
+        if checked {
+            self.out.push_str(" checked");
+        }
+        if self.teacher() {
+            self.out.push_str(" disabled");
+        }
+        self.out.push('>');
+    }
+
+    /// A sequence on a student's sheet: the items in the student's order
+    /// (the written order at first), each with a hidden input that sends
+    /// it in that order and buttons to move it. Without the browser's code
+    /// the buttons send the form and the server moves the item.
+    fn sequence_sheet(&mut self, e: &Element) {
+        let eid = e.id().unwrap_or_default();
+        if let Some(i) = e.elements().find(|c| c.name == "instructions") {
+            self.wrap("p", "instructions", i, false);
+        }
+        let mut items: Vec<&Element> = e.elements().filter(|c| c.name == "item").collect();
+        if let Some(order) = self.answer(eid).map(super::answers::list) {
+            items.sort_by_key(|i| order.iter().position(|o| Some(o.as_str()) == i.id()).unwrap_or(usize::MAX));
+        }
+        self.out.push_str("<ol class=\"sequence\"");
+        attr(&mut self.out, "data-item", eid);
+        self.out.push('>');
+        for i in items {
+            let iid = i.id().unwrap_or_default();
+            self.open("li", "sequence-item", Some(i));
+            self.out.push_str("<input type=\"hidden\"");
+            attr(&mut self.out, "name", eid);
+            attr(&mut self.out, "value", iid);
+            self.out.push_str("><span class=\"item-text\">");
+            self.inline(i);
+            self.out.push_str("</span>");
+            for (way, label) in [("up", "Move up"), ("down", "Move down")] {
+                self.out.push_str("<button type=\"submit\" class=\"move\" name=\"_move\"");
+                attr(&mut self.out, "value", &format!("{way}:{eid}:{iid}"));
+                let _ = write!(self.out, ">{label}</button>");
+            }
+            self.out.push_str("</li>");
+        }
+        self.out.push_str("</ol>");
+        self.mark(eid);
+    }
+}
+
+impl Draw for Writer<'_> {
+    fn text(&mut self, s: &str) {
+        self.out.push_str(&escape_text(s));
     }
 
     fn blank(&mut self, e: &Element) {
@@ -244,45 +276,11 @@ impl<'a> Writer<'a> {
         if sequence {
             self.out.push_str("<ol class=\"sequence\">");
         }
-        for part in e.elements() {
-            match (part.name.as_str(), kind) {
-                ("instructions", _) => self.wrap("p", "instructions", part, false),
-                ("p", _) => self.wrap("p", "", part, true),
-                ("question", Some(ExerciseKind::MultipleChoice)) => self.choice_question(part),
-                ("question", _) => self.open_question(part),
-                ("statement", _) => self.statement(part),
-                ("item", _) => self.item(part),
-                ("prompt", _) => self.wrap("p", "prompt", part, false),
-                ("writing-area", _) => self.writing_area(part),
-                _ => {}
-            }
-        }
+        self.parts(e, kind);
         if sequence {
             self.out.push_str("</ol>");
         }
         self.out.push_str("</section>");
-    }
-
-    fn prompt_of(&mut self, q: &Element) {
-        if let Some(p) = q.elements().find(|c| c.name == "prompt") {
-            self.wrap("p", "prompt", p, false);
-        }
-    }
-
-    /// A radio button or checkbox; checked and disabled in the teacher's view.
-    fn choice_input(&mut self, kind: &str, group: &str, value: Option<&str>, checked: bool) {
-        let _ = write!(self.out, "<input type=\"{kind}\"");
-        attr(&mut self.out, "name", group);
-        if let Some(v) = value {
-            attr(&mut self.out, "value", v);
-        }
-        if checked {
-            self.out.push_str(" checked");
-        }
-        if self.teacher() {
-            self.out.push_str(" disabled");
-        }
-        self.out.push('>');
     }
 
     fn choice_question(&mut self, q: &Element) {
@@ -370,42 +368,6 @@ impl<'a> Writer<'a> {
         self.out.push_str("</div>");
     }
 
-    /// A sequence on a student's sheet: the items in the student's order
-    /// (the written order at first), each with a hidden input that sends
-    /// it in that order and buttons to move it. Without the browser's code
-    /// the buttons send the form and the server moves the item.
-    fn sequence_sheet(&mut self, e: &Element) {
-        let eid = e.id().unwrap_or_default();
-        if let Some(i) = e.elements().find(|c| c.name == "instructions") {
-            self.wrap("p", "instructions", i, false);
-        }
-        let mut items: Vec<&Element> = e.elements().filter(|c| c.name == "item").collect();
-        if let Some(order) = self.answer(eid).map(super::answers::list) {
-            items.sort_by_key(|i| order.iter().position(|o| Some(o.as_str()) == i.id()).unwrap_or(usize::MAX));
-        }
-        self.out.push_str("<ol class=\"sequence\"");
-        attr(&mut self.out, "data-item", eid);
-        self.out.push('>');
-        for i in items {
-            let iid = i.id().unwrap_or_default();
-            self.open("li", "sequence-item", Some(i));
-            self.out.push_str("<input type=\"hidden\"");
-            attr(&mut self.out, "name", eid);
-            attr(&mut self.out, "value", iid);
-            self.out.push_str("><span class=\"item-text\">");
-            self.inline(i);
-            self.out.push_str("</span>");
-            for (way, label) in [("up", "Move up"), ("down", "Move down")] {
-                self.out.push_str("<button type=\"submit\" class=\"move\" name=\"_move\"");
-                attr(&mut self.out, "value", &format!("{way}:{eid}:{iid}"));
-                let _ = write!(self.out, ">{label}</button>");
-            }
-            self.out.push_str("</li>");
-        }
-        self.out.push_str("</ol>");
-        self.mark(eid);
-    }
-
     fn item(&mut self, i: &Element) {
         self.open("li", "sequence-item", Some(i));
         match self.who {
@@ -421,6 +383,35 @@ impl<'a> Writer<'a> {
         self.out.push(' ');
         self.inline(i);
         self.out.push_str("</li>");
+    }
+
+    fn styled(&mut self, tag: &str, e: &Element) {
+        self.wrap(tag, "", e, false);
+    }
+
+    fn heading(&mut self, tag: &str, e: &Element) {
+        self.wrap(tag, "", e, true);
+    }
+
+    fn note(&mut self, e: &Element) {
+        if self.teacher() {
+            self.open("aside", "teacher-note", Some(e));
+            self.out.push_str("<span class=\"tag\">Teacher note</span> ");
+            self.inline(e);
+            self.close("aside");
+        }
+    }
+
+    fn instructions(&mut self, e: &Element) {
+        self.wrap("p", "instructions", e, false);
+    }
+
+    fn paragraph(&mut self, e: &Element) {
+        self.wrap("p", "", e, true);
+    }
+
+    fn prompt(&mut self, p: &Element) {
+        self.wrap("p", "prompt", p, false);
     }
 }
 

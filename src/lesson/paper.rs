@@ -10,7 +10,7 @@
 
 use std::fmt::Write;
 
-use super::{escape_attr, escape_text, Element, ExerciseKind, Node};
+use super::{escape_attr, escape_text, walk::Draw, Element, ExerciseKind};
 
 /// Worksheet or answer key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,10 +41,6 @@ struct Paper {
 }
 
 impl Paper {
-    fn text(&mut self, s: &str) {
-        self.out.push_str(&escape_text(s));
-    }
-
     fn wrap(&mut self, tag: &str, class: &str, e: &Element) {
         let _ = write!(self.out, "<{tag}");
         if !class.is_empty() {
@@ -55,27 +51,35 @@ impl Paper {
         let _ = write!(self.out, "</{tag}>");
     }
 
-    fn block(&mut self, e: &Element) {
-        match e.name.as_str() {
-            tag @ ("h1" | "h2" | "h3" | "p") => self.wrap(tag, "", e),
-            "writing-area" => self.writing_area(e),
-            "exercise" => self.exercise(e),
-            // Notes are for the teacher, on screen.
-            _ => {}
+    /// Ruled lines, each a border (browsers leave backgrounds off paper).
+    fn lines(&mut self, n: u32) {
+        let n = n.clamp(1, MAX_LINES);
+        let _ = write!(self.out, "<div class=\"ruled\" data-lines=\"{n}\">");
+        for _ in 0..n {
+            self.out.push_str("<div class=\"line\"></div>");
+        }
+        self.out.push_str("</div>");
+    }
+
+    fn open_answer_note(&mut self) {
+        self.out.push_str("<p class=\"key-note\">Answers will vary.</p>");
+    }
+
+    fn prompt_of(&mut self, q: &Element) {
+        if let Some(p) = q.elements().find(|c| c.name == "prompt") {
+            self.wrap("p", "prompt", p);
         }
     }
 
-    fn inline(&mut self, e: &Element) {
-        for n in &e.children {
-            match n {
-                Node::Text(t) => self.text(t),
-                Node::Element(c) => match c.name.as_str() {
-                    tag @ ("em" | "strong") => self.wrap(tag, "", c),
-                    "blank" => self.blank(c),
-                    _ => self.text(&c.text()),
-                },
-            }
-        }
+    /// A box to tick; ticked in the key when `ticked`.
+    fn tick_box(&mut self, ticked: bool) {
+        self.out.push_str(if self.key && ticked { "<span class=\"box\">✔</span>" } else { "<span class=\"box\"></span>" });
+    }
+}
+
+impl Draw for Paper {
+    fn text(&mut self, s: &str) {
+        self.out.push_str(&escape_text(s));
     }
 
     /// A line to write on: on the worksheet every line is as long as every
@@ -94,20 +98,6 @@ impl Paper {
             self.text(hint);
             self.out.push_str(")</span>");
         }
-    }
-
-    /// Ruled lines, each a border (browsers leave backgrounds off paper).
-    fn lines(&mut self, n: u32) {
-        let n = n.clamp(1, MAX_LINES);
-        let _ = write!(self.out, "<div class=\"ruled\" data-lines=\"{n}\">");
-        for _ in 0..n {
-            self.out.push_str("<div class=\"line\"></div>");
-        }
-        self.out.push_str("</div>");
-    }
-
-    fn open_answer_note(&mut self) {
-        self.out.push_str("<p class=\"key-note\">Answers will vary.</p>");
     }
 
     fn writing_area(&mut self, e: &Element) {
@@ -131,34 +121,11 @@ impl Paper {
         if sequence {
             self.out.push_str("<ol class=\"sequence\">");
         }
-        for part in e.elements() {
-            match (part.name.as_str(), kind) {
-                ("instructions", _) => self.wrap("p", "instructions", part),
-                ("p", _) => self.wrap("p", "", part),
-                ("question", Some(ExerciseKind::MultipleChoice)) => self.choice_question(part),
-                ("question", _) => self.open_question(part),
-                ("statement", _) => self.statement(part),
-                ("item", _) => self.item(part),
-                ("prompt", _) => self.wrap("p", "prompt", part),
-                ("writing-area", _) => self.writing_area(part),
-                _ => {}
-            }
-        }
+        self.parts(e, kind);
         if sequence {
             self.out.push_str("</ol>");
         }
         self.out.push_str("</section>");
-    }
-
-    fn prompt_of(&mut self, q: &Element) {
-        if let Some(p) = q.elements().find(|c| c.name == "prompt") {
-            self.wrap("p", "prompt", p);
-        }
-    }
-
-    /// A box to tick; ticked in the key when `ticked`.
-    fn tick_box(&mut self, ticked: bool) {
-        self.out.push_str(if self.key && ticked { "<span class=\"box\">✔</span>" } else { "<span class=\"box\"></span>" });
     }
 
     fn choice_question(&mut self, q: &Element) {
@@ -210,6 +177,28 @@ impl Paper {
         self.out.push_str("</span> ");
         self.inline(i);
         self.out.push_str("</li>");
+    }
+
+    fn styled(&mut self, tag: &str, e: &Element) {
+        self.wrap(tag, "", e);
+    }
+
+    fn heading(&mut self, tag: &str, e: &Element) {
+        self.wrap(tag, "", e);
+    }
+
+    // Notes are for the teacher, on screen: the default draws none.
+
+    fn instructions(&mut self, e: &Element) {
+        self.wrap("p", "instructions", e);
+    }
+
+    fn paragraph(&mut self, e: &Element) {
+        self.wrap("p", "", e);
+    }
+
+    fn prompt(&mut self, p: &Element) {
+        self.wrap("p", "prompt", p);
     }
 }
 

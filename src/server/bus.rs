@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch};
 
-use super::db::{Backend, Db};
+use crate::server::db::{Backend, Db};
 
 /// How often a reader waiting on notes reads the database regardless.
 pub const POLL: Duration = Duration::from_secs(1);
@@ -59,7 +59,7 @@ impl Bus {
         let mut listening = self.listening.clone();
         let _ = tokio::time::timeout(Duration::from_secs(10), listening.wait_for(|on| *on)).await;
         let mut notes = self.subscribe();
-        let token = format!("settle:{}", super::ids::new_id());
+        let token = format!("settle:{}", crate::server::ids::new_id());
         self.publish(db, TURNS, &token).await;
         let _ = tokio::time::timeout(Duration::from_secs(10), async {
             while let Ok(note) = notes.recv().await {

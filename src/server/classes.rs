@@ -15,10 +15,11 @@ pub mod sheets;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use serde::Serialize;
 
-use super::{
+use crate::server::{
     db::{self, Db},
-    error::{AppError, Result},
-    ids, lessons,
+    http::error::{AppError, Result},
+    ids,
+    lessons,
 };
 
 /// The one rule of what a student sees, as a condition on the lesson `l`
@@ -153,9 +154,7 @@ pub async fn get(db: &Db, owner: &str, id: &str) -> Result<ClassDetail> {
 pub async fn renew_code(db: &Db, owner: &str, id: &str) -> Result<String> {
     let code = new_code();
     let done = sqlx::query("UPDATE classes SET join_code = $1 WHERE id = $2 AND owner_id = $3").bind(&code).bind(id).bind(owner).execute(db).await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
+    db::touched_one(&done)?;
     Ok(code)
 }
 
@@ -184,9 +183,7 @@ pub async fn remove_lesson(db: &Db, owner: &str, class_id: &str, lesson_id: &str
 pub async fn remove_member(db: &Db, owner: &str, class_id: &str, student: &str) -> Result<()> {
     get_owned_class(db, owner, class_id).await?;
     let done = sqlx::query("DELETE FROM class_members WHERE class_id = $1 AND user_id = $2").bind(class_id).bind(student).execute(db).await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
+    db::touched_one(&done)?;
     Ok(())
 }
 
@@ -194,9 +191,7 @@ pub async fn remove_member(db: &Db, owner: &str, class_id: &str, student: &str) 
 /// lessons (the lessons, the accounts and their answers stay).
 pub async fn delete(db: &Db, owner: &str, class_id: &str) -> Result<()> {
     let done = sqlx::query("DELETE FROM classes WHERE id = $1 AND owner_id = $2").bind(class_id).bind(owner).execute(db).await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
+    db::touched_one(&done)?;
     Ok(())
 }
 

@@ -1,5 +1,7 @@
 //! The command line beside the server, for whoever runs it:
 //!
+//! - `margin config`: every setting in effect, secrets masked, and what is
+//!   wrong with any (the server refuses to start on those);
 //! - `margin schools`: every school with its id, members and credits;
 //! - `margin credits add --school <id or name> --tokens <n>`: adds credits
 //!   (there is no payment provider; this and an operator's School page are
@@ -15,12 +17,13 @@
 
 use std::process::ExitCode;
 
-use super::{budget, config::Config, db, operators, schools};
+use crate::server::{accounts::budget, config::Config, db, accounts::operators, accounts::schools};
 
 /// Runs a command when the arguments name one; `None`: start the server.
 pub async fn run(args: &[String]) -> Option<ExitCode> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match words.as_slice() {
+        ["config"] => show_config(),
         ["schools"] => list().await,
         ["credits", "add", rest @ ..] => add_credits(rest).await,
         ["allowance", "set", rest @ ..] => set_allowance(rest).await,
@@ -44,6 +47,7 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
 
 const USAGE: &str = "Usage:
   margin                                              start the server
+  margin config                                       print the settings in effect (secrets hidden)
   margin schools                                      list the schools
   margin credits add --school <id or name> --tokens <n>   add credits to a school
   margin allowance set --school <id or name> --tokens <n|unlimited|default>
@@ -52,8 +56,28 @@ const USAGE: &str = "Usage:
   margin operators add <email>                        let an account add credits and raise allowances
   margin operators remove <email>                     take that back";
 
+/// The server's configuration, checked as the server checks it.
+fn config() -> Result<Config, String> {
+    crate::server::config::load().map(|(config, _, _)| config)
+}
+
+/// `margin config`: every setting in effect, secrets masked; the problems
+/// too, when there are any (and then a failure, as the server would).
+fn show_config() -> Result<String, String> {
+    let mut env = crate::settings::Env::from_process();
+    Config::read(&mut env);
+    crate::agent::config::AiConfig::read(&mut env);
+    let width = env.effective().iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let lines: Vec<String> = env.effective().iter().map(|(n, v)| format!("{n:width$}  {v}")).collect();
+    let shown = lines.join("\n");
+    match env.finish() {
+        Ok(()) => Ok(shown),
+        Err(why) => Err(format!("{shown}\n\n{why}")),
+    }
+}
+
 async fn open() -> Result<db::Db, String> {
-    let url = Config::from_env().database_url;
+    let url = config()?.database_url;
     db::connect(&url).await.map_err(|e| format!("Could not open the database at {}: {e}", db::redacted(&url)))
 }
 
@@ -130,7 +154,7 @@ async fn change_operator(email: &str, add: bool) -> Result<String, String> {
         match operators::add(&db, email).await {
             Ok(true) => Ok(format!("{email} is now an operator: it can add credits and raise allowances.")),
             Ok(false) => Ok(format!("{email} was already an operator.")),
-            Err(super::error::AppError::NotFound) => Err(format!("No account has the email {email}. Sign up first.")),
+            Err(crate::server::http::error::AppError::NotFound) => Err(format!("No account has the email {email}. Sign up first.")),
             Err(e) => Err(e.to_string()),
         }
     } else {
@@ -146,9 +170,9 @@ async fn add_credits(rest: &[&str]) -> Result<String, String> {
     let tokens: i64 = tokens.parse().ok().filter(|n| *n > 0).ok_or("--tokens takes a whole number above zero.")?;
     let db = open().await?;
     let target = one_school(&db, school).await?;
-    let now = budget::MonthClock::real().now();
+    let now = crate::server::clock::MonthClock::real().now();
     budget::add_credits(&db, &target.id, tokens, None, now).await.map_err(|e| e.to_string())?;
-    let default = budget::default_allowance(Config::from_env().monthly_tokens);
+    let default = budget::default_allowance(config()?.monthly_tokens);
     let usage = budget::summary(&db, &target.id, default, now).await.map_err(|e| e.to_string())?;
     Ok(format!(
         "Added {} tokens to {}. It now has {} credits.",

@@ -1,9 +1,13 @@
 //! Configuration read once from the environment, with defaults that work on a
-//! fresh machine. README.md lists every variable; keep the two in step.
+//! fresh machine. Every value is checked (`settings::Env`): a bad one stops
+//! the server with a sentence naming it. README.md lists every variable;
+//! keep the two in step. `margin config` prints what is in effect.
 
-use std::env;
+pub mod ip_range;
 
-use super::client_addr::IpRange;
+use ip_range::IpRange;
+
+use crate::{agent::config::AiConfig, settings::Env};
 
 /// The server's settings. Secrets (the AI key, later) never appear in `Debug`.
 #[derive(Clone, Debug)]
@@ -66,66 +70,67 @@ impl Default for Config {
             public_origin: None,
             shutdown_secs: 10,
             max_connections_per_client: 512,
-            signups_per_client_hour: super::limits::SIGNUPS_PER_CLIENT_HOUR,
-            turns_per_minute_user: super::limits::TURNS_PER_MINUTE_USER,
-            turns_per_minute_school: super::limits::TURNS_PER_MINUTE_SCHOOL,
+            signups_per_client_hour: crate::server::http::limits::SIGNUPS_PER_CLIENT_HOUR,
+            turns_per_minute_user: crate::server::http::limits::TURNS_PER_MINUTE_USER,
+            turns_per_minute_school: crate::server::http::limits::TURNS_PER_MINUTE_SCHOOL,
             monthly_tokens: None,
-            turn_lease_secs: super::turns::LEASE.as_secs(),
+            turn_lease_secs: crate::server::chats::turns::LEASE.as_secs(),
             extractor_program: None,
             extractions_at_once: 2,
             extract_memory_mb: 384,
-            storage_mb: super::quota::TEACHER_MB,
-            student_storage_mb: super::quota::STUDENT_MB,
+            storage_mb: crate::server::accounts::quota::TEACHER_MB,
+            student_storage_mb: crate::server::accounts::quota::STUDENT_MB,
         }
     }
 }
 
 impl Config {
-    /// Reads the environment; unset or unparsable values fall back to defaults.
-    pub fn from_env() -> Self {
+    /// Reads every server setting from `env`, checking each; what is wrong
+    /// is left in `env.problems()`, and the default stands in meanwhile.
+    pub fn read(env: &mut Env) -> Self {
         let d = Self::default();
+        let database_url = env.text_masked("DATABASE_URL", crate::server::db::redacted).unwrap_or(d.database_url);
+        if crate::server::db::Backend::of_url(&database_url).is_none() {
+            env.problem(format!(
+                "DATABASE_URL must begin sqlite:// (a file) or postgres:// (a server), not {:?}.",
+                crate::server::db::redacted(&database_url)
+            ));
+        }
+        let public_origin = env.http_url("MARGIN_PUBLIC_URL").and_then(|v| origin_of(&v));
         Self {
-            database_url: env::var("DATABASE_URL").unwrap_or(d.database_url),
-            secure_cookies: flag("MARGIN_SECURE_COOKIES").unwrap_or(d.secure_cookies),
-            allow_signup: flag("MARGIN_ALLOW_SIGNUP").unwrap_or(d.allow_signup),
-            session_days: positive("MARGIN_SESSION_DAYS").unwrap_or(d.session_days),
-            keepalive_secs: positive("MARGIN_KEEPALIVE_SECS").unwrap_or(d.keepalive_secs),
-            trusted_proxies: env::var("MARGIN_TRUSTED_PROXIES").map(|v| IpRange::parse_list(&v)).unwrap_or_default(),
-            public_origin: env::var("MARGIN_PUBLIC_URL").ok().and_then(|v| origin_of(&v)),
-            shutdown_secs: env::var("MARGIN_SHUTDOWN_SECS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(d.shutdown_secs),
-            max_connections_per_client: positive("MARGIN_MAX_CONNECTIONS_PER_CLIENT").unwrap_or(d.max_connections_per_client),
-            signups_per_client_hour: positive("MARGIN_SIGNUPS_PER_CLIENT_HOUR").unwrap_or(d.signups_per_client_hour),
-            turns_per_minute_user: env::var("MARGIN_TURNS_PER_MINUTE_USER")
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(d.turns_per_minute_user),
-            turns_per_minute_school: env::var("MARGIN_TURNS_PER_MINUTE_SCHOOL")
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(d.turns_per_minute_school),
-            monthly_tokens: env::var("MARGIN_MONTHLY_TOKENS").ok().and_then(|v| v.trim().parse().ok()),
+            database_url,
+            secure_cookies: env.flag("MARGIN_SECURE_COOKIES", d.secure_cookies),
+            allow_signup: env.flag("MARGIN_ALLOW_SIGNUP", d.allow_signup),
+            session_days: env.number("MARGIN_SESSION_DAYS", d.session_days, 1, 3650, "days"),
+            keepalive_secs: env.number("MARGIN_KEEPALIVE_SECS", d.keepalive_secs, 1, 3600, "seconds"),
+            trusted_proxies: env.list("MARGIN_TRUSTED_PROXIES", "addresses or ranges such as 10.0.0.0/8", IpRange::parse),
+            public_origin,
+            shutdown_secs: env.number("MARGIN_SHUTDOWN_SECS", d.shutdown_secs, 0, 3600, "seconds"),
+            max_connections_per_client: env.number("MARGIN_MAX_CONNECTIONS_PER_CLIENT", d.max_connections_per_client, 1, 1_000_000, "connections"),
+            signups_per_client_hour: env.number("MARGIN_SIGNUPS_PER_CLIENT_HOUR", d.signups_per_client_hour, 1, 1_000_000, "sign-ups an hour"),
+            turns_per_minute_user: env.number("MARGIN_TURNS_PER_MINUTE_USER", d.turns_per_minute_user, 0, 1_000_000, "replies a minute; 0 for no limit"),
+            turns_per_minute_school: env.number("MARGIN_TURNS_PER_MINUTE_SCHOOL", d.turns_per_minute_school, 0, 1_000_000, "replies a minute; 0 for no limit"),
+            monthly_tokens: env.optional_number("MARGIN_MONTHLY_TOKENS", 0, crate::server::accounts::budget::MAX_TOKENS as u64, "tokens"),
             // At least three renewals fit in a lease.
-            turn_lease_secs: positive::<u64>("MARGIN_TURN_LEASE_SECS").unwrap_or(d.turn_lease_secs).max(3),
+            turn_lease_secs: env.number("MARGIN_TURN_LEASE_SECS", d.turn_lease_secs, 3, 3600, "seconds"),
             extractor_program: d.extractor_program,
-            extractions_at_once: positive("MARGIN_EXTRACTIONS").unwrap_or(d.extractions_at_once),
-            extract_memory_mb: positive("MARGIN_EXTRACT_MEMORY_MB").unwrap_or(d.extract_memory_mb),
-            storage_mb: positive("MARGIN_STORAGE_MB").unwrap_or(d.storage_mb),
-            student_storage_mb: positive("MARGIN_STUDENT_STORAGE_MB").unwrap_or(d.student_storage_mb),
+            extractions_at_once: env.number("MARGIN_EXTRACTIONS", d.extractions_at_once, 1, 64, "files at once"),
+            extract_memory_mb: env.number("MARGIN_EXTRACT_MEMORY_MB", d.extract_memory_mb, 32, 65_536, "MiB"),
+            storage_mb: env.number("MARGIN_STORAGE_MB", d.storage_mb, 1, 10_000_000, "MiB"),
+            student_storage_mb: env.number("MARGIN_STUDENT_STORAGE_MB", d.student_storage_mb, 1, 10_000_000, "MiB"),
         }
     }
 }
 
-/// A whole number above zero from the environment.
-fn positive<T: std::str::FromStr + PartialOrd + Default>(name: &str) -> Option<T> {
-    env::var(name).ok()?.trim().parse().ok().filter(|n| *n > T::default())
-}
-
-fn flag(name: &str) -> Option<bool> {
-    match env::var(name).ok()?.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Some(true),
-        "0" | "false" | "no" | "off" => Some(false),
-        _ => None,
-    }
+/// The server's and the agent's settings from the process's environment,
+/// every one checked. `Err`: the sentences naming each bad value, for the
+/// operator; the server does not start.
+pub fn load() -> Result<(Config, AiConfig, Env), String> {
+    let mut env = Env::from_process();
+    let config = Config::read(&mut env);
+    let ai = AiConfig::read(&mut env);
+    env.finish()?;
+    Ok((config, ai, env))
 }
 
 /// `scheme://host[:port]` of a URL, lower-cased, without path or trailing slash.

@@ -56,6 +56,16 @@ pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
     Ok(pool)
 }
 
+/// A write scoped to its owner (`WHERE id = $1 AND owner_id = $2`) touched
+/// its row; if it touched none, the row is someone else's or gone, and
+/// either is `NotFound`, so nobody learns that another's row exists.
+pub fn touched_one(done: &sqlx::any::AnyQueryResult) -> Result<(), crate::server::http::error::AppError> {
+    if done.rows_affected() == 0 {
+        return Err(crate::server::http::error::AppError::NotFound);
+    }
+    Ok(())
+}
+
 /// A database URL as logs and messages may show it: its password (between
 /// `user:` and `@`, or a `password=` parameter) replaced by `***`.
 pub fn redacted(url: &str) -> String {

@@ -1,11 +1,25 @@
 //! Lessons in the database. Every query is scoped to the owner: a lesson that
 //! belongs to someone else is `NotFound`, exactly like one that does not exist,
 //! and so is one in the trash (`library` manages the trash).
+//!
+//! Beside the queries here: the trash and search (`library`), proposed edits
+//! (`proposals`), what listeners hear when a lesson changes (`events`), import
+//! reports, the print page, and the HTTP doors (`routes`, `library_routes`,
+//! `proposal_routes`, `forms`).
 
+pub mod events;
+pub mod forms;
+pub mod import_reports;
+pub mod library;
+pub mod library_routes;
+pub mod print;
+pub mod proposal_routes;
+pub mod proposals;
+pub mod routes;
 
-use super::{
+use crate::server::{
     db::{self, Db},
-    error::{AppError, Result},
+    http::error::{AppError, Result},
     ids,
 };
 use crate::{
@@ -248,9 +262,7 @@ pub async fn set_review_edits(db: &Db, owner_id: &str, id: &str, on: bool) -> Re
         .bind(owner_id)
         .execute(db)
         .await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
+    db::touched_one(&done)?;
     Ok(())
 }
 

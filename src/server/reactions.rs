@@ -6,17 +6,15 @@
 //! none starts while a reply runs in the lesson. `fire` starts the turn when
 //! the gate opens; `routes` is the API and the teacher's switch.
 
-pub mod clock;
 pub mod fire;
 pub mod gate;
 pub mod intents;
 pub mod routes;
-
-pub use clock::ReactionClock;
+pub mod scheduler;
 
 use crate::server::{
     db::{Db, Flag},
-    error::Result,
+    http::error::Result,
     state::AppState,
 };
 

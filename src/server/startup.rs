@@ -7,15 +7,14 @@ use axum::serve::ListenerExt;
 use leptos::config::get_configuration;
 use tracing_subscriber::EnvFilter;
 
-use super::{
-    ai::AiRuntime,
+use crate::server::{
+    chats::ai::AiRuntime,
     chats,
-    config::Config,
-    connections::{Counted, PerClientCap},
-    db, router,
+    http::connections::{Counted, PerClientCap},
+    db,
+    http::router,
     state::AppState,
 };
-use crate::agent::config::AiConfig;
 
 pub async fn run() -> ExitCode {
     tracing_subscriber::fmt()
@@ -24,7 +23,15 @@ pub async fn run() -> ExitCode {
         )
         .init();
 
-    let config = Config::from_env();
+    // Every setting checked before anything starts: a bad one stops here,
+    // named, rather than quietly becoming its default.
+    let (config, ai_config) = match crate::server::config::load() {
+        Ok((config, ai, _)) => (config, ai),
+        Err(why) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
     let mut leptos_options = match get_configuration(None) {
         Ok(conf) => conf.leptos_options,
         Err(e) => {
@@ -45,26 +52,26 @@ pub async fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = super::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await {
+    if let Err(e) = crate::server::accounts::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await {
         tracing::error!(error = %e, "could not write the storage limits");
         return ExitCode::FAILURE;
     }
-    if let Err(e) = super::library::fill_search_text(&pool).await {
+    if let Err(e) = crate::server::lessons::library::fill_search_text(&pool).await {
         tracing::error!(error = %e, "could not prepare older lessons for search");
     }
     // SQLite is one process's file: whatever is still running is left from
     // the last one. On PostgreSQL other instances may be writing replies;
     // only the expired leases are anyone's to end (`turns::leases`).
     let all = db::Backend::of(&pool) == db::Backend::Sqlite;
-    match chats::interrupt_abandoned(&pool, &db::time::now(), all).await {
+    match chats::turns::store::interrupt_abandoned(&pool, &db::time::now(), all).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(turns = n, "marked turns left running by the last process as interrupted"),
         Err(e) => tracing::error!(error = %e, "could not mark interrupted turns"),
     }
-    if let Err(e) = super::budget::return_abandoned(&pool).await {
+    if let Err(e) = crate::server::accounts::budget::return_abandoned(&pool).await {
         tracing::error!(error = %e, "could not give back budget reserved by interrupted turns");
     }
-    let ai = AiRuntime::start(AiConfig::from_env()).await;
+    let ai = AiRuntime::start(ai_config).await;
     if let Err(why) = ai.agent() {
         tracing::warn!("the assistant is unavailable: {why}");
     }
@@ -73,7 +80,7 @@ pub async fn run() -> ExitCode {
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
-    super::turns::leases::spawn(state.turn_writer.clone(), turns.clone());
+    crate::server::chats::turns::leases::spawn(state.turn_writer.clone(), turns.clone());
     let app = router::build(state);
 
     let listener = match tokio::net::TcpListener::bind(addr).await {
@@ -141,26 +148,26 @@ fn spawn_housekeeping(state: AppState) {
             tick.tick().await;
             state.limits.retain_recent().await;
             let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
-                .bind(super::db::time::now())
+                .bind(crate::server::db::time::now())
                 .execute(&state.db)
                 .await;
             if let Err(e) = deleted {
                 tracing::warn!(error = %e, "could not delete expired sessions");
             }
-            if let Err(e) = super::turns::remote::purge(&state.db, &super::db::time::now()).await {
+            if let Err(e) = crate::server::chats::turns::remote::purge(&state.db, &crate::server::db::time::now()).await {
                 tracing::warn!(error = %e, "could not forget old turn events");
             }
-            if let Err(e) = super::import_reports::purge(&state.db, &super::db::time::now()).await {
+            if let Err(e) = crate::server::lessons::import_reports::purge(&state.db, &crate::server::db::time::now()).await {
                 tracing::warn!(error = %e, "could not forget old import reports");
             }
-            match super::library::purge(&state.db, &super::db::time::now()).await {
+            match crate::server::lessons::library::purge(&state.db, &crate::server::db::time::now()).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(lessons = n, "emptied lessons older than 30 days from the trash"),
                 Err(e) => tracing::warn!(error = %e, "could not empty the trash"),
             }
             // Events due at a lesson's gate are waited for here too (at
             // once on start): the instance that queued them may have stopped.
-            if let Err(e) = super::reactions::fire::resume(&state).await {
+            if let Err(e) = crate::server::reactions::fire::resume(&state).await {
                 tracing::warn!(error = %e, "could not read the events waiting for the assistant");
             }
         }

@@ -6,14 +6,14 @@ use std::{sync::Arc, time::Duration};
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 
-use super::{
-    ai::AiRuntime,
-    budget::MonthClock,
+use crate::server::{
+    chats::ai::AiRuntime,
+    clock::{LimitClock, MonthClock, ReactionClock},
     bus::Bus,
     config::Config,
     db::Db,
-    limits::{AccountLimits, HashGate, LimitClock},
-    turns::TurnHub,
+    http::limits::{AccountLimits, HashGate},
+    chats::turns::TurnHub,
 };
 
 #[derive(Clone, FromRef)]
@@ -34,12 +34,12 @@ pub struct AppState {
     /// The clock budgets read their month from (tests set it).
     pub clock: MonthClock,
     /// The clock automatic turns are timed by (tests move it).
-    pub reactions: super::reactions::ReactionClock,
+    pub reactions: ReactionClock,
     /// Reads material in child processes with limits.
-    pub extractor: super::material::sandbox::Extractor,
+    pub extractor: crate::server::material::sandbox::Extractor,
     /// The lessons this instance waits on to start automatic turns.
     #[from_ref(skip)]
-    pub scheduler: Arc<super::reactions::fire::Scheduler>,
+    pub scheduler: Arc<crate::server::reactions::scheduler::Scheduler>,
 }
 
 impl AppState {
@@ -51,14 +51,14 @@ impl AppState {
             .with_turns_per_minute(config.turns_per_minute_user)
             .with_school_turns_per_minute(config.turns_per_minute_school);
         let limits = Arc::new(shared_limits(limits, &db));
-        let extractor = super::material::sandbox::Extractor::new(
+        let extractor = crate::server::material::sandbox::Extractor::new(
             config.extractor_program.clone(),
-            super::material::sandbox::ChildLimits { memory_bytes: config.extract_memory_mb * 1024 * 1024, ..Default::default() },
+            crate::server::material::sandbox::ChildLimits { memory_bytes: config.extract_memory_mb * 1024 * 1024, ..Default::default() },
             config.extractions_at_once,
         );
         Self {
             leptos_options,
-            turn_writer: super::db::turn_writer(&db),
+            turn_writer: crate::server::db::turn_writer(&db),
             db,
             config: Arc::new(config),
             limits,
@@ -67,7 +67,7 @@ impl AppState {
             turns: Arc::new(TurnHub::default().with_lease(lease)),
             bus,
             clock: MonthClock::real(),
-            reactions: super::reactions::ReactionClock::real(),
+            reactions: ReactionClock::real(),
             extractor,
             scheduler: Arc::default(),
         }
@@ -76,7 +76,7 @@ impl AppState {
 
 /// Limits kept in the database when it is shared by many instances.
 pub fn shared_limits(limits: AccountLimits, db: &Db) -> AccountLimits {
-    if super::db::Backend::of(db) == super::db::Backend::Postgres {
+    if crate::server::db::Backend::of(db) == crate::server::db::Backend::Postgres {
         limits.shared_in(db.clone())
     } else {
         limits

@@ -35,6 +35,12 @@ impl TestDatabase {
         if !postgres() {
             return Self { url: format!("sqlite://{}/nested/margin.db", dir.display()), postgres_name: None };
         }
+        Self::new_postgres().await
+    }
+
+    /// A new PostgreSQL database, whatever the run is for (a test that
+    /// compares the two backends needs one in the SQLite pass too).
+    pub async fn new_postgres() -> Self {
         sqlx::any::install_default_drivers();
         let server = postgres_server();
         let name = format!("margin_test_{}", margin::server::ids::random_hex(8));

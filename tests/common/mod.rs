@@ -16,11 +16,12 @@ use margin::{
     agent::config::AiConfig,
     scripted::ScriptedLlm,
     server::{
-        ai::AiRuntime,
+        chats::ai::AiRuntime,
         config::Config,
         db,
-        limits::{AccountLimits, LimitClock},
-        router,
+        clock::LimitClock,
+        http::limits::AccountLimits,
+        http::router,
         state::AppState,
     },
 };
@@ -72,11 +73,11 @@ pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     // Material is read by the built server binary in its child mode.
     config.extractor_program.get_or_insert_with(|| env!("CARGO_BIN_EXE_margin").into());
     let pool = db::connect(&config.database_url).await.expect("database");
-    margin::server::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await.expect("storage limits");
+    margin::server::accounts::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await.expect("storage limits");
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
     let mut state = AppState::new(options, pool, config, ai);
     // Automatic turns wait for a clock that moves only when a test moves it.
-    state.reactions = margin::server::reactions::ReactionClock::manual();
+    state.reactions = margin::server::clock::ReactionClock::manual();
     let router = router::build(state.clone());
     TestApp { router, state, dir, database }
 }
@@ -211,7 +212,7 @@ pub enum Auth<'a> {
 }
 
 impl Auth<'_> {
-    fn apply(self, b: axum::http::request::Builder) -> axum::http::request::Builder {
+    pub fn apply(self, b: axum::http::request::Builder) -> axum::http::request::Builder {
         match self {
             Auth::None => b,
             Auth::Bearer(t) => b.header(header::AUTHORIZATION, format!("Bearer {t}")),

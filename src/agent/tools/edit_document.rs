@@ -19,7 +19,7 @@ use crate::lesson;
 pub struct EditDocument;
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Args {
     document_xml: String,
     #[serde(default)]
@@ -45,6 +45,10 @@ impl Tool for EditDocument {
             "required": ["documentXml", "summary"],
             "additionalProperties": false
         })
+    }
+
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<Args>(self.name(), args).map(drop)
     }
 
     fn display_text(&self, _args: &Value) -> String {

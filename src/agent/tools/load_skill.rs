@@ -50,6 +50,10 @@ impl Tool for LoadSkill {
         })
     }
 
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<Args>(self.name(), args).map(drop)
+    }
+
     fn display_text(&self, args: &Value) -> String {
         match args.get("skill").and_then(Value::as_str) {
             Some(skill) => format!("Checking {skill} rules"),

@@ -50,6 +50,10 @@ impl Tool for ReadSource {
         })
     }
 
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<Args>(self.name(), args).map(drop)
+    }
+
     fn display_text(&self, _args: &Value) -> String {
         "Reading your material".into()
     }

@@ -74,6 +74,10 @@ impl Tool for SuggestNext {
         })
     }
 
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<Args>(self.name(), args).map(drop)
+    }
+
     fn display_text(&self, _args: &Value) -> String {
         "Suggesting what to do next".into()
     }

@@ -72,6 +72,10 @@ impl Tool for ReadLesson {
         })
     }
 
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<ReadArgs>(self.name(), args).map(drop)
+    }
+
     fn display_text(&self, _args: &Value) -> String {
         "Reading the lesson".into()
     }
@@ -105,6 +109,11 @@ impl Tool for ReadLesson {
 
 pub struct ListLessons;
 
+/// The arguments of a tool that takes none: an empty object.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
 impl Tool for ListLessons {
     fn name(&self) -> &'static str {
         "list_lessons"
@@ -118,12 +127,17 @@ impl Tool for ListLessons {
         json!({ "type": "object", "properties": {}, "additionalProperties": false })
     }
 
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<NoArgs>(self.name(), args).map(drop)
+    }
+
     fn display_text(&self, _args: &Value) -> String {
         "Looking at your lessons".into()
     }
 
-    fn execute<'a>(&'a self, _args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
+            let NoArgs {} = parse_args(self.name(), args)?;
             let list = match &ctx.student {
                 Some(desk) => desk.lessons().await?,
                 None => ctx.document.lessons().await?,
@@ -165,6 +179,10 @@ impl Tool for CheckMyAnswer {
             "required": ["itemId"],
             "additionalProperties": false
         })
+    }
+
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<CheckArgs>(self.name(), args).map(drop)
     }
 
     fn display_text(&self, _args: &Value) -> String {
@@ -215,6 +233,10 @@ impl Tool for GiveHint {
             "required": ["itemId"],
             "additionalProperties": false
         })
+    }
+
+    fn check_args(&self, args: Value) -> Result<(), String> {
+        parse_args::<HintArgs>(self.name(), args).map(drop)
     }
 
     fn display_text(&self, _args: &Value) -> String {

@@ -21,10 +21,10 @@ use crate::{
     },
     models::{StudentLessonView, UserInfo},
     server::{
-        client_addr::ClientAddr,
-        current_user::Member,
-        error::{AppError, Result},
-        extract::{ApiForm, ApiJson, ApiPath, ApiQuery},
+        http::client_addr::ClientAddr,
+        accounts::current_user::Member,
+        http::error::{AppError, Result},
+        http::extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
         state::AppState,
     },
 };

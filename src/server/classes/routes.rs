@@ -18,9 +18,9 @@ use crate::{
     lesson,
     server::{
         chats,
-        current_user::{CurrentUser, TeacherPage},
-        error::{AppError, Result},
-        extract::{ApiForm, ApiJson, ApiPath, ApiQuery},
+        accounts::current_user::{CurrentUser, TeacherPage},
+        http::error::{AppError, Result},
+        http::extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
         state::AppState,
     },
 };
@@ -209,8 +209,13 @@ async fn form_create(State(state): State<AppState>, TeacherPage(user): TeacherPa
     }
 }
 
-/// This server's address as the browser reached it, for the join link.
+/// This server's address for the join link: `MARGIN_PUBLIC_URL` when it is
+/// set (the request's `Host` is the client's to write), otherwise the
+/// address the browser reached.
 fn origin(state: &AppState, headers: &HeaderMap) -> String {
+    if let Some(origin) = &state.config.public_origin {
+        return origin.clone();
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).filter(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || ".:-[]".contains(c))).unwrap_or("localhost");
     format!("{}://{host}", if state.config.secure_cookies { "https" } else { "http" })
 }

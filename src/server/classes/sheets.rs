@@ -14,7 +14,7 @@ use crate::{
     lesson::answers::{items, Answers, Item},
     server::{
         db::{self, Db},
-        error::{AppError, Result},
+        http::error::{AppError, Result},
     },
 };
 

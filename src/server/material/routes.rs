@@ -16,10 +16,10 @@ use super::sources::{self, Upload};
 use crate::{
     models::{ImportReport, SourceSummary},
     server::{
-        current_user::CurrentUser,
-        import_reports,
-        error::{AppError, Result},
-        extract::ApiPath,
+        accounts::current_user::CurrentUser,
+        lessons::import_reports,
+        http::error::{AppError, Result},
+        http::extractors::ApiPath,
         reactions::{self, intents},
         state::AppState,
     },

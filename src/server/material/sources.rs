@@ -7,8 +7,10 @@ use crate::{
     models::SourceSummary,
     server::{
         db::{self, Db},
-        error::{AppError, Result},
-        ids, lessons, quota,
+        http::error::{AppError, Result},
+        ids,
+        lessons,
+        accounts::quota,
     },
 };
 
@@ -161,9 +163,7 @@ pub async fn remove(db: &Db, owner_id: &str, lesson_id: &str, source_id: &str) -
         return Err(AppError::NotFound);
     }
     let done = sqlx::query("DELETE FROM lesson_sources WHERE id = $1 AND lesson_id = $2").bind(source_id).bind(lesson_id).execute(db).await?;
-    if done.rows_affected() == 0 {
-        return Err(AppError::NotFound);
-    }
+    db::touched_one(&done)?;
     Ok(())
 }
 

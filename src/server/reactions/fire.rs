@@ -6,15 +6,7 @@
 //! apply). A lesson whose turn cannot start yet is tried again later, and
 //! later each time in a row (`retry_after`).
 
-use std::{
-    collections::HashMap,
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        Mutex,
-    },
-};
-
-use tokio::sync::Notify;
+use std::sync::atomic::Ordering;
 
 use super::{
     gate::{self, Claim, Pending, DEBOUNCE_MS},
@@ -23,33 +15,15 @@ use super::{
 use crate::{
     chat::message::Attachments,
     server::{
-        budget, chats,
-        error::{AppError, Result},
-        lesson_events,
+        accounts::budget,
+        chats,
+        http::error::{AppError, Result},
+        lessons::events,
         state::AppState,
-        turns::{self, meter, NewTurn},
+        chats::turns::{self, meter, NewTurn},
     },
     models::LessonEvent,
 };
-
-/// The lessons this instance waits for, with when each is due and how many
-/// times in a row it could not start. One task per instance works through
-/// them (`run`), however many lessons wait: a sleeper per lesson, each
-/// retrying every two seconds, made a storm of gate claims when an account
-/// with many lessons hit its turn limit.
-#[derive(Debug, Default)]
-pub struct Scheduler {
-    waiting: Mutex<HashMap<String, Wait>>,
-    changed: Notify,
-    started: AtomicBool,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Wait {
-    due: i64,
-    /// Tries in a row that could not start a turn (back-off).
-    tries: u32,
-}
 
 /// The longest a lesson waits between two tries that could not start.
 pub const MAX_RETRY_MS: i64 = 5 * 60_000;
@@ -58,45 +32,6 @@ pub const MAX_RETRY_MS: i64 = 5 * 60_000;
 /// the first of them waiting `base` ms: doubled each time, at most `MAX_RETRY_MS`.
 pub fn retry_after(base: i64, tries: u32) -> i64 {
     base.max(1).saturating_mul(1i64 << tries.saturating_sub(1).min(20)).min(MAX_RETRY_MS)
-}
-
-impl Scheduler {
-    /// How many lessons this instance waits for.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Wait>> {
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The earliest due time, if anything waits.
-    fn next_due(&self) -> Option<i64> {
-        self.lock().values().map(|w| w.due).min()
-    }
-
-    /// The lessons due at `now`, taken out of the waiting list with their tries.
-    fn take_due(&self, now: i64) -> Vec<(String, u32)> {
-        let mut waiting = self.lock();
-        let due: Vec<(String, u32)> = waiting.iter().filter(|(_, w)| w.due <= now).map(|(l, w)| (l.clone(), w.tries)).collect();
-        for (lesson, _) in &due {
-            waiting.remove(lesson);
-        }
-        due
-    }
-
-    fn put(&self, lesson_id: &str, due: i64, tries: u32) {
-        let mut waiting = self.lock();
-        let w = waiting.entry(lesson_id.to_string()).or_insert(Wait { due, tries });
-        w.due = due;
-        w.tries = w.tries.max(tries);
-        drop(waiting);
-        self.changed.notify_one();
-    }
 }
 
 /// Waits for `lesson_id` to be due at `due`, then opens its gate.
@@ -113,7 +48,7 @@ pub fn schedule(state: &AppState, lesson_id: String, due: i64) {
 /// them may have stopped. A second waker is harmless: only one opens the gate.
 pub async fn resume(state: &AppState) -> Result<()> {
     for (lesson_id, due) in gate::waiting(&state.db).await? {
-        if !state.scheduler.lock().contains_key(&lesson_id) {
+        if !state.scheduler.waits_for(&lesson_id) {
             schedule(state, lesson_id, due);
         }
     }
@@ -203,14 +138,14 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
         Some(id) => id,
         None => {
             let made = chats::create_session(&state.db, &owner, lesson_id, "").await?;
-            lesson_events::tell(&state.bus, &state.db, lesson_id, LessonEvent::Chats).await;
+            events::tell(&state.bus, &state.db, lesson_id, LessonEvent::Chats).await;
             made.id
         }
     };
     let happened: Vec<intents::Happening> = events.iter().map(|e| e.happening.clone()).collect();
     let (note, content) = intents::turn_message(&happened);
     let first = i64::from(agent.first_call_reservation(content.len()));
-    let (user, chat) = chats::owner_and_chat(&state.db, &owner, &chat_id, state.ai.config().history_messages).await?.ok_or(AppError::NotFound)?;
+    let (user, chat) = chats::turns::store::owner_and_chat(&state.db, &owner, &chat_id, state.ai.config().history_messages).await?.ok_or(AppError::NotFound)?;
     let chat = chat.ok_or(AppError::NotFound)?;
     state.limits.turn(&user.id, &user.school_id).await?;
     let default = budget::default_allowance(state.config.monthly_tokens);

@@ -16,7 +16,7 @@
 
 use crate::server::{
     db::{self, Db},
-    error::Result,
+    http::error::Result,
     ids,
 };
 

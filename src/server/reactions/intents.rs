@@ -9,7 +9,7 @@ use crate::{
     chat::message::thousands,
     server::{
         db::Db,
-        error::{AppError, Result},
+        http::error::{AppError, Result},
     },
 };
 

@@ -15,9 +15,9 @@ use serde_json::Value;
 use super::intents::{self, Intent};
 use crate::server::{
     chats,
-    current_user::CurrentUser,
-    error::{AppError, Result},
-    extract::ApiJson,
+    accounts::current_user::CurrentUser,
+    http::error::{AppError, Result},
+    http::extractors::ApiJson,
     lessons,
     state::AppState,
 };

@@ -1,0 +1,335 @@
+//! One round of a turn: a streamed model call, its text passed on as it
+//! comes, its tool calls assembled (and announced early when worth it), and
+//! each call run and answered. The loop over rounds is `run`.
+
+use async_openai::types::chat::ChatCompletionRequestMessage;
+use serde_json::Value;
+use tokio::{sync::mpsc::UnboundedSender, time::Instant};
+use tokio_util::sync::CancellationToken;
+
+use super::{Agent, TurnOutcome, TurnResult};
+use crate::{
+    agent::{
+        assemble::{AssembledCall, ToolCallAssembler},
+        meter::{estimate_tokens, CallOutcome, CallUsage, Meter},
+        provider::{wire::SentMessage, ProviderError},
+        tools::ToolContext,
+    },
+    chat::events::{ChatEvent, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
+};
+
+/// How often a call announced early reports its progress: each time this
+/// many more bytes of its arguments have come (by size, not time, so the
+/// same stream always gives the same events).
+const PROGRESS_EVERY: usize = 1024;
+
+/// A turn under way: where its events go, and its record so far.
+pub(super) struct Turn<'a> {
+    pub(super) events: &'a UnboundedSender<ChatEvent>,
+    pub(super) result: TurnResult,
+    /// The model call under way: what the provider said it used (its last
+    /// report), and how much it wrote, for an estimate when it said nothing.
+    pub(super) call_usage: Option<crate::agent::provider::wire::Usage>,
+    pub(super) call_output: usize,
+}
+
+impl Turn<'_> {
+    pub(super) fn emit(&mut self, e: ChatEvent) {
+        self.result.record.apply(&e);
+        // A closed receiver only means nobody listens any more; the turn goes on.
+        let _ = self.events.send(e);
+    }
+
+    /// Text of the turn, starting a new paragraph when an earlier round wrote some.
+    pub(super) fn text(&mut self, round_text: &str, piece: &str) {
+        let text = &self.result.record.text;
+        if round_text.is_empty() && !text.is_empty() && !text.ends_with('\n') {
+            self.emit(ChatEvent::text("\n\n"));
+        }
+        self.emit(ChatEvent::text(piece));
+    }
+
+    /// A closing remark of Margin's own, as its own paragraph.
+    pub(super) fn note(&mut self, note: &str) {
+        let sep = if self.result.record.text.is_empty() { "" } else { "\n\n" };
+        self.emit(ChatEvent::text(format!("{sep}{note}")));
+    }
+
+    pub(super) fn ended(self, outcome: TurnOutcome) -> TurnResult {
+        TurnResult { outcome, ..self.result }
+    }
+}
+
+/// What one streamed model call produced.
+pub(super) struct Round {
+    pub(super) text: String,
+    pub(super) calls: Vec<AssembledCall>,
+    /// As the provider named it ("stop", "length", "tool_calls"…).
+    pub(super) finish: Option<String>,
+    /// Calls already shown with an early `tool_start`, with the size of
+    /// their arguments when their progress was last reported.
+    pub(super) announced: Vec<(String, usize)>,
+    /// The model's reasoning in this call.
+    pub(super) reasoning: String,
+    /// It came as `reasoning_content`, which DeepSeek wants back with the
+    /// tool results of the same turn.
+    pub(super) reasoning_content: bool,
+}
+
+impl Agent {
+    /// Streams one model call: passes its text on, assembles its tool calls
+    /// and announces those worth announcing before their arguments are in.
+    ///
+    /// The call is reserved with the meter first (refused: the turn ends
+    /// without calling) and settled after, however it ended.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn stream_round(
+        &self,
+        messages: &[ChatCompletionRequestMessage],
+        thoughts: &[(usize, String)],
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+        deadline: Instant,
+        meter: &dyn Meter,
+    ) -> Result<Round, TurnOutcome> {
+        let system = self.system(ctx);
+        let mut sent: Vec<SentMessage<'_>> = Vec::with_capacity(messages.len() + 1);
+        sent.push(SentMessage::from(&system));
+        sent.extend(messages.iter().enumerate().map(|(i, message)| SentMessage {
+            message,
+            reasoning_content: thoughts.iter().find(|(at, _)| *at == i).map(|(_, r)| r.as_str()),
+        }));
+        let body = self.provider.request_body(&sent, &self.definitions).map_err(TurnOutcome::Failed)?;
+        drop(sent);
+        drop(system);
+        let prompt_bytes = body.len();
+        meter.reserve(estimate_tokens(prompt_bytes).saturating_add(self.max_output())).await.map_err(TurnOutcome::Failed)?;
+        turn.call_usage = None;
+        turn.call_output = 0;
+        let result = self.stream_call(body, ctx, turn, cancel, deadline).await;
+        let outcome = match &result {
+            Ok(_) => CallOutcome::Complete,
+            Err(TurnOutcome::Cancelled) => CallOutcome::Cancelled,
+            Err(_) => CallOutcome::Failed,
+        };
+        let used = match turn.call_usage {
+            Some(u) => CallUsage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, estimated: false, outcome },
+            // Nothing came back: nothing to pay for, the reservation goes back.
+            None if turn.call_output == 0 => CallUsage { prompt_tokens: 0, completion_tokens: 0, estimated: false, outcome },
+            // Cut short after it wrote: what was sent and what came, at
+            // about four bytes a token.
+            None => CallUsage {
+                prompt_tokens: u32::try_from(prompt_bytes / 4).unwrap_or(u32::MAX),
+                completion_tokens: u32::try_from(turn.call_output.div_ceil(4)).unwrap_or(u32::MAX),
+                estimated: true,
+                outcome,
+            },
+        };
+        meter.settle(used).await;
+        result
+    }
+
+    /// Streams one call whose body is written: passes its text on, assembles
+    /// its tool calls and announces those worth announcing early.
+    async fn stream_call(
+        &self,
+        body: bytes::Bytes,
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+        deadline: Instant,
+    ) -> Result<Round, TurnOutcome> {
+        let started = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
+            _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
+            s = self.provider.send(body) => s,
+        };
+        let mut stream = started.map_err(TurnOutcome::Failed)?;
+        let mut calls = ToolCallAssembler::new();
+        let mut round = Round {
+            text: String::new(),
+            calls: Vec::new(),
+            finish: None,
+            announced: Vec::new(),
+            reasoning: String::new(),
+            reasoning_content: false,
+        };
+        let usage_before = turn.result.record.usage;
+        loop {
+            let item = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
+                _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
+                item = stream.next() => item,
+            };
+            let chunk = match item {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return Err(TurnOutcome::Failed(e)),
+            };
+            if let Some(u) = chunk.usage {
+                turn.call_usage = Some(u);
+                // Some providers repeat the running total in several chunks:
+                // the call's usage is the last one, added once to the turn's.
+                turn.emit(ChatEvent::Usage(UsageData {
+                    prompt_tokens: usage_before.prompt_tokens + u.prompt_tokens,
+                    completion_tokens: usage_before.completion_tokens + u.completion_tokens,
+                    total_tokens: usage_before.total_tokens + u.total_tokens,
+                }));
+            }
+            for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+                if let Some(thought) = choice.delta.reasoning() {
+                    if turn.result.record.reasoning.len() + thought.len() > self.limits.max_reply_bytes {
+                        return Err(too_long("The model's thinking", self.limits.max_reply_bytes));
+                    }
+                    round.reasoning_content |= choice.delta.reasoning_content.is_some();
+                    round.reasoning.push_str(thought);
+                    turn.call_output += thought.len();
+                    turn.emit(ChatEvent::Reasoning(TextData { content: thought.to_string() }));
+                }
+                if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
+                    if turn.result.record.text.len() + text.len() > self.limits.max_reply_bytes {
+                        return Err(too_long("The reply", self.limits.max_reply_bytes));
+                    }
+                    turn.text(&round.text, text);
+                    round.text.push_str(text);
+                    turn.call_output += text.len();
+                }
+                let deltas = choice.delta.tool_calls.unwrap_or_default();
+                for delta in &deltas {
+                    let function = delta.function.as_ref();
+                    turn.call_output += function.and_then(|f| f.arguments.as_deref()).map_or(0, str::len);
+                    calls.push(
+                        delta.index,
+                        delta.id.as_deref(),
+                        function.and_then(|f| f.name.as_deref()),
+                        function.and_then(|f| f.arguments.as_deref()),
+                    );
+                }
+                if !deltas.is_empty() && calls.largest_arguments() > self.limits.max_call_bytes {
+                    return Err(TurnOutcome::Failed(ProviderError::new(
+                        "tool_call_too_large",
+                        format!(
+                            "The assistant tried to send a change larger than {} KB, so it was stopped before anything was changed.",
+                            self.limits.max_call_bytes / 1024
+                        ),
+                    )));
+                }
+                if let Some(f) = choice.finish_reason.filter(|f| !f.is_empty()) {
+                    round.finish = Some(f);
+                }
+            }
+            let early: Vec<(String, String, String)> = calls
+                .started()
+                .filter(|(id, _)| !round.announced.iter().any(|(a, _)| a == id))
+                .filter_map(|(id, name)| self.tools.early_label(name).map(|label| (id.to_string(), name.to_string(), label)))
+                .collect();
+            for (id, tool, display_text) in early {
+                turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text })));
+                round.announced.push((id, 0));
+            }
+            self.report_progress(&calls, &mut round, ctx, turn);
+        }
+        // No finish reason and no `[DONE]`: the connection dropped. Calls
+        // still arriving are never run; the text so far is kept.
+        if round.finish.is_none() && !stream.saw_done() {
+            return Err(TurnOutcome::Failed(ProviderError::cut_off()));
+        }
+        round.calls = calls.finish();
+        Ok(round)
+    }
+
+    /// Says how far the calls announced early have come, each time another
+    /// `PROGRESS_EVERY` bytes of their arguments are in.
+    fn report_progress(&self, calls: &ToolCallAssembler, round: &mut Round, ctx: &ToolContext, turn: &mut Turn<'_>) {
+        for (id, reported) in &mut round.announced {
+            let Some((name, bytes)) = calls.arguments_of(id) else { continue };
+            if bytes / PROGRESS_EVERY <= *reported / PROGRESS_EVERY {
+                continue;
+            }
+            *reported = bytes;
+            if let Some((message, fraction)) = self.tools.progress(name, bytes, ctx) {
+                turn.emit(ChatEvent::ToolProgress(Box::new(ToolProgressData { id: id.clone(), message, fraction })));
+            }
+        }
+    }
+
+    /// Runs one call (or, `cut_off`, reports it failed without running it),
+    /// reporting its start and its end; returns
+    /// what the model is told, and whether the call succeeded.
+    pub(super) async fn run_call(&self, call: &AssembledCall, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>) -> (String, bool) {
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
+        let start = ToolStartData {
+            id: call.id.clone(),
+            tool: call.name.clone(),
+            args: ToolArgs::from_model(&call.arguments),
+            display_text: self.tools.display_text(&call.name, &args),
+        };
+        // A call announced early is announced again, now with its arguments
+        // (the step's "Details" show them).
+        turn.emit(ChatEvent::ToolStart(Box::new(start)));
+        let outcome = if cut_off {
+            Err(cut_off_error(call, args.is_string()))
+        } else {
+            Box::pin(self.tools.call(&call.name, &call.arguments, ctx)).await
+        };
+        let (end, answer) = match outcome {
+            Ok(out) => (
+                ToolEndData {
+                    id: call.id.clone(),
+                    status: if out.proposal_id.is_some() { ToolStatus::Proposed } else { ToolStatus::Success },
+                    error: None,
+                    summary: out.summary,
+                    document_html: out.document_xml.as_deref().map(crate::lesson::render_both),
+                    document_xml: out.document_xml,
+                    revision: out.revision,
+                    changes: out.changes,
+                    proposal_id: out.proposal_id,
+                    output: Some(shown(&out.content)),
+                    replies: out.replies,
+                    actions: out.actions.iter().map(|a| a.as_str().to_string()).collect(),
+                },
+                out.content,
+            ),
+            Err(error) => {
+                let answer = format!("Error: {error}");
+                (ToolEndData { error: Some(error), ..ToolEndData::bare(call.id.clone(), ToolStatus::Error) }, answer)
+            }
+        };
+        let ok = end.status != ToolStatus::Error;
+        turn.emit(ChatEvent::ToolEnd(Box::new(end)));
+        (answer, ok)
+    }
+}
+
+/// A tool's answer as a step's "Details" keep it: whole up to
+/// `OUTPUT_SHOWN` bytes, then cut at a character, saying how much is left out.
+fn shown(content: &str) -> String {
+    if content.len() <= OUTPUT_SHOWN {
+        return content.to_string();
+    }
+    let mut end = OUTPUT_SHOWN;
+    while !content.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n… ({} more characters)", &content[..end], content[end..].chars().count())
+}
+
+/// What a call cut off by the output cap is answered with.
+fn cut_off_error(call: &AssembledCall, broken_json: bool) -> String {
+    format!(
+        "Your reply reached the length limit, so the arguments of {} were cut off{} and it was not run. Nothing changed. Send a shorter call: change one part of the lesson at a time.",
+        call.name,
+        if broken_json { " (they are not valid JSON)" } else { "" }
+    )
+}
+
+/// A reply, or its thinking, that grew past the cap.
+fn too_long(what: &str, cap: usize) -> TurnOutcome {
+    TurnOutcome::Failed(ProviderError::new(
+        "reply_too_long",
+        format!("{what} grew past {} KB, so it was stopped. What it wrote so far is kept.", cap / 1024),
+    ))
+}

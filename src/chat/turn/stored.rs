@@ -1,0 +1,78 @@
+//! The stored shape of a step (`ToolCallRecord`), one flat JSON object as it
+//! has always been written, read and written here apart from the record.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    chat::{
+                events::{ToolArgs, ToolStartData, ToolStatus},
+        proposal::ProposalMark,
+    },
+    lesson::Change,
+};
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    id: String,
+    tool: String,
+    args: ToolArgs,
+    display_text: String,
+    status: ToolStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    revision: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    changes: Vec<Change>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    proposal: Option<ProposalMark>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    replies: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    actions: Vec<String>,
+}
+
+impl From<Step> for super::ToolCallRecord {
+    fn from(s: Step) -> Self {
+        let call = ToolStartData { id: s.id, tool: s.tool, args: s.args, display_text: s.display_text };
+        Self {
+            call,
+            status: s.status,
+            error: s.error,
+            summary: s.summary,
+            revision: s.revision,
+            changes: s.changes,
+            proposal: s.proposal,
+            output: s.output,
+            replies: s.replies,
+            actions: s.actions,
+            running: false,
+        }
+    }
+}
+
+impl From<super::ToolCallRecord> for Step {
+    fn from(r: super::ToolCallRecord) -> Self {
+        let ToolStartData { id, tool, args, display_text } = r.call;
+        Self {
+            id,
+            tool,
+            args,
+            display_text,
+            status: r.status,
+            error: r.error,
+            summary: r.summary,
+            revision: r.revision,
+            changes: r.changes,
+            proposal: r.proposal,
+            output: r.output,
+            replies: r.replies,
+            actions: r.actions,
+        }
+    }
+}

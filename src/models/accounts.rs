@@ -1,0 +1,116 @@
+//! Accounts and schools as pages see them: the signed-in user and their
+//! role, a school with its members, invites, budget and storage.
+
+use serde::{Deserialize, Serialize};
+
+/// The signed-in teacher, as the pages see them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct UserInfo {
+    pub id: String,
+    pub email: String,
+    /// The school the account belongs to (decided on the server, never by
+    /// what a client sends).
+    #[serde(default)]
+    pub school_id: String,
+    /// `admin` or `teacher` in that school.
+    #[serde(default)]
+    pub role: String,
+}
+
+/// An account's role in its school.
+pub const ROLE_ADMIN: &str = "admin";
+pub const ROLE_TEACHER: &str = "teacher";
+/// An account made through a class's join link or code: it answers the
+/// lessons published to its classes and talks to the tutor, nothing else.
+pub const ROLE_STUDENT: &str = "student";
+
+impl UserInfo {
+    pub fn is_admin(&self) -> bool {
+        self.role == ROLE_ADMIN
+    }
+
+    pub fn is_student(&self) -> bool {
+        self.role == ROLE_STUDENT
+    }
+}
+
+/// A school's name and its own allowance (`None`: the server's).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct School {
+    pub id: String,
+    pub name: String,
+    pub monthly_tokens: Option<i64>,
+    /// What each teacher may use a month, set by the admin (`None`: no share of their own).
+    #[serde(default)]
+    pub teacher_share: Option<i64>,
+    /// What each student may use a month through the tutor.
+    #[serde(default)]
+    pub student_share: Option<i64>,
+}
+
+/// A member of a school, with what they used this month.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub id: String,
+    pub email: String,
+    pub role: String,
+    pub created_at: String,
+    pub tokens_this_month: i64,
+    /// What the account keeps (lessons' versions, material), in bytes.
+    #[serde(default)]
+    pub stored_bytes: i64,
+}
+
+/// An invitation as the school page lists it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct Invite {
+    pub id: String,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+/// Everything the School page shows its admin.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SchoolOverview {
+    pub school: School,
+    pub usage: crate::chat::message::UsageSummary,
+    /// The server's allowance for schools without their own (`None`: unlimited).
+    pub server_allowance: Option<i64>,
+    /// The viewer runs the server (`server::accounts::operators`): only they add
+    /// credits or raise the allowance above the server's.
+    #[serde(default)]
+    pub operator: bool,
+    /// What a teacher's account may keep, in bytes (`None`: no limit).
+    #[serde(default)]
+    pub storage_limit: Option<i64>,
+    pub members: Vec<Member>,
+    pub invites: Vec<Invite>,
+}
+
+/// "12.4 MB" for a number of bytes, as the School page shows it.
+pub fn megabytes(bytes: i64) -> String {
+    let mb = bytes.max(0) as f64 / (1024.0 * 1024.0);
+    if mb < 10.0 {
+        format!("{mb:.1} MB")
+    } else {
+        format!("{} MB", mb.round() as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_read_as_megabytes() {
+        assert_eq!(super::megabytes(0), "0.0 MB");
+        assert_eq!(super::megabytes(1_300_000), "1.2 MB");
+        assert_eq!(super::megabytes(500 * 1024 * 1024), "500 MB");
+    }
+}

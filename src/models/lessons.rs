@@ -1,0 +1,303 @@
+//! Lessons as pages and the JSON API see them: the list, the trash, a
+//! lesson and its versions, saves and their outcomes, proposals, and what
+//! listeners hear when a lesson changes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::lesson::LessonHtml;
+
+/// One row of the lessons list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct LessonSummary {
+    pub id: String,
+    pub title: String,
+    pub updated_at: String,
+}
+
+/// One page of the lessons list, and how many lessons match in all.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonList {
+    pub lessons: Vec<LessonSummary>,
+    pub total: i64,
+}
+
+/// Why a lesson file could not be imported: its name and every problem,
+/// each with its line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub file: String,
+    pub problems: Vec<String>,
+}
+
+/// A lesson in the trash, and when it was put there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct TrashedLesson {
+    pub id: String,
+    pub title: String,
+    pub deleted_at: String,
+}
+
+/// What changed in a lesson, as `GET /api/lessons/{id}/events` tells every
+/// page open on it (in any tab, served by any instance). The SSE event's name
+/// is the kind; its data is this, as JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum LessonEvent {
+    /// A version was saved (by the teacher anywhere, or by the agent): the
+    /// lesson's revision is now this.
+    Revision { revision: i64 },
+    /// A reply started (`running`) or ended in one of the lesson's chats;
+    /// `automatic`: the server started it, for something that happened (the
+    /// sidebar opens that chat for it).
+    #[serde(rename_all = "camelCase")]
+    Turn {
+        chat_id: String,
+        turn_id: String,
+        running: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        automatic: bool,
+    },
+    /// A chat was created, renamed or deleted.
+    Chats,
+    /// The lesson was renamed, or moved to the trash.
+    Lesson,
+}
+
+impl LessonEvent {
+    /// The SSE event name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Revision { .. } => "revision",
+            Self::Turn { .. } => "turn",
+            Self::Chats => "chats",
+            Self::Lesson => "lesson",
+        }
+    }
+}
+
+/// A lesson with its current document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct Lesson {
+    pub id: String,
+    pub title: String,
+    pub document_xml: String,
+    /// Number of the latest revision; saving on top of an older one is a conflict.
+    pub revision: i64,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub updated_at: String,
+    /// "Review edits before applying": the agent's edits wait for the teacher.
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", sqlx(try_from = "crate::server::db::Flag"))]
+    pub review_edits: bool,
+}
+
+/// Who wrote a revision.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Author {
+    #[default]
+    Teacher,
+    Agent,
+}
+
+impl Author {
+    /// An author as the database stores it (anything unknown: the teacher).
+    pub fn from_str(s: &str) -> Self {
+        Self::from_wire(s).unwrap_or(Self::Teacher)
+    }
+}
+
+/// One saved version of a lesson, without its document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionSummary {
+    pub number: i64,
+    pub author: Author,
+    pub summary: String,
+    pub created_at: String,
+    /// An edit of the agent's that the teacher reviewed and applied.
+    #[serde(default)]
+    pub reviewed: bool,
+}
+
+/// One saved version of a lesson, with its document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revision {
+    pub number: i64,
+    // A version opened in the browser shows its number and document (the
+    // list says the rest): it skips these.
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub author: Author,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub summary: String,
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub created_at: String,
+    pub document_xml: String,
+}
+
+/// The lesson API's answer to every write of a lesson (a save, a restore,
+/// an applied proposal, an undo): the outcome, the new document rendered
+/// when one was stored, and for an applied proposal or an undo what it
+/// changed (the page marks those blocks).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaveReply {
+    pub outcome: SaveOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<LessonHtml>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<crate::lesson::Change>,
+}
+
+impl SaveReply {
+    /// The reply read as the browser reads it: `html` and `changes` with
+    /// the reader the browser has for them anyway (`ShownParts`), the
+    /// outcome by hand (`chat::json_fields`). A derived reader for the
+    /// outcome and its problems was about 11 KB of the bundle. The server
+    /// writes `outcome` first; a test checks this against serde's reader.
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        use crate::chat::json_fields::{array_objects, int_field, string_field};
+        let unreadable = || "The server's answer could not be read.".to_string();
+        let parts: ShownParts = serde_json::from_str(json).map_err(|_| unreadable())?;
+        let kind = json.strip_prefix("{\"outcome\":{\"").and_then(|r| r.split('"').next()).ok_or_else(unreadable)?;
+        let outcome = match kind {
+            "Saved" => SaveOutcome::Saved {
+                revision: int_field(json, "revision").ok_or_else(unreadable)?,
+                document_xml: string_field(json, "document_xml").ok_or_else(unreadable)?,
+            },
+            "Conflict" => SaveOutcome::Conflict { current: int_field(json, "current").ok_or_else(unreadable)? },
+            "Invalid" => SaveOutcome::Invalid {
+                errors: array_objects(json, "errors")
+                    .into_iter()
+                    .map(|e| crate::lesson::LessonError {
+                        line: int_field(e, "line").unwrap_or(0) as u32,
+                        column: int_field(e, "column").unwrap_or(0) as u32,
+                        path: string_field(e, "path").unwrap_or_default(),
+                        message: string_field(e, "message").unwrap_or_default(),
+                    })
+                    .collect(),
+            },
+            _ => return Err(unreadable()),
+        };
+        Ok(Self { outcome, html: parts.html, changes: parts.changes })
+    }
+
+    pub fn new(outcome: SaveOutcome) -> Self {
+        let html = match &outcome {
+            SaveOutcome::Saved { document_xml, .. } => Some(crate::lesson::render_both(document_xml)),
+            _ => None,
+        };
+        Self { outcome, html, changes: Vec::new() }
+    }
+}
+
+/// The body of `PUT /api/lessons/{id}/document`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveRequest {
+    pub xml: String,
+    /// The version the teacher's text was started from.
+    pub base_revision: i64,
+}
+
+/// The body of `POST /api/lessons/{id}/revisions/{n}/restore`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreRequest {
+    /// The version the page shows as current.
+    pub base_revision: i64,
+}
+
+/// The lesson API's answer when a version is opened: it, and its document rendered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionReply {
+    pub revision: Revision,
+    pub html: LessonHtml,
+}
+
+/// What became of a save. Invalid documents and conflicts are ordinary
+/// outcomes the page shows, not failures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveOutcome {
+    /// Stored as revision `revision`; `document_xml` is the tidied document with ids.
+    Saved { revision: i64, document_xml: String },
+    /// Nothing was stored; these are the problems to fix.
+    Invalid { errors: Vec<crate::lesson::LessonError> },
+    /// Nothing was stored: someone saved revision `current` since the base was loaded.
+    Conflict { current: i64 },
+}
+
+/// The body of `PUT /api/lessons/{id}/review` and its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewSetting {
+    pub review_edits: bool,
+}
+
+/// A proposed edit, as `GET /api/proposals/{id}` answers it: what it would
+/// change and the lesson it would make, rendered for a preview.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalReply {
+    pub id: String,
+    pub lesson_id: String,
+    pub status: crate::chat::proposal::ProposalStatus,
+    pub summary: String,
+    pub base_revision: i64,
+    pub changes: Vec<crate::lesson::Change>,
+    pub html: LessonHtml,
+}
+
+/// What the browser reads of the answers it only shows a part of: a
+/// proposal's preview (`ProposalReply`: its `html`) and a comparison of two
+/// versions (`ChangesReply`: its `changes`). One small type for both: each
+/// type read is a deserialiser compiled into the browser bundle.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShownParts {
+    #[serde(default)]
+    pub html: Option<LessonHtml>,
+    #[serde(default)]
+    pub changes: Vec<crate::lesson::Change>,
+}
+
+/// The body of `POST /api/proposals/{id}/discard`: why, if the teacher says
+/// (empty or left out: no reason).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscardRequest {
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// The answer of `GET /api/lessons/{id}/changes`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangesReply {
+    pub from: i64,
+    pub to: i64,
+    pub changes: Vec<crate::lesson::Change>,
+}
+
+crate::wire_enum::wire_enum!(Author { Teacher => "teacher", Agent => "agent" });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::{Change, LessonError};
+
+    #[test]
+    fn the_browsers_reader_gives_what_the_server_wrote() {
+        let mut saved = SaveReply::new(SaveOutcome::Saved { revision: 12, document_xml: "<lesson>\n  <p id=\"b1\">A \"quote\" } ]</p>\n</lesson>".into() });
+        saved.changes = serde_json::from_str::<Vec<Change>>(r#"[{"kind":"edited","block":"b1","text":"Paragraph: “A” → “B”"}]"#).unwrap();
+        let invalid = SaveReply::new(SaveOutcome::Invalid {
+            errors: vec![LessonError::new(3, 7, "lesson > p", "A } brace and a \"quote\" ]"), LessonError::new(0, 0, "", "Whole document")],
+        });
+        let none = SaveReply::new(SaveOutcome::Invalid { errors: Vec::new() });
+        let conflict = SaveReply::new(SaveOutcome::Conflict { current: 40 });
+        for reply in [saved, invalid, none, conflict] {
+            let json = serde_json::to_string(&reply).unwrap();
+            assert_eq!(SaveReply::from_json(&json).as_ref(), Ok(&reply), "{json}");
+        }
+        assert!(SaveReply::from_json(r#"{"outcome":{"Lost":{}}}"#).is_err());
+        assert!(SaveReply::from_json("null").is_err());
+    }
+}

@@ -1,0 +1,14 @@
+//! Accounts: who someone is and what they may spend. Passwords and sessions
+//! (`auth`), the signed-in user as handlers receive it (`current_user`), the
+//! sign-in and sign-up doors (`routes`), schools and their invites
+//! (`schools`, `school_routes`), operators (`operators`), token budgets
+//! (`budget`) and storage quotas (`quota`).
+
+pub mod auth;
+pub mod budget;
+pub mod current_user;
+pub mod operators;
+pub mod quota;
+pub mod routes;
+pub mod school_routes;
+pub mod schools;

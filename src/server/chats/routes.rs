@@ -1,0 +1,366 @@
+//! The chat API: sessions, the streaming turn (`POST /api/chat/stream`),
+//! resuming a turn's events and cancelling a turn. Thin handlers: they check
+//! the request and its owner, and the turn engine (`turns`) does the rest.
+//! Errors before a stream starts are plain HTTP with a JSON body; once it
+//! starts, they are events.
+
+use std::time::Duration;
+
+use axum::{
+    body::Bytes,
+    extract::State,
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+    Json, Router,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::server::{
+    chats::ai::AiStatus,
+    accounts::auth,
+    accounts::budget,
+    chats,
+    accounts::current_user::{CurrentUser, Member},
+    http::error::{AppError, Result},
+    http::extractors::{ApiJson, ApiPath, ApiQuery},
+    lessons::events,
+    state::AppState,
+    chats::turns::{self, meter, CancelStatus, NewTurn},
+};
+use crate::{
+    chat::message::{Attachments, MessageRequest, MessageStatus, SessionMessages, TitleRequest, MAX_SELECTION_CHARS},
+    models::LessonEvent,
+};
+
+/// Longest message a teacher can send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 20_000;
+/// Largest request body for a turn, in bytes.
+pub const MAX_TURN_BODY: usize = 512 * 1024;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/chat/stream", post(stream))
+        .route("/api/chat/turns/{turn_id}/events", get(resume))
+        .route("/api/chat/turns/{turn_id}/cancel", post(cancel))
+        .route("/api/lessons/{lesson_id}/chats", get(list_sessions).post(create_session))
+        .route("/api/chats/{id}", axum::routing::patch(rename_session).delete(delete_session))
+        .route("/api/chats/{id}/messages", get(messages))
+        .route("/api/ai/status", get(ai_status))
+        .route("/api/ai/usage", get(ai_usage))
+}
+
+async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response> {
+    // The checks answer in the same order as everywhere else (401 first), but
+    // the teacher, the chat, its lesson and the conversation so far are one
+    // query: this is on the way to the first word of the reply.
+    let token = auth::token_from_headers(&headers).ok_or(AppError::Unauthorized)?;
+    let is_json = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
+    let parsed = if !is_json {
+        Err(AppError::UnsupportedMediaType("Send the request as JSON (Content-Type: application/json).".into()))
+    } else if body.len() > MAX_TURN_BODY {
+        Err(AppError::PayloadTooLarge(format!("The request is too large. Keep it under {} KB.", MAX_TURN_BODY / 1024)))
+    } else {
+        serde_json::from_slice::<MessageRequest>(&body)
+            .map_err(|e| AppError::BadRequest(format!("Send JSON with sessionId and content ({e}).")))
+    };
+    let body = match parsed {
+        Ok(body) => body,
+        Err(e) => {
+            auth::user_for_token(&state.db, &token).await?.ok_or(AppError::Unauthorized)?;
+            return Err(e);
+        }
+    };
+    // A retry reads two more: the question and the reply it replaces.
+    let limit = state.ai.config().history_messages + if body.retry { 2 } else { 0 };
+    // The first model call is reserved beside the query for the teacher and
+    // the chat, not after it: the reservation (its fixed prompt, the
+    // question and AI_MAX_TOKENS) does not need the chat, only the session.
+    let agent = state.ai.agent();
+    let selected = body.attachments.as_ref().and_then(|a| a.selected_text.as_ref()).map_or(0, |s| s.text.len());
+    let first = agent.as_ref().map_or(0, |a| a.first_call_reservation(body.content.len() + selected));
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    let now = state.clock.now();
+    let (hash, month) = (crate::server::ids::token_hash(&token), budget::month_of(now));
+    let (found, reserved) = tokio::join!(
+        chats::turns::store::user_and_chat(&state.db, &token, &body.session_id, limit),
+        budget::reserve_for_session(&state.turn_writer, &hash, i64::from(first), default, &month),
+    );
+    // From here any refusal drops the reservation, which gives it back.
+    let mut held = match &reserved {
+        Ok(Some(school)) => Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), String::new(), default, state.clock.clone(), i64::from(first))),
+        _ => None,
+    };
+    let (user, chat) = found?.ok_or(AppError::Unauthorized)?;
+    reserved?;
+    let asked = if body.retry {
+        None
+    } else {
+        let content = body.content.trim();
+        if content.is_empty() {
+            return Err(AppError::BadRequest("Write a message first.".into()));
+        }
+        let chars = content.chars().count();
+        if chars > MAX_MESSAGE_CHARS {
+            return Err(AppError::PayloadTooLarge(format!(
+                "The message is too long ({chars} characters). Keep it under {MAX_MESSAGE_CHARS}."
+            )));
+        }
+        Some(content.to_string())
+    };
+    let attachments = match (&asked, body.attachments) {
+        (Some(_), Some(a)) => checked_attachments(a)?,
+        _ => None,
+    };
+    let mut chat = chat.ok_or(AppError::NotFound)?;
+    let content = match asked {
+        Some(content) => content,
+        None => {
+            let question = chats::turns::store::retry_question(&chat.history)?;
+            // The model sees the question once, as the turn's question.
+            chat.history.truncate(chat.history.len() - 2);
+            question
+        }
+    };
+    // A student talks to the tutor; their role is the account's, never the
+    // request's. (Their first call was reserved by the teacher's agent's
+    // fixed prompt, found before the role: a little more than the tutor's,
+    // and given back when the call settles.)
+    let student = user.is_student();
+    let agent = if student { state.ai.tutor()? } else { agent? };
+    // Counted on the account and its school, never on anything the client says.
+    state.limits.turn(&user.id, &user.school_id).await?;
+    let Some(mut spending) = held.take() else { return Err(meter::refusal(&state.db, &user.id, now).await) };
+    spending.user_id = user.id.clone();
+    let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, student };
+    let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
+    if wants_json {
+        return finished(&state, &user_id, &log).await;
+    }
+    Ok(turns::live_response(log, 0, keepalive(&state)))
+}
+
+/// What a teacher's message may carry: a selection of the lesson, trimmed,
+/// with the id of its block. Only the server starts automatic turns, so a
+/// `trigger` from a client is refused.
+fn checked_attachments(a: Attachments) -> Result<Option<Attachments>> {
+    if a.trigger.is_some() {
+        return Err(AppError::BadRequest("A message cannot say what triggered it: only the server starts automatic replies.".into()));
+    }
+    let Some(mut sel) = a.selected_text else { return Ok(None) };
+    sel.text = sel.text.trim().to_string();
+    let chars = sel.text.chars().count();
+    if chars > MAX_SELECTION_CHARS {
+        return Err(AppError::PayloadTooLarge(format!(
+            "The selection is too long ({chars} characters). Select less than {MAX_SELECTION_CHARS} characters to ask about."
+        )));
+    }
+    if sel.block_id.len() > 64 || !sel.block_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(AppError::BadRequest("The selection's block id is not one a lesson uses.".into()));
+    }
+    Ok((!sel.text.is_empty()).then(|| Attachments { trigger: None, selected_text: Some(sel) }))
+}
+
+/// Whether a request asks for the finished reply as JSON rather than its
+/// events as they come: `Accept: application/json` and no event stream.
+fn wants_json(headers: &HeaderMap) -> bool {
+    let accept = headers.get(axum::http::header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    accept.contains("application/json") && !accept.contains("text/event-stream")
+}
+
+/// A finished turn, for a script that asked for JSON: the reply as stored.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FinishedTurn {
+    turn_id: String,
+    message_id: String,
+    /// `complete`, `error` or `cancelled`.
+    status: MessageStatus,
+    text: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    reasoning: String,
+    /// Each tool call: what it was asked, how it ended, what it changed.
+    steps: Vec<crate::chat::turn::ToolCallRecord>,
+    usage: crate::chat::events::UsageData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<crate::chat::events::ErrorData>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+}
+
+/// Waits for a turn to end (however long it takes; the turn goes on if the
+/// client leaves) and answers its stored message.
+async fn finished(state: &AppState, user_id: &str, log: &turns::TurnLog) -> Result<Response> {
+    log.finished().await;
+    let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
+    let reply = FinishedTurn {
+        turn_id: log.turn_id.clone(),
+        message_id: m.id,
+        status: m.status,
+        text: m.content,
+        reasoning: m.reasoning,
+        steps: m.tool_calls,
+        usage: m.usage,
+        error: m.error,
+        model: m.model,
+    };
+    Ok(Json(reply).into_response())
+}
+
+fn keepalive(state: &AppState) -> Duration {
+    Duration::from_secs(state.config.keepalive_secs)
+}
+
+#[derive(Deserialize)]
+struct ResumeQuery {
+    after: Option<u64>,
+}
+
+async fn resume(
+    State(state): State<AppState>,
+    Member(user): Member,
+    ApiPath(turn_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<ResumeQuery>,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let after = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .or(query.after)
+        .unwrap_or(0);
+    if let Some(log) = state.turns.get(&turn_id) {
+        if log.owner_id != user.id {
+            return Err(AppError::NotFound);
+        }
+        return Ok(turns::live_response(log, after, keepalive(&state)));
+    }
+    let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
+    // Running on another instance, or run there lately: its stored events.
+    if state.bus.shared() && (message.status == MessageStatus::Running || turns::remote::has_stored(&state.db, &turn_id).await?) {
+        return Ok(turns::remote_response(state.db.clone(), &state.bus, &user.id, &turn_id, &message.id, after, keepalive(&state)));
+    }
+    // Not in this process any more: replay what the database kept.
+    let lesson_now = chats::turn_lesson(&state.db, &user.id, &turn_id).await?;
+    Ok(turns::replay_response(&turn_id, &message, lesson_now, after))
+}
+
+/// The answer to a cancel request.
+#[derive(Serialize)]
+struct CancelReply {
+    status: CancelStatus,
+}
+
+async fn cancel(State(state): State<AppState>, Member(user): Member, ApiPath(turn_id): ApiPath<String>) -> Result<Response> {
+    let status = turns::cancel(&state.db, &state.turns, &user.id, &turn_id).await?;
+    let code = match status {
+        CancelStatus::Cancelling => StatusCode::ACCEPTED,
+        CancelStatus::Finished => StatusCode::OK,
+    };
+    Ok((code, Json(CancelReply { status })).into_response())
+}
+
+async fn list_sessions(State(state): State<AppState>, Member(user): Member, ApiPath(lesson_id): ApiPath<String>) -> Result<Response> {
+    Ok(Json(chats::list_sessions(&state.db, &user.id, &lesson_id).await?).into_response())
+}
+
+async fn create_session(
+    State(state): State<AppState>,
+    Member(user): Member,
+    ApiPath(lesson_id): ApiPath<String>,
+    body: Option<ApiJson<TitleRequest>>,
+) -> Result<Response> {
+    let title = body.map(|ApiJson(b)| b.title).unwrap_or_default();
+    let session = chats::create_session(&state.db, &user.id, &lesson_id, &title).await?;
+    tell_chats(&state, &user, &lesson_id).await;
+    Ok((StatusCode::CREATED, Json(session)).into_response())
+}
+
+async fn rename_session(
+    State(state): State<AppState>,
+    Member(user): Member,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<TitleRequest>,
+) -> Result<Response> {
+    let session = chats::rename_session(&state.db, &user.id, &id, &body.title).await?;
+    tell_chats(&state, &user, &session.lesson_id).await;
+    Ok(Json(session).into_response())
+}
+
+async fn delete_session(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    let session = chats::get_session(&state.db, &user.id, &id).await?;
+    if let Some(log) = state.turns.running_in(&id) {
+        log.cancel.cancel();
+    }
+    chats::delete_session(&state.db, &user.id, &id).await?;
+    tell_chats(&state, &user, &session.lesson_id).await;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The teacher's open pages of the lesson hear that its chats changed; a
+/// student's chats are not on them.
+async fn tell_chats(state: &AppState, user: &crate::models::UserInfo, lesson_id: &str) {
+    if !user.is_student() {
+        events::tell(&state.bus, &state.db, lesson_id, LessonEvent::Chats).await;
+    }
+}
+
+async fn messages(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    let messages = match chats::list_messages(&state.db, &user.id, &id).await {
+        // A student asking for someone else's chat (their teacher's, say) is
+        // told plainly that it is not for them.
+        Err(AppError::NotFound) if user.is_student() && chats::exists(&state.db, &id).await? => {
+            return Err(AppError::Forbidden("This chat is not yours.".into()));
+        }
+        found => found?,
+    };
+    let mut running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
+    if running_turn_id.is_none() && state.bus.shared() {
+        // Running on another instance: the page follows it through this one.
+        running_turn_id = messages.iter().rev().find(|m| m.status == MessageStatus::Running).and_then(|m| m.turn_id.clone());
+    }
+    Ok(Json(SessionMessages { messages, running_turn_id }).into_response())
+}
+
+/// The assistant, and where the school's budget stands.
+async fn ai_status(State(state): State<AppState>, Member(user): Member) -> Result<Json<AiStatus>> {
+    let mut status = state.ai.status();
+    let default = budget::default_allowance(state.config.monthly_tokens);
+    let usage = budget::summary(&state.db, &user.school_id, default, state.clock.now()).await?;
+    status.blocked = usage.blocked();
+    let now = state.clock.now();
+    if status.blocked.is_none() && budget::share_spent(&state.db, &user.id, &budget::month_of(now)).await? {
+        status.blocked = Some(crate::chat::message::share_spent(&budget::reset_day(now)));
+    }
+    // The school's spending is for its teachers, not its students.
+    if !user.is_student() {
+        status.meter = usage.meter();
+        status.usage = Some(usage);
+    }
+    status.role = user.role;
+    Ok(Json(status))
+}
+
+#[derive(Deserialize)]
+struct UsageQuery {
+    /// An admin may ask for one teacher of the school.
+    user: Option<String>,
+}
+
+/// The month's use by teacher and by day: the whole school's for its admin,
+/// a teacher's own otherwise.
+async fn ai_usage(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiQuery(q): ApiQuery<UsageQuery>) -> Result<Response> {
+    let only = match q.user {
+        Some(other) if !user.is_admin() && other != user.id => {
+            return Err(AppError::Forbidden("Only your school's admin can see other teachers' usage.".into()));
+        }
+        asked if user.is_admin() => asked,
+        _ => Some(user.id.clone()),
+    };
+    Ok(Json(budget::report(&state.db, &user.school_id, only.as_deref(), state.clock.now()).await?).into_response())
+}
+

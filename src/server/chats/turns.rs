@@ -1,0 +1,29 @@
+//! The turn engine: chat turns that survive the client.
+//!
+//! A turn runs in its own task, detached from the HTTP request that started
+//! it (`start`, `run`). Every event it produces is numbered and kept in the
+//! turn's log (`hub`), so any number of readers (the first response, a client
+//! that reconnects with `Last-Event-ID`, a reloaded page) can read from any
+//! point, each event exactly once, and then follow the live turn (`sse`).
+//! The assistant message is written to the database as the turn goes and
+//! finished when it ends, whatever happened to the readers; the lesson is
+//! edited through `document`. The HTTP handlers in `chat_routes` only check
+//! the request and call in here.
+
+mod compact;
+mod desk;
+mod document;
+mod gate;
+mod hub;
+pub mod leases;
+pub mod meter;
+pub mod remote;
+mod run;
+mod sse;
+mod start;
+pub mod store;
+
+pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE};
+pub use remote::remote_response;
+pub use sse::{follow, live_response, replay_response};
+pub use start::{cancel, start, CancelStatus, NewTurn};

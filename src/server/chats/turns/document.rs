@@ -1,0 +1,165 @@
+//! The lesson as the agent edits it: every successful edit becomes a revision
+//! by the agent at once, on top of the revision the turn last saw, or a
+//! proposal made on that revision when it must be reviewed. Rejections are
+//! said as `SaveRejection`s; the agent's tool words them for the model.
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use super::gate::Stored;
+use crate::{
+    agent::tools::{DocumentStore, SaveRejection, SourcePage},
+    lesson::Change,
+    models::{Author, LessonEvent, SaveOutcome, SourceSummary},
+    server::{
+        bus::Bus,
+        db::Db,
+        lessons::events,
+        lessons,
+        material,
+        lessons::proposals::{self, NewProposal},
+    },
+};
+
+pub struct DbDocument {
+    db: Db,
+    /// Pages open on the lesson hear of each edit through it.
+    bus: Arc<Bus>,
+    owner_id: String,
+    lesson_id: String,
+    /// The reply the turn writes: its steps name the proposals they make.
+    message_id: String,
+    /// The document the turn works on, and its revision.
+    state: Mutex<(String, i64)>,
+    /// The lesson's "Review edits before applying", as the turn began.
+    review_edits: bool,
+    /// The lesson's sources, as the turn began.
+    sources: Vec<SourceSummary>,
+    stored: Stored,
+}
+
+/// Where a turn's edits go: the lesson, and how the teacher wants them.
+pub struct DocumentTarget {
+    pub owner_id: String,
+    pub lesson_id: String,
+    pub message_id: String,
+    /// The lesson as the turn starts, and its revision.
+    pub document: (String, i64),
+    pub review_edits: bool,
+    pub sources: Vec<SourceSummary>,
+}
+
+impl DbDocument {
+    pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
+        let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, sources } = target;
+        Self { db, bus, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, sources, stored }
+    }
+
+    fn set(&self, xml: String, revision: i64) {
+        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = (xml, revision);
+    }
+}
+
+impl DocumentStore for DbDocument {
+    fn current(&self) -> String {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
+    }
+
+    fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {
+        Box::pin(async move {
+            sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id LIMIT 200")
+                .bind(&self.owner_id)
+                .fetch_all(&self.db)
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "could not list the teacher's lessons");
+                    "The lessons could not be listed just now. Try again in a moment.".to_string()
+                })
+        })
+    }
+
+    fn lesson(&self, id: &str) -> BoxFuture<'_, Result<Option<(String, String)>, String>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            match lessons::get_owned(&self.db, &self.owner_id, &id).await {
+                Ok(l) => Ok(Some((l.title, l.document_xml))),
+                Err(crate::server::http::error::AppError::NotFound) => Ok(None),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not read a lesson");
+                    Err("The lesson could not be read just now. Try again in a moment.".to_string())
+                }
+            }
+        })
+    }
+
+    fn sources(&self) -> Vec<SourceSummary> {
+        self.sources.clone()
+    }
+
+    fn read_source(&self, id: &str, from: usize, most: usize) -> BoxFuture<'_, Result<Option<SourcePage>, String>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            material::sources::read(&self.db, &self.lesson_id, &id, from, most).await.map_err(|e| {
+                tracing::error!(error = ?e, "could not read a source");
+                "The material could not be read just now. Try again in a moment.".to_string()
+            })
+        })
+    }
+
+    fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
+        Box::pin(async move {
+            if !self.stored.wait().await {
+                return Err(SaveRejection::Unavailable);
+            }
+            let base = self.state.lock().unwrap_or_else(|p| p.into_inner()).1;
+            let saved = lessons::save_document(&self.db, &self.owner_id, &self.lesson_id, &xml, base, Author::Agent, &summary).await;
+            match saved {
+                Ok(SaveOutcome::Saved { revision, document_xml }) => {
+                    self.set(document_xml, revision);
+                    events::tell(&self.bus, &self.db, &self.lesson_id, LessonEvent::Revision { revision }).await;
+                    Ok(revision)
+                }
+                Ok(SaveOutcome::Conflict { .. }) => {
+                    let latest = lessons::get_owned(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| {
+                        tracing::error!(error = ?e, "could not read the lesson after a conflict");
+                        SaveRejection::Unavailable
+                    })?;
+                    self.set(latest.document_xml.clone(), latest.revision);
+                    Err(SaveRejection::Conflict { revision: latest.revision, current: latest.document_xml })
+                }
+                Ok(SaveOutcome::Invalid { errors }) => Err(SaveRejection::Invalid(errors)),
+                Err(e) => {
+                    tracing::error!(error = ?e, "could not store the agent's edit");
+                    Err(SaveRejection::Unavailable)
+                }
+            }
+        })
+    }
+
+    fn reviews_edits(&self) -> bool {
+        self.review_edits
+    }
+
+    fn propose(&self, xml: String, summary: String, changes: Vec<Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+        Box::pin(async move {
+            if !self.stored.wait().await {
+                return Err(SaveRejection::Unavailable);
+            }
+            let base_revision = self.state.lock().unwrap_or_else(|p| p.into_inner()).1;
+            let proposal = NewProposal {
+                lesson_id: &self.lesson_id,
+                owner_id: &self.owner_id,
+                message_id: &self.message_id,
+                base_revision,
+                document_xml: &xml,
+                summary: &summary,
+                changes: &changes,
+            };
+            proposals::create(&self.db, proposal).await.map_err(|e| {
+                tracing::error!(error = ?e, "could not store the agent's proposal");
+                SaveRejection::Unavailable
+            })
+        })
+    }
+}

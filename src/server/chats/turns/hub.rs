@@ -1,0 +1,299 @@
+//! The turns of this process: each running or recently finished turn's log
+//! of numbered events, and which chat each running turn holds.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
+    time::Duration,
+};
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::compact::Compacted;
+use crate::{chat::events::ChatEvent, server::http::error::AppError};
+
+/// How long a finished turn's events stay available for late readers.
+const KEEP_FINISHED: Duration = Duration::from_secs(600);
+/// The most memory finished turns may hold together; past it the oldest are
+/// dropped, and a reader of one gets its stored record (`sse::replay_response`).
+pub const FINISHED_BUDGET: usize = 64 * 1024 * 1024;
+
+/// A turn's events: one per delta while it runs, compacted once it is over.
+enum Events {
+    Live(Vec<ChatEvent>),
+    Finished(Compacted),
+}
+
+/// Every event of one turn, numbered from 1.
+pub struct TurnLog {
+    pub turn_id: String,
+    pub owner_id: String,
+    pub session_id: String,
+    pub message_id: String,
+    events: Mutex<Events>,
+    latest: watch::Sender<u64>,
+    pub cancel: CancellationToken,
+    /// Set when the server, not the teacher, stopped the turn.
+    pub(super) interrupted: AtomicBool,
+}
+
+impl TurnLog {
+    pub(super) fn push(&self, event: ChatEvent) {
+        let seq = {
+            let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+            let Events::Live(events) = &mut *events else {
+                tracing::warn!(turn = %self.turn_id, "an event after the turn ended was dropped");
+                return;
+            };
+            events.push(event);
+            events.len() as u64
+        };
+        self.latest.send_replace(seq);
+    }
+
+    /// Events after `after`, with their numbers, and whether the turn is over.
+    pub fn since(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool) {
+        match &*self.events.lock().unwrap_or_else(|p| p.into_inner()) {
+            Events::Live(events) => {
+                let finished = events.last().is_some_and(ChatEvent::is_terminal);
+                let from = (after as usize).min(events.len());
+                let batch = events[from..].iter().enumerate().map(|(i, e)| ((from + i + 1) as u64, e.clone())).collect();
+                (batch, finished)
+            }
+            Events::Finished(c) => (c.since(after), c.is_finished()),
+        }
+    }
+
+    /// Keeps only what a late reader needs; returns the bytes it still holds.
+    fn compact(&self) -> usize {
+        let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        let live = match &mut *events {
+            Events::Live(live) => std::mem::take(live),
+            Events::Finished(c) => return c.bytes,
+        };
+        let c = Compacted::new(live);
+        let bytes = c.bytes;
+        *events = Events::Finished(c);
+        bytes
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.latest.subscribe()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.since(u64::MAX).1
+    }
+
+    /// Waits until the turn has ended (its last event is in the log).
+    pub async fn finished(&self) {
+        let mut rx = self.subscribe();
+        while !self.is_finished() {
+            if rx.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The turns of this process.
+pub struct TurnHub {
+    turns: Mutex<HashMap<String, Arc<TurnLog>>>,
+    /// session id → its running turn.
+    running: Mutex<HashMap<String, Arc<TurnLog>>>,
+    closing: AtomicBool,
+    /// Finished turns still kept, oldest first, with what each holds.
+    finished: Mutex<Finished>,
+    finished_budget: usize,
+    /// This process among the instances sharing the database: the running
+    /// replies it writes carry it, with a lease it renews (`leases`).
+    pub instance: String,
+    /// How long a running reply's lease lasts unrenewed.
+    pub lease: Duration,
+}
+
+/// How long a running reply's lease lasts unless renewed (`MARGIN_TURN_LEASE_SECS`).
+pub const LEASE: Duration = Duration::from_secs(30);
+
+#[derive(Default)]
+struct Finished {
+    order: VecDeque<(String, usize)>,
+    bytes: usize,
+}
+
+impl Default for TurnHub {
+    fn default() -> Self {
+        Self::with_finished_budget(FINISHED_BUDGET)
+    }
+}
+
+impl TurnHub {
+    /// A hub whose finished turns hold at most `bytes` together.
+    pub fn with_finished_budget(bytes: usize) -> Self {
+        Self {
+            turns: Mutex::default(),
+            running: Mutex::default(),
+            closing: AtomicBool::new(false),
+            finished: Mutex::default(),
+            finished_budget: bytes,
+            instance: crate::server::ids::new_id(),
+            lease: LEASE,
+        }
+    }
+
+    /// The same hub with running replies leased for `lease`.
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// The turns running here.
+    pub fn running(&self) -> Vec<Arc<TurnLog>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
+    }
+
+    /// How many finished turns are kept, and the bytes they hold.
+    pub fn finished_held(&self) -> (usize, usize) {
+        let f = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+        (f.order.len(), f.bytes)
+    }
+
+    /// Reserves the session for a new turn; a second turn in the same session is a conflict.
+    pub fn begin(&self, turn_id: &str, owner_id: &str, session_id: &str, message_id: &str) -> Result<Arc<TurnLog>, AppError> {
+        if self.closing.load(Ordering::SeqCst) {
+            return Err(AppError::Unavailable("The server is restarting. Try again in a moment.".into()));
+        }
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if running.contains_key(session_id) {
+            return Err(AppError::Conflict(super::store::TURN_IN_CHAT.into()));
+        }
+        let log = Arc::new(TurnLog {
+            turn_id: turn_id.to_string(),
+            owner_id: owner_id.to_string(),
+            session_id: session_id.to_string(),
+            message_id: message_id.to_string(),
+            events: Mutex::new(Events::Live(Vec::new())),
+            latest: watch::channel(0).0,
+            cancel: CancellationToken::new(),
+            interrupted: AtomicBool::new(false),
+        });
+        running.insert(session_id.to_string(), log.clone());
+        self.turns.lock().unwrap_or_else(|p| p.into_inner()).insert(turn_id.to_string(), log.clone());
+        Ok(log)
+    }
+
+    /// Gives the session back when a turn could not start after all.
+    pub fn abandon(&self, log: &TurnLog) {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&log.session_id);
+        self.turns.lock().unwrap_or_else(|p| p.into_inner()).remove(&log.turn_id);
+    }
+
+    pub fn get(&self, turn_id: &str) -> Option<Arc<TurnLog>> {
+        self.turns.lock().unwrap_or_else(|p| p.into_inner()).get(turn_id).cloned()
+    }
+
+    pub fn running_in(&self, session_id: &str) -> Option<Arc<TurnLog>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).get(session_id).cloned()
+    }
+
+    /// Frees the turn's chat for the next turn (before its last event is
+    /// said, so that a client that has read it can start another at once).
+    pub(super) fn release(&self, log: &TurnLog) {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&log.session_id);
+    }
+
+    pub(super) fn ended(self: &Arc<Self>, log: &TurnLog) {
+        self.release(log);
+        let bytes = log.compact();
+        let evicted: Vec<String> = {
+            let mut f = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+            f.order.push_back((log.turn_id.clone(), bytes));
+            f.bytes += bytes;
+            let mut out = Vec::new();
+            while f.bytes > self.finished_budget {
+                let Some((id, b)) = f.order.pop_front() else { break };
+                f.bytes -= b;
+                out.push(id);
+            }
+            out
+        };
+        if !evicted.is_empty() {
+            let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+            for id in &evicted {
+                turns.remove(id);
+            }
+        }
+        let hub = self.clone();
+        let turn_id = log.turn_id.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(KEEP_FINISHED).await;
+            hub.forget(&turn_id);
+        });
+    }
+
+    fn forget(&self, turn_id: &str) {
+        self.turns.lock().unwrap_or_else(|p| p.into_inner()).remove(turn_id);
+        let mut f = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = f.order.iter().position(|(id, _)| id == turn_id) {
+            if let Some((_, b)) = f.order.remove(at) {
+                f.bytes -= b;
+            }
+        }
+    }
+
+    /// Stops taking turns, interrupts the running ones and waits (up to
+    /// `grace`) until each has saved its partial reply and closed its streams.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.closing.store(true, Ordering::SeqCst);
+        let running: Vec<Arc<TurnLog>> = self.running.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
+        for log in &running {
+            log.interrupted.store(true, Ordering::SeqCst);
+            log.cancel.cancel();
+        }
+        let wait = async {
+            for log in &running {
+                log.finished().await;
+            }
+        };
+        if tokio::time::timeout(grace, wait).await.is_err() {
+            tracing::warn!("some turns did not finish before shutdown");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::events::DoneData;
+
+    fn finish(hub: &Arc<TurnHub>, turn: &str, text: &str) {
+        let log = hub.begin(turn, "owner", &format!("chat-{turn}"), &format!("msg-{turn}")).unwrap();
+        for _ in 0..100 {
+            log.push(ChatEvent::text(text));
+        }
+        log.push(ChatEvent::Done(DoneData { message_id: log.message_id.clone() }));
+        hub.ended(&log);
+    }
+
+    #[tokio::test]
+    async fn finished_turns_are_compacted_and_the_oldest_dropped_past_the_budget() {
+        let hub = Arc::new(TurnHub::with_finished_budget(3_000));
+        finish(&hub, "t1", "0123456789");
+        let (kept, bytes) = hub.finished_held();
+        assert_eq!(kept, 1);
+        assert!(bytes < 2_000, "{bytes}");
+        // A reader of a finished turn still gets every word, from any point.
+        let (batch, done) = hub.get("t1").unwrap().since(50);
+        assert!(done);
+        assert_eq!(batch[0], (100, ChatEvent::text("0123456789".repeat(50))));
+        finish(&hub, "t2", "0123456789");
+        finish(&hub, "t3", "0123456789");
+        assert!(hub.get("t1").is_none(), "the oldest is dropped past the budget");
+        assert!(hub.get("t3").is_some());
+        assert!(hub.finished_held().1 <= 3_000);
+    }
+}

@@ -1,0 +1,198 @@
+//! A turn's events for readers on other instances: a second tab, or a
+//! reconnect that the load balancer sent elsewhere. The instance running the
+//! turn writes its events to `turn_events` in batches (at most one write per
+//! `BATCH_EVERY`, 150 ms, numbered as the turn numbered them, runs of text kept with
+//! the end of every delta: `Compacted`) and sends a note (`bus`); a reader
+//! elsewhere reads the batches after its cursor, so it continues exactly
+//! where it was, with the same event ids, whichever instance it asked.
+//!
+//! Only when the database is shared (PostgreSQL): with SQLite there is one
+//! instance and every reader follows the turn's log in memory.
+
+use super::store;
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::response::{
+    sse::{Event, KeepAlive, Sse},
+    IntoResponse, Response,
+};
+use futures::{Stream, StreamExt};
+use tokio::sync::broadcast;
+
+use super::{
+    compact::Compacted,
+    hub::TurnLog,
+    sse::{sse_event, with_turn_headers},
+};
+use crate::{
+    chat::{events::ChatEvent, message::MessageStatus, turn::terminal_event},
+    server::{
+        bus::{self, Bus, Note},
+        chats,
+        db::{time, Db},
+        http::error::Result,
+    },
+};
+
+/// How long events wait to be written together: with the checkpoints and
+/// the lease, a streaming turn writes about once per 100 ms.
+pub const BATCH_EVERY: Duration = Duration::from_millis(150);
+/// How long stored events are kept for late readers.
+pub const KEEP: Duration = Duration::from_secs(600);
+
+/// Writes the turn's events as they come, in batches, until its last one;
+/// returns once that is written.
+pub async fn publish(log: Arc<TurnLog>, db: Db, bus: Arc<Bus>) {
+    let mut latest = log.subscribe();
+    let mut written = 0;
+    loop {
+        let closed = latest.changed().await.is_err();
+        tokio::time::sleep(BATCH_EVERY).await;
+        let (batch, finished) = log.since(written);
+        if let Some(&(last, _)) = batch.last() {
+            let entries = Compacted::starting_at(written + 1, batch.into_iter().map(|(_, e)| e).collect());
+            match store(&db, &log.turn_id, last, &entries.to_json()).await {
+                Ok(()) => {
+                    written = last;
+                    bus.publish(&db, bus::TURNS, &log.turn_id).await;
+                }
+                Err(e) => tracing::warn!(error = %e, turn = %log.turn_id, "could not store a turn's events for other instances"),
+            }
+        }
+        if finished || closed {
+            return;
+        }
+    }
+}
+
+async fn store(db: &Db, turn_id: &str, last: u64, entries: &str) -> Result<()> {
+    sqlx::query("INSERT INTO turn_events (turn_id, last_seq, entries, created_at) VALUES ($1, $2, $3, $4)")
+        .bind(turn_id)
+        .bind(last as i64)
+        .bind(entries)
+        .bind(time::now())
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The stored events of a turn after `after`, in order.
+async fn stored_since(db: &Db, turn_id: &str, after: u64) -> Result<Vec<(u64, ChatEvent)>> {
+    let rows: Vec<String> = sqlx::query_scalar("SELECT entries FROM turn_events WHERE turn_id = $1 AND last_seq > $2 ORDER BY last_seq")
+        .bind(turn_id)
+        .bind(after as i64)
+        .fetch_all(db)
+        .await?;
+    let mut out: Vec<(u64, ChatEvent)> = Vec::new();
+    for row in rows {
+        let cursor = out.last().map_or(after, |(n, _)| *n);
+        let batch = Compacted::from_json(&row).map_err(|e| crate::server::http::error::AppError::Internal(format!("stored turn events: {e}")))?;
+        out.extend(batch.since(cursor));
+    }
+    Ok(out)
+}
+
+/// Whether any of a turn's events are stored.
+pub async fn has_stored(db: &Db, turn_id: &str) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT last_seq FROM turn_events WHERE turn_id = $1 LIMIT 1").bind(turn_id).fetch_optional(db).await?;
+    Ok(found.is_some())
+}
+
+/// Forgets events written before `now` minus `KEEP`.
+pub async fn purge(db: &Db, now: &str) -> Result<u64> {
+    let Some(before) = time::shifted(now, KEEP, false) else { return Ok(0) };
+    Ok(sqlx::query("DELETE FROM turn_events WHERE created_at < $1").bind(before).execute(db).await?.rows_affected())
+}
+
+/// A turn running (or run) on another instance, after `after`, as SSE.
+pub fn remote_response(db: Db, bus: &Bus, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
+    let stream = follow_stored(db, bus.subscribe(), owner.to_string(), turn_id.to_string(), after);
+    let body = Sse::new(stream).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
+    with_turn_headers(body.into_response(), turn_id, message_id)
+}
+
+struct Reader {
+    db: Db,
+    notes: broadcast::Receiver<Note>,
+    owner: String,
+    turn_id: String,
+    cursor: u64,
+    done: bool,
+}
+
+/// An edit's document goes with its event only while it is still the
+/// lesson's current version (as in `sse::replay_response`): a page following
+/// the turn must never be shown an older document than the lesson has now,
+/// nor save on top of one.
+async fn current_documents_only(r: &Reader, mut events: Vec<(u64, ChatEvent)>) -> Vec<(u64, ChatEvent)> {
+    let edits = |e: &ChatEvent| matches!(e, ChatEvent::ToolEnd(end) if end.revision.is_some());
+    if !events.iter().any(|(_, e)| edits(e)) {
+        return events;
+    }
+    let now = chats::turn_lesson(&r.db, &r.owner, &r.turn_id).await.ok().flatten().map(|(_, revision)| revision);
+    for (_, e) in &mut events {
+        if let ChatEvent::ToolEnd(end) = e {
+            if end.revision.is_some() && end.revision != now {
+                end.document_xml = None;
+                end.document_html = None;
+                end.revision = None;
+            }
+        }
+    }
+    events
+}
+
+/// Reads the stored batches from `after` on, waiting for notes (or `POLL`)
+/// between reads. A turn that ended without its last event stored (its
+/// instance died, and a lease ended it) ends with the end its message has.
+fn follow_stored(db: Db, notes: broadcast::Receiver<Note>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+    let reader = Reader { db, notes, owner, turn_id, cursor: after, done: false };
+    futures::stream::unfold(reader, |mut r| async move {
+        if r.done {
+            return None;
+        }
+        loop {
+            let events = match stored_since(&r.db, &r.turn_id, r.cursor).await {
+                Ok(events) => current_documents_only(&r, events).await,
+                Err(e) => {
+                    tracing::warn!(error = %e, turn = %r.turn_id, "could not read a turn's stored events");
+                    return None; // the client reconnects from its last id
+                }
+            };
+            if let Some((last, event)) = events.last() {
+                (r.cursor, r.done) = (*last, event.is_terminal());
+                let out: Vec<Result<Event, Infallible>> = events.iter().map(|(n, e)| Ok(sse_event(*n, e))).collect();
+                return Some((futures::stream::iter(out), r));
+            }
+            match store::turn_end(&r.db, &r.turn_id).await {
+                Ok(Some((status, error, message_id))) if status != MessageStatus::Running => {
+                    // Over, with nothing more stored: one last look (its last
+                    // batch may have landed meanwhile), then its end as stored.
+                    if let Ok(late) = stored_since(&r.db, &r.turn_id, r.cursor).await {
+                        if !late.is_empty() {
+                            continue;
+                        }
+                    }
+                    r.done = true;
+                    let end = sse_event(r.cursor + 1, &terminal_event(status, error, &message_id));
+                    return Some((futures::stream::iter(vec![Ok(end)]), r));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(e) => tracing::warn!(error = %e, turn = %r.turn_id, "could not check on a turn"),
+            }
+            let _ = tokio::time::timeout(bus::POLL, async {
+                loop {
+                    match r.notes.recv().await {
+                        Ok(note) if note.channel == bus::TURNS && note.payload == r.turn_id => return,
+                        Ok(_) => {}
+                        Err(broadcast::error::RecvError::Lagged(_)) => return,
+                        Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+                    }
+                }
+            })
+            .await;
+        }
+    })
+    .flatten()
+}

@@ -1,0 +1,262 @@
+//! Running a turn to its end: the agent's events go to the turn's log at once
+//! and into the stored message at checkpoints; the end is stored, then said.
+//!
+//! Checkpoints are by time, not by size, and append: a reply's text and its
+//! reasoning are added to the stored message at most once per
+//! `CHECKPOINT_EVERY` (and its steps whenever they change), so a long reply costs a bounded number of small
+//! writes instead of ever-growing rewrites. Writing never holds up the
+//! readers: events reach the log while a checkpoint is being written.
+
+use super::store;
+use std::{
+    sync::{atomic::Ordering, Arc},
+    time::Duration,
+};
+
+use futures::future::BoxFuture;
+use crate::server::{bus::Bus, db::Db};
+use tokio::{sync::mpsc, time::Instant};
+
+use super::{
+    document::{DbDocument, DocumentTarget},
+    gate::Stored,
+    hub::{TurnHub, TurnLog},
+};
+use crate::{
+    agent::{
+        prompt,
+        run::{Agent, TurnOutcome, TurnRequest},
+        tools::ToolContext,
+    },
+    chat::{
+        events::{ChatEvent, ErrorData},
+        message::{MessageStatus, StoredMessage},
+        turn::{terminal_event, ToolCallRecord, TurnRecord, INTERRUPTED},
+    },
+    models::LessonEvent,
+    server::lessons::events,
+};
+
+/// How often a running reply's new text is written to its message.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+/// The same when the turn's events are also stored for other instances
+/// (`remote`), which keep every word anyway: fewer writes per turn.
+const CHECKPOINT_EVERY_SHARED: Duration = Duration::from_secs(1);
+
+/// What a turn needs to run.
+pub struct TurnJob {
+    pub db: Db,
+    pub agent: Arc<Agent>,
+    pub hub: Arc<TurnHub>,
+    pub bus: Arc<Bus>,
+    pub log: Arc<TurnLog>,
+    pub lesson_id: String,
+    /// The lesson as the turn starts, and its revision.
+    pub document: (String, i64),
+    /// The lesson's "Review edits before applying".
+    pub review_edits: bool,
+    /// The lesson's sources, as the turn starts.
+    pub sources: Vec<crate::models::SourceSummary>,
+    pub history: Vec<StoredMessage>,
+    pub user_text: String,
+    pub stored: Stored,
+    /// What the turn's model calls spend.
+    pub meter: super::meter::SchoolMeter,
+    /// A student's turn with the tutor (see `NewTurn::student`).
+    pub student: bool,
+}
+
+/// Runs a turn to its end and stores its result. Spawned as soon as the
+/// request is checked, beside the storing of its messages; never panics on
+/// failure.
+pub async fn run(job: TurnJob) {
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, sources, history, user_text, stored, meter, student } = job;
+    // Readers on other instances follow the events stored for them.
+    let publisher = bus.shared().then(|| tokio::spawn(super::remote::publish(log.clone(), db.clone(), bus.clone())));
+    let lesson = lesson_id.clone();
+    let ctx = if student {
+        let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
+        ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)) }
+    } else {
+        let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
+        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None }
+    };
+    let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
+    let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
+    let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone(), every));
+
+    let request = TurnRequest { history: prompt::past_messages(history), user_text };
+    let result = agent.run_turn(request, &ctx, &tx, &log.cancel, &meter).await;
+    meter.close().await;
+    drop(tx);
+    let _ = forwarder.await;
+    if !stored.wait().await {
+        return; // abandoned by the request that started it; nothing was stored
+    }
+
+    let (status, error) = match &result.outcome {
+        TurnOutcome::Complete => (MessageStatus::Complete, None),
+        TurnOutcome::Cancelled if log.interrupted.load(Ordering::SeqCst) => (
+            MessageStatus::Interrupted,
+            Some(ErrorData { code: INTERRUPTED.into(), message: "The server restarted before this reply was finished.".into() }),
+        ),
+        TurnOutcome::Cancelled => (MessageStatus::Cancelled, None),
+        TurnOutcome::Failed(e) => (MessageStatus::Error, Some(ErrorData { code: e.code.into(), message: e.message.clone() })),
+    };
+    if let Some(e) = &error {
+        tracing::warn!(turn = %log.turn_id, code = %e.code, "turn ended with an error");
+    }
+    let last = terminal_event(status, error, &log.message_id);
+    let mut record = result.record;
+    record.apply(&last);
+    // Calls of tools outside the agent's set were refused as unknown tools;
+    // they are kept too (a student's tutor asked to edit is one).
+    let allowed = agent.tool_names();
+    for call in record.tool_calls.iter().filter(|c| !allowed.contains(&c.call.tool.as_str())) {
+        record_refused(&db, &log.owner_id, &lesson, &log.turn_id, &call.call.tool).await;
+    }
+    if let Err(e) = store::finish_turn(&db, &log.message_id, &record).await {
+        tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
+    }
+    hub.release(&log);
+    log.push(last);
+    if let Some(publisher) = publisher {
+        // Its last batch is written from the log as it was live (before
+        // `ended` compacts it), and never holds the turn's end for long.
+        if tokio::time::timeout(Duration::from_secs(5), publisher).await.is_err() {
+            tracing::warn!(turn = %log.turn_id, "the turn's last events were not stored for other instances in time");
+        }
+    }
+    hub.ended(&log);
+    if student {
+        return;
+    }
+    let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false, automatic: false };
+    events::tell(&bus, &db, &lesson, ended).await;
+}
+
+/// Keeps a call the agent refused because the tool is not one of its own,
+/// so that a teacher or an admin can see that someone or something tried.
+async fn record_refused(db: &Db, user_id: &str, lesson_id: &str, turn_id: &str, tool: &str) {
+    tracing::warn!(user = %user_id, lesson = %lesson_id, turn = %turn_id, tool = %tool, "refused a call of a tool outside the agent's set");
+    let stored = sqlx::query("INSERT INTO refused_tool_calls (id, user_id, lesson_id, turn_id, tool, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
+        .bind(crate::server::ids::new_id())
+        .bind(user_id)
+        .bind(lesson_id)
+        .bind(turn_id)
+        .bind(tool)
+        .bind(crate::server::db::time::now())
+        .execute(db)
+        .await;
+    if let Err(e) = stored {
+        tracing::error!(error = %e, "could not record a refused tool call");
+    }
+}
+
+/// How much of a record's text and reasoning is stored: what a checkpoint
+/// still has to append is everything past these offsets.
+#[derive(Clone, Copy, Default)]
+struct Saved {
+    text: usize,
+    reasoning: usize,
+}
+
+impl Saved {
+    fn of(record: &TurnRecord) -> Self {
+        Self { text: record.text.len(), reasoning: record.reasoning.len() }
+    }
+
+    fn behind(self, record: &TurnRecord) -> bool {
+        record.text.len() > self.text || record.reasoning.len() > self.reasoning
+    }
+}
+
+/// A checkpoint being written. It answers what to take back if it failed:
+/// where its text and reasoning began, and whether it carried the steps.
+type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
+
+/// Passes the agent's events on to the turn's log and checkpoints them. The
+/// text and reasoning still to store are the record's past `saved`.
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: Db, stored: Stored, every: Duration) {
+    let mut record = TurnRecord::default();
+    let mut saved = Saved::default();
+    let mut steps_changed = false;
+    let mut writing: Option<Writing> = None;
+    // When the next checkpoint is due. One timer, moved as needed: a new one
+    // per event would be timer work on every delta.
+    let mut due = false;
+    let timer = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(timer);
+    loop {
+        tokio::select! {
+            event = rx.recv() => {
+                let Some(event) = event else { break };
+                record.apply(&event);
+                steps_changed |= matches!(event, ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_));
+                // Steps are saved as soon as they end; text once per period.
+                let now_please = steps_changed && matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_));
+                log.push(event);
+                if now_please {
+                    timer.as_mut().reset(Instant::now());
+                    due = true;
+                } else if !due && saved.behind(&record) {
+                    timer.as_mut().reset(Instant::now() + every);
+                    due = true;
+                }
+            }
+            failed = async { writing.as_mut().expect("guarded").await }, if writing.is_some() => {
+                writing = None;
+                if let Some((from, steps)) = failed {
+                    // Taken back, for the next checkpoint to carry again.
+                    saved = from;
+                    steps_changed |= steps;
+                    if !due {
+                        timer.as_mut().reset(Instant::now() + every);
+                        due = true;
+                    }
+                }
+            }
+            _ = &mut timer, if due && writing.is_none() => {
+                due = false;
+                let steps = std::mem::take(&mut steps_changed).then(|| record.tool_calls.clone());
+                let added = Progress {
+                    text: record.text[saved.text..].to_string(),
+                    reasoning: record.reasoning[saved.reasoning..].to_string(),
+                    steps,
+                };
+                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), saved, added));
+                saved = Saved::of(&record);
+            }
+        }
+    }
+    // The end of the turn stores the whole record; a checkpoint still being
+    // written finishes first, so it cannot land after the end.
+    if let Some(w) = writing {
+        w.await;
+    }
+}
+
+/// What one checkpoint appends: new text, new reasoning, and the steps when
+/// they changed.
+struct Progress {
+    text: String,
+    reasoning: String,
+    steps: Option<Vec<ToolCallRecord>>,
+}
+
+fn checkpoint(db: Db, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {
+    Box::pin(async move {
+        if !stored.wait().await {
+            return None; // abandoned: there is nothing to write to
+        }
+        let steps = added.steps.as_deref().unwrap_or_default();
+        let saved = store::save_progress(&db, &message_id, &added.text, &added.reasoning, steps).await;
+        match saved {
+            Ok(()) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not save a turn's progress");
+                Some((from, added.steps.is_some()))
+            }
+        }
+    })
+}

@@ -1,0 +1,15 @@
+//! The edge every request crosses before it reaches a domain: the router
+//! that assembles every domain's routes, body limits, the cross-site check,
+//! security headers, typed extractors, the one error shape, the client's
+//! address, open connections and rate limits.
+
+pub mod bodies;
+pub mod client_addr;
+pub mod connections;
+pub mod csrf;
+pub mod error;
+pub mod extractors;
+pub mod guard;
+pub mod headers;
+pub mod limits;
+pub mod router;

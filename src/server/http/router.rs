@@ -1,0 +1,99 @@
+//! The whole HTTP surface in one place: health, accounts, Leptos pages and
+//! server functions, static files, and the layers around them.
+
+use axum::{
+    extract::{DefaultBodyLimit, Request, State},
+    middleware::{self, Next},
+    response::Response,
+    routing::{any, get},
+    Json, Router,
+};
+use leptos_axum::{generate_route_list, LeptosRoutes};
+
+pub use crate::net::no_delay;
+
+use crate::server::{
+    accounts, chats, classes,
+    http::{
+        bodies, csrf,
+        error::{AppError, Result},
+        guard,
+        headers::CspNonce,
+    },
+    lessons, material, reactions,
+    state::AppState,
+};
+use crate::app::{shell, App};
+
+pub fn build(state: AppState) -> Router {
+    let routes = generate_route_list(App);
+    let options = state.leptos_options.clone();
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(accounts::routes::router())
+        .merge(accounts::school_routes::router())
+        .merge(chats::routes::router())
+        .merge(lessons::routes::router())
+        .merge(lessons::events::router())
+        .merge(lessons::library_routes::router())
+        .merge(lessons::proposal_routes::router())
+        .merge(lessons::forms::router())
+        .merge(lessons::print::router())
+        .merge(material::routes::router())
+        .merge(reactions::routes::router())
+        .merge(classes::routes::router())
+        .merge(classes::learn::router())
+        .leptos_routes(&state, routes, move || shell(options.clone()))
+        // Under /api/ even a wrong address or method answers in JSON.
+        .route("/api/{*rest}", any(api_not_found))
+        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
+        // `edge` has read every body under its route's limit, so axum's own
+        // default limit (2 MB for every route) has nothing to add.
+        .layer(DefaultBodyLimit::disable())
+        .layer(middleware::from_fn_with_state(state.clone(), edge))
+        .with_state(state)
+}
+
+/// What every request passes first, in one layer (each layer is one more
+/// future held by every request in flight): the security headers and the
+/// CSP nonce (`headers`), the cross-site check (`csrf`, before the body is
+/// read), a session before a large body (`bodies::session_first`), the body
+/// under its limit (`bodies`).
+async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let nonce = CspNonce::attach(&mut req);
+    let refused = match csrf::check(&state, &req) {
+        Some(refused) => Some(refused),
+        None => bodies::session_first(&state, req.method(), req.uri().path(), req.headers()).await,
+    };
+    let mut res = match refused {
+        Some(refused) => refused,
+        None => match bodies::read(req).await {
+            Ok(req) => bodies::server_fn_rejection(next.run(req).await).await,
+            Err(refused) => refused,
+        },
+    };
+    nonce.apply(res.headers_mut());
+    res
+}
+
+async fn api_not_found() -> AppError {
+    AppError::NotFound
+}
+
+async fn method_not_allowed() -> AppError {
+    AppError::MethodNotAllowed
+}
+
+/// Liveness and database reachability, for load balancers and `make run` checks.
+async fn healthz(State(state): State<AppState>) -> Result<Json<Health>> {
+    sqlx::query("SELECT 1").execute(&state.db).await?;
+    Ok(Json(Health { status: "ok" }))
+}
+
+/// What `/healthz` answers when the server and its database are up.
+#[derive(serde::Serialize)]
+struct Health {
+    status: &'static str,
+}

@@ -1,0 +1,59 @@
+//! Proposed edits: open one (with the lesson it would make, for a preview),
+//! apply it, or discard it. JSON in and out, errors in the API's one shape; a
+//! proposal of another teacher's is not found, one already decided is a
+//! conflict, and one whose changes collide with later edits is a conflict
+//! that names the colliding changes.
+
+use axum::{
+    extract::State,
+    routing::{get, post},
+    Json, Router,
+};
+
+use crate::server::{
+    accounts::current_user::CurrentUser,
+    http::error::Result,
+    http::extractors::{ApiJson, ApiPath},
+    lessons::events,
+    lessons::proposals,
+    state::AppState,
+};
+use crate::{
+    chat::proposal::ProposalStatus,
+    models::{DiscardRequest, ProposalReply, SaveReply},
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/proposals/{id}", get(open))
+        .route("/api/proposals/{id}/apply", post(apply))
+        .route("/api/proposals/{id}/discard", post(discard))
+}
+
+async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<ProposalReply>> {
+    proposals::open(&state.db, &user.id, &id).await.map(Json)
+}
+
+async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<SaveReply>> {
+    let lesson_id = proposals::lesson_of(&state.db, &user.id, &id).await?;
+    let reply = proposals::apply(&state.db, &user.id, &id).await?;
+    events::tell_saved(&state.bus, &state.db, &lesson_id, &reply.outcome).await;
+    Ok(Json(reply))
+}
+
+/// The answer to a discard: where the proposal stands now.
+#[derive(serde::Serialize)]
+struct Discarded {
+    status: ProposalStatus,
+}
+
+async fn discard(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    ApiPath(id): ApiPath<String>,
+    body: Option<ApiJson<DiscardRequest>>,
+) -> Result<Json<Discarded>> {
+    let reason = body.map(|ApiJson(b)| b.reason).unwrap_or_default();
+    proposals::discard(&state.db, &user.id, &id, &reason).await?;
+    Ok(Json(Discarded { status: ProposalStatus::Discarded }))
+}

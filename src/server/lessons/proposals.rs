@@ -1,0 +1,225 @@
+//! Proposals in the database: edits of the agent's held for the teacher's
+//! review. A proposal is made on one revision of a lesson and keeps the whole
+//! lesson it would make. Applying it saves that lesson as a revision (made on
+//! top of later changes when there were any, see `lesson::merge`);
+//! discarding it records the decision (and the reason, which the model reads
+//! in the next turn). A newer proposal for the same lesson replaces a pending
+//! one. Every query is scoped to the owner: another teacher's proposal is
+//! `NotFound`.
+
+use std::collections::HashMap;
+
+use crate::server::{
+    db::{self, Db},
+    http::error::{AppError, Result},
+    ids,
+    lessons,
+};
+use crate::{
+    chat::proposal::{ProposalMark, ProposalStatus},
+    lesson::{self, Change},
+    models::{ProposalReply, SaveOutcome, SaveReply},
+};
+
+/// A proposal about to be stored.
+pub struct NewProposal<'a> {
+    pub lesson_id: &'a str,
+    pub owner_id: &'a str,
+    pub message_id: &'a str,
+    pub base_revision: i64,
+    pub document_xml: &'a str,
+    pub summary: &'a str,
+    pub changes: &'a [Change],
+}
+
+/// Stores a proposal; a pending one for the same lesson is replaced by it.
+pub async fn create(db: &Db, p: NewProposal<'_>) -> Result<String> {
+    let id = ids::new_id();
+    let mut tx = db::begin_write(db).await?;
+    // Holds the lesson's row until the commit, so two turns proposing for
+    // the same lesson at once take turns (SQLite's write lock already does).
+    sqlx::query("UPDATE lessons SET revision = revision WHERE id = $1").bind(p.lesson_id).execute(&mut *tx).await?;
+    sqlx::query(
+        "UPDATE proposals SET status = 'replaced', decided_at = $3
+         WHERE lesson_id = $1 AND owner_id = $2 AND status = 'pending'",
+    )
+    .bind(p.lesson_id)
+    .bind(p.owner_id)
+    .bind(db::time::now())
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO proposals (id, lesson_id, owner_id, message_id, base_revision, document_xml, summary, changes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(&id)
+    .bind(p.lesson_id)
+    .bind(p.owner_id)
+    .bind(p.message_id)
+    .bind(p.base_revision)
+    .bind(p.document_xml)
+    .bind(p.summary)
+    .bind(serde_json::to_string(p.changes).unwrap_or_else(|_| "[]".into()))
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    lesson_id: String,
+    base_revision: i64,
+    document_xml: String,
+    summary: String,
+    changes: String,
+    status: String,
+}
+
+async fn get(db: &Db, owner_id: &str, id: &str) -> Result<Row> {
+    sqlx::query_as::<_, Row>(
+        "SELECT id, lesson_id, base_revision, document_xml, summary, changes, status FROM proposals
+         WHERE id = $1 AND owner_id = $2 AND lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)",
+    )
+    .bind(id)
+    .bind(owner_id)
+    .fetch_optional(db)
+    .await?
+    .ok_or(AppError::NotFound)
+}
+
+/// One of the teacher's proposals, with the lesson it would make rendered.
+/// The lesson a proposal is for.
+pub async fn lesson_of(db: &Db, owner_id: &str, id: &str) -> Result<String> {
+    sqlx::query_scalar("SELECT lesson_id FROM proposals WHERE id = $1 AND owner_id = $2")
+        .bind(id)
+        .bind(owner_id)
+        .fetch_optional(db)
+        .await?
+        .ok_or(AppError::NotFound)
+}
+
+pub async fn open(db: &Db, owner_id: &str, id: &str) -> Result<ProposalReply> {
+    let row = get(db, owner_id, id).await?;
+    Ok(ProposalReply {
+        html: lesson::render_both(&row.document_xml),
+        changes: serde_json::from_str(&row.changes).unwrap_or_default(),
+        id: row.id,
+        lesson_id: row.lesson_id,
+        status: ProposalStatus::from_str(&row.status),
+        summary: row.summary,
+        base_revision: row.base_revision,
+    })
+}
+
+/// Why a proposal can no longer be decided.
+fn decided(status: ProposalStatus) -> AppError {
+    AppError::Conflict(
+        match status {
+            ProposalStatus::Applied => "This change was already applied.",
+            ProposalStatus::Discarded => "This change was discarded.",
+            ProposalStatus::Replaced => "A newer suggestion for this lesson replaced this one.",
+            ProposalStatus::Pending => "This change is still waiting.",
+        }
+        .into(),
+    )
+}
+
+/// Applies a pending proposal: saves the lesson it makes as a revision of the
+/// agent's, applied by the teacher. When the lesson changed since the
+/// proposal was made, its changes are made on top of the later ones; if they
+/// touch the same blocks, nothing is saved and the answer names them.
+pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
+    let row = get(db, owner_id, id).await?;
+    let status = ProposalStatus::from_str(&row.status);
+    if status != ProposalStatus::Pending {
+        return Err(decided(status));
+    }
+    let current = lessons::get_owned(db, owner_id, &row.lesson_id).await?;
+    let xml = if current.revision == row.base_revision {
+        row.document_xml
+    } else {
+        let base = lessons::get_revision(db, owner_id, &row.lesson_id, row.base_revision).await?;
+        let merged = lesson::merge(
+            &lessons::parsed(&base.document_xml)?,
+            &lessons::parsed(&row.document_xml)?,
+            &lessons::parsed(&current.document_xml)?,
+        );
+        merged.map_err(AppError::Overlap)?.to_xml()
+    };
+    // Claimed first, so that two clicks (or two tabs) apply it once.
+    claim(db, owner_id, id, ProposalStatus::Applied, None).await?;
+    let saved = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary).await;
+    match &saved {
+        Ok(SaveOutcome::Saved { revision, .. }) => {
+            sqlx::query("UPDATE proposals SET applied_revision = $1 WHERE id = $2").bind(revision).bind(id).execute(db).await?;
+        }
+        _ => {
+            // Nothing was saved: the proposal waits again.
+            sqlx::query("UPDATE proposals SET status = 'pending', decided_at = NULL WHERE id = $1").bind(id).execute(db).await?;
+        }
+    }
+    lessons::edit_reply(saved?, &current.document_xml)
+}
+
+/// Decides a pending proposal, once: a proposal decided meanwhile (another
+/// click, another tab) is refused with what became of it.
+async fn claim(db: &Db, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<()> {
+    let done = sqlx::query(
+        "UPDATE proposals SET status = $1, reason = $2, decided_at = $5
+         WHERE id = $3 AND owner_id = $4 AND status = 'pending'",
+    )
+    .bind(status.as_str())
+    .bind(reason)
+    .bind(id)
+    .bind(owner_id)
+    .bind(db::time::now())
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        let now = get(db, owner_id, id).await?;
+        return Err(decided(ProposalStatus::from_str(&now.status)));
+    }
+    Ok(())
+}
+
+/// Discards a pending proposal, with the teacher's reason (tidied; empty
+/// means none).
+pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<()> {
+    let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REASON_CHARS).collect();
+    claim(db, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await
+}
+
+/// Longest reason for a discard kept, in characters.
+pub const MAX_REASON_CHARS: usize = 500;
+
+/// Where each proposal of a chat stands, by id: what its step shows and what
+/// the next turn tells the model.
+pub async fn marks_for_chat(db: &Db, session_id: &str) -> Result<HashMap<String, ProposalMark>> {
+    let rows: Vec<(String, String, Option<i64>, Option<String>)> = sqlx::query_as(
+        "SELECT p.id, p.status, p.applied_revision, p.reason FROM proposals p JOIN chat_messages m ON m.id = p.message_id
+         WHERE m.session_id = $1",
+    )
+    .bind(session_id)
+    .fetch_all(db)
+    .await?;
+    Ok(marks(rows))
+}
+
+/// Where the proposals of one reply stand, by id.
+pub async fn marks_for_message(db: &Db, message_id: &str) -> Result<HashMap<String, ProposalMark>> {
+    let rows: Vec<(String, String, Option<i64>, Option<String>)> =
+        sqlx::query_as("SELECT id, status, applied_revision, reason FROM proposals WHERE message_id = $1").bind(message_id).fetch_all(db).await?;
+    Ok(marks(rows))
+}
+
+/// Marks from rows of (id, status, applied revision, reason).
+pub fn marks(rows: Vec<(String, String, Option<i64>, Option<String>)>) -> HashMap<String, ProposalMark> {
+    rows.into_iter()
+        .map(|(id, status, revision, reason)| {
+            let mark = ProposalMark { id: id.clone(), status: ProposalStatus::from_str(&status), revision, reason };
+            (id, mark)
+        })
+        .collect()
+}
