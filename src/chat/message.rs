@@ -1,5 +1,8 @@
 //! Chats and their messages as stored and shown again later, and the bodies
 //! of the chat API's requests.
+//!
+//! One cohesive thing (a little over 400 lines): the stored message in its
+//! shapes for the model, the sidebar and the wire.
 
 pub use super::turn::MessageStatus;
 use serde::{Deserialize, Serialize};

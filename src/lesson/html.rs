@@ -11,6 +11,10 @@
 //!
 //! Inert by construction: every text and attribute value from the document is
 //! escaped; the only tags written are the literal ones below.
+//!
+//! One cohesive thing at about 450 lines: the screen drawing of every
+//! element for both audiences and for a student's sheet; what each element
+//! is, is decided once in `walk`, shared with `paper`.
 
 use std::{collections::HashMap, fmt::Write};
 

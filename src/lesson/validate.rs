@@ -1,6 +1,9 @@
 //! The rules of the format, checked all at once. Each error says where (line,
 //! column, element path), what is wrong and what would be right, so that the
 //! agent can correct itself and a teacher can fix the XML by hand.
+//!
+//! One cohesive thing (a little over 400 lines): the rules of the format,
+//! element by element, in one place to read against `docs/lesson-format.md`.
 
 use std::collections::HashMap;
 

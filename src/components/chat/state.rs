@@ -3,6 +3,8 @@
 //! stream event into it; a reply from the history is shown by feeding it the
 //! events its stored record stands for (`TurnRecord::events`), so a live reply
 //! and a reloaded one go through the same code.
+//!
+//! A little over 400 lines; split with the controller in #44.
 
 use leptos::prelude::*;
 

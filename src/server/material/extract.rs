@@ -15,6 +15,9 @@
 //! These bounds are the readers' own; the server never runs them in its
 //! process but in a child with limits on memory, time and stack (`sandbox`),
 //! since no bound here can stop a reader that recurses too deep.
+//!
+//! One cohesive thing (a little over 400 lines): each reader with the caps
+//! that keep a hostile file from costing more than its refusal.
 
 use std::io::{Cursor, Read};
 
