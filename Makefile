@@ -22,7 +22,7 @@ NODE_BIN := $(CURDIR)/end2end/node_modules/.bin
 ## Build a release and serve it on http://127.0.0.1:3000 (data under ./data).
 run: tools npm-deps
 	mkdir -p data
-	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release
+	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release --precompress
 
 ## All cargo tests, then the Playwright suite against a real server and Chromium.
 test: tools e2e-deps cargo-test e2e
@@ -117,7 +117,7 @@ bench-ui: tools e2e-deps
 	rm -rf target/bench-ui && mkdir -p target/bench-ui
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo MARGIN_BENCH=ui \
 		PATH="$(NODE_BIN):$$PATH" LEPTOS_SITE_ADDR=127.0.0.1:3200 DATABASE_URL=sqlite://$(BENCH_UI_DB) \
-		cargo leptos end-to-end --release
+		cargo leptos end-to-end --release --precompress
 	$(MAKE) bench-islands
 
 ## Where the bundle's bytes go, island by island, with a budget for each part

@@ -19,15 +19,30 @@ use crate::components::{
     trash_page::TrashPage,
 };
 
+/// The pages with an island (the lesson workspace, a student's tutor): only
+/// these load the island script and the WASM bundle. Every other page is
+/// whole as the server draws it, so it loads no code at all.
+pub fn has_island(path: &str) -> bool {
+    let lesson = |prefix: &str| path.strip_prefix(prefix).is_some_and(|id| !id.is_empty() && !id.contains('/'));
+    lesson("/lessons/") || lesson("/learn/lessons/")
+}
+
 /// The document around every page, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    let parts = use_context::<axum::http::request::Parts>();
     // The response's script nonce (`server::http::headers`), for the scripts below.
     #[cfg(feature = "ssr")]
-    if let Some(nonce) = use_context::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<crate::server::http::headers::CspNonce>().cloned())
-    {
+    if let Some(nonce) = parts.as_ref().and_then(|parts| parts.extensions.get::<crate::server::http::headers::CspNonce>().cloned()) {
         provide_context(leptos::nonce::Nonce::from_value(nonce.0));
     }
+    #[cfg(feature = "ssr")]
+    let islands = parts.as_ref().is_none_or(|parts| has_island(parts.uri.path()));
+    #[cfg(not(feature = "ssr"))]
+    let islands = true;
+    // A page without an island is as interactive as it gets once drawn: it
+    // says so itself, as `hydrate()` says it for a page with one.
+    let hydrated = (!islands).then_some("true");
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -37,10 +52,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // No favicon file to fetch.
                 <link rel="icon" href="data:,"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options islands=true/>
+                {islands.then(|| view! { <HydrationScripts options islands=true/> })}
                 <MetaTags/>
             </head>
-            <body>
+            <body data-hydrated=hydrated>
                 <App/>
             </body>
         </html>
@@ -69,5 +84,18 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/learn/lessons/:id") view=LearnPage ssr=SsrMode::Async/>
             </Routes>
         </Router>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_island;
+
+    #[test]
+    fn only_lesson_pages_have_an_island() {
+        assert!(has_island("/lessons/0123abcd") && has_island("/learn/lessons/0123abcd"));
+        for path in ["/", "/signin", "/signup", "/trash", "/school", "/lessons/", "/lessons/x/print", "/learn", "/classes/x"] {
+            assert!(!has_island(path), "{path}");
+        }
     }
 }

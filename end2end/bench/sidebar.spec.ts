@@ -8,11 +8,11 @@
  * task; each chunk the page reads is matched to the task that received it.
  * Rendering frames run as tasks of their own, so "busy per chunk" (all
  * main-thread time over the window, divided by its chunks) is reported too.
+ * The bytes each page costs on the wire are `delivery.spec.ts`'s.
  */
 import { expect, test } from "@playwright/test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { createLesson, hydrated, signUp, uniqueEmail } from "../tests/helpers";
 
 type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; cat: string };
@@ -27,7 +27,7 @@ function percentile(sorted: number[], p: number): number {
 
 const ms = (v: number) => `${v.toFixed(3)} ms`;
 
-test("sidebar streaming cost and bundle size", async ({ page, browser }) => {
+test("sidebar streaming cost", async ({ page, browser }) => {
   test.setTimeout(300_000);
   await signUp(page, uniqueEmail("bench"));
   await createLesson(page, "Benchmark");
@@ -94,9 +94,6 @@ test("sidebar streaming cost and bundle size", async ({ page, browser }) => {
   const longest = Math.max(...during.map((t) => (t.dur ?? 0) / 1000));
   const over50 = during.filter((t) => (t.dur ?? 0) > 50_000).length;
 
-  const wasm = readFileSync(join(targetDir, "site", "pkg", "margin.wasm"));
-  const gz = gzipSync(wasm, { level: 9 }).length;
-
   const flat = last.p95 <= Math.max(2 * first.p95, first.p95 + 0.5);
   const lines = [
     `Sidebar streaming: ${n} chunks for 20,000 characters (${Math.round((streamEnd - streamStart) / 1000)} ms)`,
@@ -104,9 +101,8 @@ test("sidebar streaming cost and bundle size", async ({ page, browser }) => {
     `  last  ${last.chunks} chunks: p50 ${ms(last.p50)}, p95 ${ms(last.p95)}, max ${ms(last.max)}, busy per chunk ${ms(last.busyPerChunk)}`,
     `  p95 per chunk under 2 ms at both ends: ${first.p95 < 2 && last.p95 < 2 ? "yes" : "NO"}; flat (end within 2x of start): ${flat ? "yes" : "NO"}`,
     `  longest main-thread task while streaming: ${ms(longest)}; tasks over 50 ms: ${over50} (target 0)`,
-    `Release WASM: ${(wasm.length / 1024).toFixed(0)} KB raw, ${(gz / 1024).toFixed(0)} KB gzip -9 (target under 300 KB): ${gz < 300 * 1024 ? "yes" : "NO"}`,
   ];
   console.log("\n" + lines.join("\n") + "\n");
   mkdirSync(join(targetDir, "bench"), { recursive: true });
-  writeFileSync(join(targetDir, "bench", "sidebar.json"), JSON.stringify({ chunks: n, first, last, longest, over50, wasmRaw: wasm.length, wasmGzip: gz }, null, 2));
+  writeFileSync(join(targetDir, "bench", "sidebar.json"), JSON.stringify({ chunks: n, first, last, longest, over50 }, null, 2));
 });

@@ -211,6 +211,7 @@ fn ReviewToggle(error: RwSignal<String>) -> impl IntoView {
             <input type="checkbox" prop:checked=state.review_edits on:change=change/>
             " Review edits before applying"
         </label>
-        <span class="form-error" role=move || error.with(|e| (!e.is_empty()).then_some("alert"))>{error}</span>
+        // Only when there is something to say: an empty message takes no room.
+        {move || error.with(|e| (!e.is_empty()).then(|| view! { <span class="form-error" role="alert">{e.clone()}</span> }))}
     }
 }

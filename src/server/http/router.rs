@@ -8,7 +8,8 @@ use axum::{
     routing::{any, get},
     Json, Router,
 };
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, site_pkg_dir_service, site_pkg_dir_service_route_path, LeptosRoutes};
+use tower_http::compression::CompressionLayer;
 
 pub use crate::net::no_delay;
 
@@ -43,6 +44,11 @@ pub fn build(state: AppState) -> Router {
         .merge(reactions::routes::router())
         .merge(classes::routes::router())
         .merge(classes::learn::router())
+        // The bundle's files, from a `ServeDir` of our own: leptos_axum's
+        // fallback serves them too, but passes on only `Accept-Encoding`, so
+        // a browser asking "changed since?" always got the whole file again.
+        // This one answers `304` (and serves the precompressed `.br`/`.gz`).
+        .route_service(&site_pkg_dir_service_route_path(&state.leptos_options), site_pkg_dir_service(&state.leptos_options))
         .leptos_routes(&state, routes, move || shell(options.clone()))
         // Under /api/ even a wrong address or method answers in JSON.
         .route("/api/{*rest}", any(api_not_found))
@@ -53,6 +59,12 @@ pub fn build(state: AppState) -> Router {
         // default limit (2 MB for every route) has nothing to add.
         .layer(DefaultBodyLimit::disable())
         .layer(middleware::from_fn_with_state(state.clone(), edge))
+        // Pages and JSON go out compressed when the browser accepts it
+        // (brotli or gzip, tower-http's defaults): never an event stream,
+        // which must reach the reader as it is written, nor what is
+        // already compressed (the release build's `.br` and `.gz` assets,
+        // which leptos_axum serves as they are).
+        .layer(CompressionLayer::new())
         .with_state(state)
 }
 
@@ -63,6 +75,7 @@ pub fn build(state: AppState) -> Router {
 /// under its limit (`bodies`).
 async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let nonce = CspNonce::attach(&mut req);
+    let is_asset = req.uri().path().starts_with("/pkg/");
     let refused = match csrf::check(&state, &req) {
         Some(refused) => Some(refused),
         None => bodies::session_first(&state, req.method(), req.uri().path(), req.headers()).await,
@@ -75,7 +88,19 @@ async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Re
         },
     };
     nonce.apply(res.headers_mut());
+    if is_asset {
+        cache_asset(res.headers_mut());
+    }
     res
+}
+
+/// The bundle's files (`/pkg/…`) are kept by the browser and asked after
+/// again on each visit (`no-cache`: a conditional request, answered `304`
+/// with no body while the file is unchanged), so a second visit downloads
+/// no WASM; a new release is seen at once.
+fn cache_asset(headers: &mut axum::http::HeaderMap) {
+    use axum::http::{header, HeaderValue};
+    headers.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-cache"));
 }
 
 async fn api_not_found() -> AppError {

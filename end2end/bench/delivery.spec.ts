@@ -1,0 +1,119 @@
+/**
+ * `make bench-ui`: the bytes a cold browser downloads for each page, with
+ * `Accept-Encoding: br, gzip` as Chromium sends it (HTML, CSS, JS, WASM,
+ * everything: the sum of each response's bytes on the wire), and how long
+ * the lesson page takes until the message box accepts typing on emulated
+ * school Wi-Fi (10 Mbit/s down, 40 ms round trip, CPU slowed 4x), cold and
+ * on a repeat visit. A benchmark: it prints the numbers beside their
+ * budgets; only a broken run fails.
+ */
+import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createLesson, hydrated, PASSWORD, signUp, uniqueEmail } from "../tests/helpers";
+
+const targetDir = join(__dirname, "..", "..", "target");
+const KB = 1024;
+
+/** Opens `path` in `page` and sums the bytes on the wire until `ready`. */
+async function delivered(page: Page, path: string, ready: (p: Page) => Promise<void>): Promise<{ bytes: number; wasm: number; requests: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  const urls = new Map<string, string>();
+  let bytes = 0, wasm = 0, requests = 0;
+  cdp.on("Network.responseReceived", (e: any) => urls.set(e.requestId, e.response.url));
+  cdp.on("Network.loadingFinished", (e: any) => {
+    bytes += e.encodedDataLength;
+    requests += 1;
+    if ((urls.get(e.requestId) ?? "").endsWith(".wasm")) wasm += e.encodedDataLength;
+  });
+  await page.goto(path);
+  await ready(page);
+  await page.waitForLoadState("networkidle");
+  await cdp.detach();
+  return { bytes, wasm, requests };
+}
+
+/** A fresh browser (nothing cached) signed in with `cookies`. */
+async function cold(ctx: BrowserContext, cookies: any[]): Promise<Page> {
+  await ctx.addCookies(cookies);
+  return ctx.newPage();
+}
+
+test("bytes on the wire per page, and the lesson page on school Wi-Fi", async ({ page, browser }) => {
+  test.setTimeout(300_000);
+  // A teacher with a lesson published to a class, and a student in it.
+  await signUp(page, uniqueEmail("delivery"));
+  const lessonUrl = await createLesson(page, "Delivery");
+  const lessonPath = new URL(lessonUrl).pathname;
+  await hydrated(page);
+  await page.getByRole("link", { name: "Classes" }).first().click();
+  await page.getByLabel("Class name").fill("Year 7");
+  await page.getByRole("button", { name: "New class" }).click();
+  const classPath = new URL(page.url()).pathname;
+  await page.getByLabel("Lesson to add").selectOption({ label: "Delivery" });
+  await page.getByRole("button", { name: "Add to class" }).click();
+  const link = await page.getByLabel("Join link").inputValue();
+  await page.goto(lessonUrl);
+  await page.getByRole("button", { name: "Publish", exact: true }).click();
+  await expect(page.getByText("Students in Year 7 see version")).toBeVisible();
+  const teacher = await page.context().cookies();
+
+  const studentCtx = await browser.newContext();
+  const student = await studentCtx.newPage();
+  await student.goto(link);
+  await student.getByLabel("Email").fill(uniqueEmail("pupil"));
+  await student.getByLabel("Password").fill(PASSWORD);
+  await student.getByRole("button", { name: "Create account and join" }).click();
+  await expect(student.getByRole("heading", { name: "My classes" })).toBeVisible();
+  const studentCookies = await studentCtx.cookies();
+  const studentLesson = "/learn/lessons/" + lessonPath.split("/").pop();
+  await studentCtx.close();
+
+  const drawn = async (p: Page) => { await expect(p.locator("body")).toBeVisible(); };
+  const pages: { name: string; path: string; cookies: any[]; island: boolean }[] = [
+    { name: "Sign-in", path: "/signin", cookies: [], island: false },
+    { name: "Lessons list", path: "/", cookies: teacher, island: false },
+    { name: "School", path: "/school", cookies: teacher, island: false },
+    { name: "Class", path: classPath, cookies: teacher, island: false },
+    { name: "Lesson (teacher)", path: lessonPath, cookies: teacher, island: true },
+    { name: "Lesson (student)", path: studentLesson, cookies: studentCookies, island: true },
+  ];
+  const rows: any[] = [];
+  for (const p of pages) {
+    const ctx = await browser.newContext();
+    const tab = await cold(ctx, p.cookies);
+    const r = await delivered(tab, p.path, p.island ? hydrated : drawn);
+    const budget = p.island ? 250 * KB : 30 * KB;
+    rows.push({ ...p, ...r, budget, within: r.bytes <= budget && (p.island || r.wasm === 0) });
+    await ctx.close();
+  }
+
+  // The lesson page on school Wi-Fi, cold and again.
+  const ctx = await browser.newContext();
+  const tab = await cold(ctx, teacher);
+  const cdp = await ctx.newCDPSession(tab);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 40, downloadThroughput: (10 * 1000 * 1000) / 8, uploadThroughput: (5 * 1000 * 1000) / 8 });
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+  const usable = async () => {
+    const start = Date.now();
+    await tab.goto(lessonPath);
+    await hydrated(tab);
+    await expect(tab.getByRole("textbox", { name: "Message" })).toBeEditable();
+    return Date.now() - start;
+  };
+  const coldMs = await usable();
+  await tab.goto("/");
+  const repeatMs = await usable();
+  await ctx.close();
+
+  const lines = [
+    "Bytes on the wire per page (cold browser, Accept-Encoding: br, gzip):",
+    ...rows.map((r) => `  ${r.name.padEnd(18)} ${(r.bytes / KB).toFixed(1).padStart(7)} KB in ${String(r.requests).padStart(2)} requests (WASM ${(r.wasm / KB).toFixed(1)} KB); budget ${r.budget / KB} KB${r.island ? "" : ", no WASM"}: ${r.within ? "yes" : "NO"}`),
+    `Lesson page on school Wi-Fi (10 Mbit/s, 40 ms, CPU 4x): message box usable after ${coldMs} ms cold (budget 2000: ${coldMs < 2000 ? "yes" : "NO"}), ${repeatMs} ms on a repeat visit (budget 800: ${repeatMs < 800 ? "yes" : "NO"})`,
+  ];
+  console.log("\n" + lines.join("\n") + "\n");
+  mkdirSync(join(targetDir, "bench"), { recursive: true });
+  writeFileSync(join(targetDir, "bench", "delivery.json"), JSON.stringify({ pages: rows.map(({ cookies, ...r }) => r), wifi: { coldMs, repeatMs } }, null, 2));
+});
