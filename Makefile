@@ -34,9 +34,11 @@ test: tools e2e-deps cargo-test e2e
 #
 # Then the integration suites again on PostgreSQL, each test in a database of
 # its own (tests/common/database.rs), on the server scripts/test-postgres
-# finds or starts.
+# finds or starts. The SQLite pass is told that server too: the schema
+# comparison (tests/schemas.rs) migrates one database of each kind.
 cargo-test:
-	cargo test --features ssr -- --test-threads=1
+	url="$$(scripts/test-postgres)" && MARGIN_TEST_POSTGRES_URL="$$url" \
+		cargo test --features ssr -- --test-threads=1
 	$(MAKE) cargo-test-postgres
 
 cargo-test-postgres:
