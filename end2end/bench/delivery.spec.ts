@@ -20,16 +20,19 @@ async function delivered(page: Page, path: string, ready: (p: Page) => Promise<v
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
   const urls = new Map<string, string>();
-  let bytes = 0, wasm = 0, requests = 0;
+  let bytes = 0, wasm = 0, requests = 0, last = Date.now();
   cdp.on("Network.responseReceived", (e: any) => urls.set(e.requestId, e.response.url));
   cdp.on("Network.loadingFinished", (e: any) => {
     bytes += e.encodedDataLength;
     requests += 1;
+    last = Date.now();
     if ((urls.get(e.requestId) ?? "").endsWith(".wasm")) wasm += e.encodedDataLength;
   });
   await page.goto(path);
   await ready(page);
-  await page.waitForLoadState("networkidle");
+  // Settled: nothing more finished for a second. (Not "network idle": the
+  // lesson page keeps its live-updates stream open, which is never idle.)
+  while (Date.now() - last < 1000) await page.waitForTimeout(200);
   await cdp.detach();
   return { bytes, wasm, requests };
 }
