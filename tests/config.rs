@@ -11,6 +11,9 @@ fn margin(args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     cmd.args(args).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
     let dir = tempfile::tempdir().unwrap();
     cmd.current_dir(dir.path()).env("DATABASE_URL", format!("sqlite://{}/margin.db", dir.path().display()));
+    // Should a bad value ever get past the checks, the server stops at its
+    // listen address instead of serving (and the test fails, never hangs).
+    cmd.env("LEPTOS_SITE_ADDR", "not an address");
     for (k, v) in vars {
         cmd.env(k, v);
     }
