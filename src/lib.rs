@@ -30,14 +30,11 @@ pub mod server;
 pub mod settings;
 
 /// Entry point of the browser bundle. Leptos' island script calls this, then
-/// hydrates each island on the page (see `components::hydrated`).
+/// hydrates each island on the page. Only pages with an island load the
+/// bundle (`app::has_island`); each island marks the page hydrated itself.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
     leptos::mount::hydrate_islands();
-    let has_islands = leptos::prelude::document().query_selector("leptos-island").ok().flatten().is_some();
-    if !has_islands {
-        components::hydrated::mark_hydrated();
-    }
 }

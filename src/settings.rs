@@ -86,10 +86,8 @@ impl Env {
     where
         T: FromStr + Display + PartialOrd + Copy,
     {
-        let value = self.optional_number(name, min, max, unit).unwrap_or(default);
-        if let Some(last) = self.effective.last_mut().filter(|(n, _)| n == name) {
-            last.1 = value.to_string();
-        }
+        let value = self.parse_number(name, min, max, unit).unwrap_or(default);
+        self.record(name, value.to_string());
         value
     }
 
@@ -98,16 +96,22 @@ impl Env {
     where
         T: FromStr + Display + PartialOrd + Copy,
     {
-        let raw = self.raw(name);
-        let value = raw.as_deref().and_then(|v| {
-            let parsed = v.parse::<T>().ok().filter(|n| *n >= min && *n <= max);
-            if parsed.is_none() {
-                self.problems.push(format!("{name} must be a whole number from {min} to {max} ({unit}), not {v:?}."));
-            }
-            parsed
-        });
+        let value = self.parse_number(name, min, max, unit);
         self.record(name, value.map_or_else(|| "(not set)".to_string(), |v| v.to_string()));
         value
+    }
+
+    /// The number, checked (a problem when it is set but wrong), not recorded.
+    fn parse_number<T>(&mut self, name: &str, min: T, max: T, unit: &str) -> Option<T>
+    where
+        T: FromStr + Display + PartialOrd + Copy,
+    {
+        let raw = self.raw(name)?;
+        let parsed = raw.parse::<T>().ok().filter(|n| *n >= min && *n <= max);
+        if parsed.is_none() {
+            self.problems.push(format!("{name} must be a whole number from {min} to {max} ({unit}), not {raw:?}."));
+        }
+        parsed
     }
 
     /// Yes or no: `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`.

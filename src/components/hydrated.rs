@@ -1,7 +1,7 @@
 //! Tells tests (and anyone curious) that a page has become interactive: sets
 //! `data-hydrated="true"` on `<body>`. Pages are server-rendered with islands;
-//! each island calls this once it is hydrated, and `hydrate()` calls it
-//! directly on pages that have no island.
+//! each island calls this once it is hydrated; a page without an island says
+//! it in the HTML the server draws (`app::shell`), as it loads no code.
 
 use leptos::prelude::*;
 
