@@ -286,6 +286,15 @@ impl Wire {
                 out.extend(self.text_frames(&text, 6, 0));
                 out.push(Frame::Hold(Duration::from_secs(120)));
             }
+            Step::HoldCall { call: c } => {
+                out.push(data(self.chunk(
+                    json!({ "tool_calls": [{ "index": 0, "id": c.id, "type": "function", "function": { "name": c.name, "arguments": "" } }] }),
+                    None,
+                )));
+                let half: String = c.args.chars().take(c.args.chars().count() / 2).collect();
+                out.extend(pieces(&half, 64).iter().map(|p| data(self.arg_chunk(0, p))));
+                out.push(Frame::Hold(Duration::from_secs(120)));
+            }
             Step::EndEarly { text, call } => {
                 out.extend(self.text_frames(&text, 6, 0));
                 if let Some(c) = call {

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { expect, Page, test } from "@playwright/test";
+import { Page } from "@playwright/test";
+import { expect, test } from "./csp";
 import { createLesson, hydrated, lastReply, send, signUp, uniqueEmail } from "./helpers";
 
 /** Sets the school's monthly allowance on the School page (the account is its admin). */

@@ -6,21 +6,18 @@
 //! Loading is plain signals filled by browser calls (`lesson_calls`) rather
 //! than resources: the panel is only ever shown after the page is
 //! interactive, so there is nothing to render on the server or to hand over
-//! at hydration. The panel is drawn as HTML strings (every piece of text
-//! escaped; lessons arrive rendered and escaped by the server) with one
-//! click and one change handler that read `data-` attributes: typed views
-//! for each row, button and message cost the browser bundle several times
-//! as much.
+//! at hydration. The list is keyed by version number, so choosing one
+//! redraws no button and the keyboard focus stays on it.
 
-use leptos::{prelude::*, task::spawn_local, wasm_bindgen::JsCast, web_sys};
+use leptos::{prelude::*, task::spawn_local};
 
 use super::{
-    chat::review::change_list,
+    chat::review::ChangeList,
     lesson_calls,
     lesson_state::{short_time, LessonState},
 };
 use crate::{
-    lesson::{escape_text, Change},
+    lesson::Change,
     models::{Author, RevisionReply, RevisionSummary, SaveOutcome, SaveReply},
 };
 
@@ -96,104 +93,118 @@ pub fn HistoryPanel() -> impl IntoView {
             }));
         });
     };
-    let click = move |ev: leptos::ev::MouseEvent| {
-        let target: web_sys::Element = event_target(&ev);
-        let Ok(Some(button)) = target.closest("button[data-n]") else { return };
-        let Some(n) = button.get_attribute("data-n").and_then(|n| n.parse::<i64>().ok()) else { return };
-        if button.has_attribute("data-restore") {
-            restore(n);
-        } else {
-            choose(n);
-            // The list is drawn anew: the focus goes back to the version chosen.
-            request_animation_frame(move || {
-                let q = format!("button.revision[data-n=\"{n}\"]");
-                if let Some(el) = document().query_selector(&q).ok().flatten() {
-                    let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
-                }
-            });
-        }
-    };
-    let change = move |ev: leptos::ev::Event| {
+    let on_compare = move |ev: leptos::ev::Event| {
         let (Ok(from), Some(to)) = (event_target_value(&ev).parse::<i64>(), selected.get_untracked()) else { return };
         compare(from, to);
     };
-    let html = move || {
-        let mut out = String::new();
-        if let Some((ok, text)) = message.get() {
-            let (class, role) = if ok { ("form-ok", "status") } else { ("form-error", "alert") };
-            out.push_str(&format!("<p class=\"{class}\" role=\"{role}\">{}</p>", escape_text(&text)));
-        }
-        let current = state.revision.get();
-        let picked = selected.get();
+    let said = move || {
+        message.get().map(|(ok, text)| {
+            if ok {
+                view! { <p class="form-ok" role="status">{text}</p> }.into_any()
+            } else {
+                view! { <p class="form-error" role="alert">{text}</p> }.into_any()
+            }
+        })
+    };
+    // Loading or why not; the list itself is drawn once it has loaded and
+    // only its rows change after that.
+    let waiting = move || {
         revisions.with(|r| match r {
-            None => out.push_str("<p class=\"muted\">Loading the history…</p>"),
-            Some(Err(e)) => out.push_str(&format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(e))),
-            Some(Ok(list)) => out.push_str(&version_list(list, current, picked)),
-        });
-        match chosen.get() {
+            None => Some(view! { <p class="muted">"Loading the history…"</p> }.into_any()),
+            Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_any()),
+            Some(Ok(_)) => None,
+        })
+    };
+    let loaded = Memo::new(move |_| revisions.with(|r| matches!(r, Some(Ok(_)))));
+    let preview = move || {
+        chosen.with(|c| match c {
             Some(Ok(RevisionReply { revision, html })) => {
                 let n = revision.number;
-                let action = if current == n {
-                    "<span class=\"muted\">This is the current version.</span>".to_string()
-                } else {
-                    let disabled = if restoring.get() { " disabled" } else { "" };
-                    format!("<button type=\"button\" class=\"primary\" data-n=\"{n}\" data-restore{disabled}>Restore this version</button>")
+                let html = html.teacher.clone();
+                let others = move || revisions.with(|r| r.iter().flatten().flatten().map(|r| r.number).filter(|&m| m != n).collect::<Vec<_>>());
+                let changes = move || {
+                    let from = compare_from.get().unwrap_or(n - 1);
+                    compared.with(|c| match c {
+                        Some(Ok(changes)) if changes.is_empty() => view! { <p class="muted">"No changes from version "{from}"."</p> }.into_any(),
+                        Some(Ok(changes)) => view! {
+                            <p class="muted">"Changes from version "{from}":"</p>
+                            <ChangeList changes=changes.clone() label="Changes between versions"/>
+                        }
+                        .into_any(),
+                        Some(Err(e)) => view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_any(),
+                        None => ().into_any(),
+                    })
                 };
-                let others = revisions.with(|r| r.iter().flatten().flatten().map(|r| r.number).filter(|&m| m != n).collect::<Vec<_>>());
-                let from = compare_from.get();
-                let choices: String = others
-                    .iter()
-                    .map(|&m| format!("<option value=\"{m}\"{}>Version {m}</option>", if from == Some(m) { " selected" } else { "" }))
-                    .collect();
-                let from = from.unwrap_or(n - 1);
-                let changes = match compared.get() {
-                    Some(Ok(changes)) if changes.is_empty() => format!("<p class=\"muted\">No changes from version {from}.</p>"),
-                    Some(Ok(changes)) => {
-                        format!("<p class=\"muted\">Changes from version {from}:</p>{}", change_list(&changes, "Changes between versions"))
-                    }
-                    Some(Err(e)) => format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(&e)),
-                    None => String::new(),
-                };
-                out.push_str(&format!(
-                    "<section class=\"revision-preview\" aria-label=\"Version {n}\"><div class=\"editor-actions\"><strong>Version {n}</strong>{action}</div>\
-                     <div class=\"version-changes\"><label class=\"toggle\">Compare with <select><option value=\"\">—</option>{choices}</select></label>{changes}</div>\
-                     <article class=\"lesson-view\">{}</article></section>",
-                    html.teacher
-                ));
+                Some(view! {
+                    <section class="revision-preview" aria-label=format!("Version {n}")>
+                        <div class="editor-actions">
+                            <strong>"Version "{n}</strong>
+                            <Show
+                                when=move || state.revision.get() != n
+                                fallback=|| view! { <span class="muted">"This is the current version."</span> }
+                            >
+                                <button type="button" class="primary" disabled=move || restoring.get() on:click=move |_| restore(n)>"Restore this version"</button>
+                            </Show>
+                        </div>
+                        <div class="version-changes">
+                            <label class="toggle">
+                                "Compare with "
+                                <select on:change=on_compare prop:value=move || compare_from.get().map(|m| m.to_string()).unwrap_or_default()>
+                                    <option value="">"—"</option>
+                                    <For each=others key=|m| *m children=move |m| view! { <option value=m.to_string()>"Version "{m}</option> }/>
+                                </select>
+                            </label>
+                            {changes}
+                        </div>
+                        // The version as the server rendered it (escaped there).
+                        <article class="lesson-view" inner_html=html></article>
+                    </section>
+                }
+                .into_any())
             }
-            Some(Err(e)) => out.push_str(&format!("<p class=\"form-error\" role=\"alert\">{}</p>", escape_text(&e))),
-            None => {}
-        }
-        out
+            Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_any()),
+            None => None,
+        })
     };
-    view! { <div class="history" on:click=click on:change=change inner_html=html></div> }
+    view! {
+        <div class="history">
+            {said}
+            {waiting}
+            <Show when=move || loaded.get()><VersionList revisions selected choose/></Show>
+            {preview}
+        </div>
+    }
 }
 
 /// The versions, newest first, each a button that opens it.
-fn version_list(list: &[RevisionSummary], current: i64, picked: Option<i64>) -> String {
-    let mut out = String::from("<ol class=\"revision-list\" aria-label=\"Versions\">");
-    for r in list {
-        let n = r.number;
-        let who = match (r.author, r.reviewed) {
-            (Author::Teacher, _) => "You",
-            (Author::Agent, false) => "Assistant",
-            (Author::Agent, true) => "Assistant, applied by you",
-        };
-        let class = match (current == n, picked == Some(n)) {
-            (true, true) => " class=\"current selected\"",
-            (true, false) => " class=\"current\"",
-            (false, true) => " class=\"selected\"",
-            (false, false) => "",
-        };
-        out.push_str(&format!(
-            "<li{class}><button type=\"button\" class=\"revision\" data-n=\"{n}\" aria-pressed=\"{}\">\
-             <span class=\"revision-number\">Version {n}</span><span class=\"revision-summary\">{}</span>\
-             <span class=\"muted\">{who} · {}</span></button></li>",
-            picked == Some(n),
-            escape_text(&r.summary),
-            escape_text(&short_time(&r.created_at))
-        ));
+#[component]
+fn VersionList(
+    revisions: RwSignal<Option<Result<Vec<RevisionSummary>, String>>>,
+    selected: RwSignal<Option<i64>>,
+    choose: impl Fn(i64) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let state = expect_context::<LessonState>();
+    let rows = move || revisions.with(|r| r.as_ref().and_then(|r| r.as_ref().ok()).cloned().unwrap_or_default());
+    view! {
+        <ol class="revision-list" aria-label="Versions">
+            <For each=rows key=|r| (r.number, r.summary.clone()) children=move |r: RevisionSummary| {
+                let n = r.number;
+                let who = match (r.author, r.reviewed) {
+                    (Author::Teacher, _) => "You",
+                    (Author::Agent, false) => "Assistant",
+                    (Author::Agent, true) => "Assistant, applied by you",
+                };
+                let picked = move || selected.get() == Some(n);
+                view! {
+                    <li class:current=move || state.revision.get() == n class:selected=picked>
+                        <button type="button" class="revision" aria-pressed=move || picked().to_string() on:click=move |_| choose(n)>
+                            <span class="revision-number">"Version "{n}</span>
+                            <span class="revision-summary">{r.summary}</span>
+                            <span class="muted">{who}" · "{short_time(&r.created_at)}</span>
+                        </button>
+                    </li>
+                }
+            }/>
+        </ol>
     }
-    out.push_str("</ol>");
-    out
 }

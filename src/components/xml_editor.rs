@@ -1,14 +1,12 @@
 //! The lesson's XML source with Save. An invalid document is not saved: every
 //! problem is listed with its line (click one to jump there) and the text the
-//! teacher typed stays exactly as it was. What came of a save is drawn as an
-//! HTML string (escaped), which costs the browser bundle far less than a
-//! typed view per outcome.
+//! teacher typed stays exactly as it was.
 
 use leptos::{html, prelude::*, task::spawn_local};
 
 use super::{lesson_calls, lesson_state::LessonState};
 use crate::{
-    lesson::{escape_text, LessonError},
+    lesson::LessonError,
     models::{SaveOutcome, SaveReply},
 };
 
@@ -60,22 +58,6 @@ pub fn XmlEditor() -> impl IntoView {
         let _ = el.set_selection_range(start as u32, (start + len) as u32);
     };
 
-    // The problems' "Line N" buttons carry their line (`data-line`).
-    let on_status_click = move |ev: leptos::ev::MouseEvent| {
-        let target: leptos::web_sys::Element = event_target(&ev);
-        if let Ok(Some(button)) = target.closest("button[data-line]") {
-            go_to_line(button.get_attribute("data-line").and_then(|l| l.parse().ok()).unwrap_or(0));
-        }
-    };
-
-    // "Load it" drops the draft (`data-load`).
-    let on_draft_click = move |ev: leptos::ev::MouseEvent| {
-        let target: leptos::web_sys::Element = event_target(&ev);
-        if let Ok(Some(_)) = target.closest("button[data-load]") {
-            state.draft.set(None);
-        }
-    };
-
     view! {
         <div class="xml-editor">
             <label for="lesson-xml" class="sr-only">"Lesson XML"</label>
@@ -91,49 +73,44 @@ pub fn XmlEditor() -> impl IntoView {
                 <span class="muted">"Version " {move || state.revision.get()}</span>
                 // A version saved meanwhile (in another tab, elsewhere, or by the
                 // assistant) never replaces the text being typed: it is offered.
-                <span on:click=on_draft_click inner_html=move || draft_html(state.draft.with(Option::is_some), state.revision.get() > state.draft_base.get())></span>
+                <span hidden=move || state.draft.with(Option::is_none)>
+                    <span class="muted">" · unsaved changes"</span>
+                    <span hidden=move || state.revision.get() <= state.draft_base.get()>
+                        <span class="form-error">" · a newer version was saved "</span>
+                        <button type="button" class="quiet" on:click=move |_| state.draft.set(None)>"Load it (drops your changes)"</button>
+                    </span>
+                </span>
             </div>
-            <div class="xml-status" on:click=on_status_click inner_html=move || status.with(status_html)></div>
+            <div class="xml-status">{move || status.with(|s| status_view(s, go_to_line))}</div>
         </div>
     }
 }
 
-/// Whether the text differs from the lesson, and whether a newer version
-/// was saved since it was started, as HTML.
-fn draft_html(unsaved: bool, newer: bool) -> &'static str {
-    match (unsaved, newer) {
-        (false, _) => "",
-        (true, false) => "<span class=\"muted\"> · unsaved changes</span>",
-        (true, true) => "<span class=\"muted\"> · unsaved changes</span><span class=\"form-error\"> · a newer version was saved </span>\
-                         <button type=\"button\" class=\"quiet\" data-load>Load it (drops your changes)</button>",
-    }
-}
-
-/// What came of the last save, as HTML.
-fn status_html(status: &Status) -> String {
-    match status {
-        Status::Idle => String::new(),
-        Status::Saved(n) => format!("<p class=\"form-ok\" role=\"status\">Saved as version {n}.</p>"),
-        Status::Conflict(n) => format!(
-            "<p class=\"form-error\" role=\"alert\">Not saved: this lesson changed since you opened it (it is now version {n}). \
-             Your text is still here. Copy what you need, then reload the page to see the latest version.</p>"
-        ),
-        Status::Failed(msg) => format!("<p class=\"form-error\" role=\"alert\">Not saved: {}</p>", escape_text(msg)),
+/// What came of the last save; a problem's "Line N" goes to its line.
+fn status_view(status: &Status, go_to_line: impl Fn(u32) + Copy + Send + Sync + 'static) -> Option<AnyView> {
+    Some(match status {
+        Status::Idle => return None,
+        Status::Saved(n) => view! { <p class="form-ok" role="status">"Saved as version "{*n}"."</p> }.into_any(),
+        Status::Conflict(n) => view! {
+            <p class="form-error" role="alert">
+                "Not saved: this lesson changed since you opened it (it is now version "{*n}"). "
+                "Your text is still here. Copy what you need, then reload the page to see the latest version."
+            </p>
+        }
+        .into_any(),
+        Status::Failed(msg) => view! { <p class="form-error" role="alert">"Not saved: "{msg.clone()}</p> }.into_any(),
         Status::Invalid(errors) => {
             let what = if errors.len() == 1 { "this problem".to_string() } else { format!("these {} problems", errors.len()) };
-            let items: String = errors
+            let items = errors
                 .iter()
                 .map(|e| {
-                    let label = if e.line > 0 { format!("Line {}", e.line) } else { "Document".to_string() };
+                    let line = e.line;
+                    let label = if line > 0 { format!("Line {line}") } else { "Document".to_string() };
                     let detail = if e.path.is_empty() { e.message.clone() } else { format!("{}: {}", e.path, e.message) };
-                    format!(
-                        "<li><button type=\"button\" class=\"line-link\" data-line=\"{}\">{label}</button> {}</li>",
-                        e.line,
-                        escape_text(&detail)
-                    )
+                    view! { <li><button type="button" class="line-link" on:click=move |_| go_to_line(line)>{label}</button>" "{detail}</li> }
                 })
-                .collect();
-            format!("<div class=\"xml-errors\" role=\"alert\"><p>Not saved. Fix {what}:</p><ul>{items}</ul></div>")
+                .collect_view();
+            view! { <div class="xml-errors" role="alert"><p>"Not saved. Fix "{what}":"</p><ul>{items}</ul></div> }.into_any()
         }
-    }
+    })
 }

@@ -29,6 +29,9 @@ pub enum Step {
     Malformed { text: String },
     /// Some text, then nothing until the client leaves.
     Hold { text: String },
+    /// A tool call announced with the first half of its arguments, then
+    /// nothing until the client leaves: a step under way that stays so.
+    HoldCall { call: Call },
     /// Some text (and the start of a tool call, if given), then the stream
     /// ends cleanly, with no finish reason and no `[DONE]`: a dropped
     /// connection as a proxy closes it.
@@ -170,6 +173,7 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["malformed"], step: faults::malformed },
     Scenario { says: &["think and hold"], step: faults::think_and_hold },
     Scenario { says: &["hold on"], step: faults::hold_on },
+    Scenario { says: &["write and wait"], step: faults::write_and_wait },
     Scenario { says: &["soak"], step: bench::soak },
     Scenario { says: &["benchmark stream"], step: bench::benchmark_stream },
     Scenario { says: &["benchmark long", "benchmark short"], step: bench::benchmark_long },

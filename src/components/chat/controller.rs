@@ -100,13 +100,14 @@ impl Conversation {
 
     fn push_user(&self, text: &str, attachments: Option<&Attachments>) {
         let key = self.key();
-        let (trigger, text) = super::messages::user_html(text, attachments);
-        self.messages.update(|m| m.push(UiMessage { key, role: Role::User, text, trigger, reply: None }));
+        let trigger = attachments.and_then(|a| a.trigger.clone());
+        let quote = attachments.and_then(|a| a.selected_text.as_ref()).map(|s| s.text.clone());
+        self.messages.update(|m| m.push(UiMessage { key, text: text.to_string(), quote, trigger, reply: None }));
     }
 
     fn push_reply(&self, reply: Reply) {
         let key = self.key();
-        self.messages.update(|m| m.push(UiMessage { key, role: Role::Assistant, text: String::new(), trigger: false, reply: Some(reply) }));
+        self.messages.update(|m| m.push(UiMessage { key, text: String::new(), quote: None, trigger: None, reply: Some(reply) }));
         self.changed();
     }
 

@@ -1,21 +1,15 @@
 //! The conversation: user bubbles on the right, replies on the left with
-//! their steps above them.
+//! their thinking and steps above them and what the teacher can do under
+//! them.
 
-use leptos::{
-    either::Either,
-    html,
-    prelude::*,
-};
+use leptos::{html, prelude::*};
 
 use super::{
     controller::Chat,
-    review, steps, suggestions,
+    review::Proposals,
     state::{Phase, Reply, UiMessage},
-};
-use crate::{
-    chat::message::{Attachments, Role},
-    components::lesson_state::LessonState,
-    lesson::escape_text,
+    steps::Steps,
+    suggestions::Suggestions,
 };
 
 #[component]
@@ -23,36 +17,38 @@ pub fn MessageList() -> impl IntoView {
     let chat = expect_context::<Chat>();
     view! {
         <For each=move || chat.conversation.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
-            match (m.role, m.reply) {
-                (Role::Assistant, Some(reply)) => Either::Left(view! { <AssistantMessage reply/> }),
-                _ => Either::Right(view! { <div class=if m.trigger { "msg trigger" } else { "msg user" } inner_html=m.text></div> }),
+            match m.reply {
+                Some(reply) => view! { <AssistantMessage reply/> }.into_any(),
+                None => view! { <UserMessage m/> }.into_any(),
             }
         }/>
     }
 }
 
-/// A teacher's message as HTML (escaped): the bubble, with the lesson text
-/// it asks about quoted above it; or, for a turn the assistant started on
-/// its own, the note of what started it in place of a bubble.
-pub fn user_html(text: &str, attachments: Option<&Attachments>) -> (bool, String) {
-    if let Some(trigger) = attachments.and_then(|a| a.trigger.as_deref()) {
-        return (true, format!("<p class=\"trigger-note\">{}</p>", escape_text(trigger)));
+/// A teacher's message: the bubble, with the lesson text it asks about
+/// quoted above it; or, for a turn the assistant started on its own, the
+/// note of what started it in place of a bubble.
+#[component]
+fn UserMessage(m: UiMessage) -> impl IntoView {
+    match m.trigger {
+        Some(note) => view! { <div class="msg trigger"><p class="trigger-note">{note}</p></div> }.into_any(),
+        None => view! {
+            <div class="msg user">
+                {m.quote.map(|q| view! { <blockquote class="selection-chip">{q}</blockquote> })}
+                <div class="bubble">{m.text}</div>
+            </div>
+        }
+        .into_any(),
     }
-    let quote = attachments
-        .and_then(|a| a.selected_text.as_ref())
-        .map(|s| format!("<blockquote class=\"selection-chip\">{}</blockquote>", escape_text(&s.text)))
-        .unwrap_or_default();
-    (false, format!("{quote}<div class=\"bubble\">{}</div>", escape_text(text)))
 }
 
 #[component]
 pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     let chat = expect_context::<Chat>();
-    let lesson = expect_context::<LessonState>();
     let streaming = move || reply.phase.get() == Phase::Streaming;
     // Finished blocks only ever grow at the end: each is added to the page
-    // once, as it finishes, and never touched again. (A keyed list would
-    // compare every block on each append, and costs more code.)
+    // once, as it finishes, and never touched again. They are the sanitised
+    // output of `chat::markdown`, the one HTML the sidebar sets as HTML.
     let blocks = NodeRef::<html::Div>::new();
     let appended = StoredValue::new(0usize);
     Effect::new(move |_| {
@@ -69,9 +65,9 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
         });
     });
     view! {
-        <div class="msg assistant" on:click=move |ev| review::act(&ev, reply, lesson, chat)>
-            <div class="thinking-host" inner_html=move || thinking_html(reply)></div>
-            <div class="steps-area" inner_html=move || tool_calls_html(reply)></div>
+        <div class="msg assistant">
+            <Thinking reply/>
+            <Steps reply/>
             {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
                 <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
             })}
@@ -79,63 +75,65 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-blocks" node_ref=blocks></div>
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
-            <div class="proposals" inner_html=move || reply.steps.with(|s| review::proposals(s))></div>
-            // How it ended: if not well, why (Retry is handled by
-            // `review::act`); if well and it is the chat's last reply, what
-            // it offers to do next.
-            <div class="reply-end" inner_html=move || match reply.phase.get() {
-                Phase::Done if chat.conversation.messages.with(|m| m.last().and_then(|x| x.reply).is_some_and(|r| r.phase == reply.phase)) => {
-                    suggestions::html(reply, chat.turn.busy.get() || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some())))
-                }
-                Phase::Stopped => "<p class=\"stopped\">Stopped.</p>".to_string(),
-                Phase::Failed(message) => format!(
-                    "<div class=\"reply-error\" role=\"alert\"><p>{}</p><button type=\"button\" data-action=\"retry\"{}>Retry</button></div>",
-                    escape_text(&message),
-                    if chat.turn.busy.get() { " disabled" } else { "" }
-                ),
-                _ => String::new(),
-            }></div>
+            <Proposals reply/>
+            <ReplyEnd reply chat/>
         </div>
     }
 }
 
 /// What a reasoning model thought, above its reply: open while it thinks,
-/// closed once the reply starts, and opened again with its button
-/// (`data-action="thinking"`, run by `review::act`). Plain text, never
-/// markup. Drawn as HTML, like the steps: a typed view with its own toggle
-/// cost the bundle about ten times the code.
-fn thinking_html(reply: Reply) -> String {
-    reply.reasoning.with(|r| {
-        if r.is_empty() {
-            return String::new();
-        }
-        let open = reply.thinking_open.get();
-        let shown = if open { format!("<div class=\"reasoning\">{}</div>", escape_text(r)) } else { String::new() };
-        format!("<div class=\"thinking-section\"><button type=\"button\" class=\"thinking-toggle\" data-action=\"thinking\" aria-expanded=\"{open}\">Thinking</button>{shown}</div>")
-    })
+/// closed once the reply starts, and opened again with its button. Plain
+/// text, never markup.
+#[component]
+fn Thinking(reply: Reply) -> impl IntoView {
+    view! {
+        <div class="thinking-section" hidden=move || reply.reasoning.with(String::is_empty)>
+            <button
+                type="button"
+                class="thinking-toggle"
+                aria-expanded=move || reply.thinking_open.get().to_string()
+                on:click=move |_| reply.thinking_open.update(|o| *o = !*o)
+            >"Thinking"</button>
+            <div class="reasoning" hidden=move || !reply.thinking_open.get()>{move || reply.reasoning.get()}</div>
+        </div>
+    }
 }
 
-/// The steps: listed live while the reply is written, then folded into
-/// "Done (N steps)" (`data-action="steps"`, run by `review::act`), which
-/// opens and closes them. Drawn as HTML (see `steps`); the handler puts the
-/// keyboard focus back on the button once it is drawn again.
-fn tool_calls_html(reply: Reply) -> String {
-    reply.steps.with(|s| {
-        let n = s.len();
-        if n == 0 {
-            return String::new();
+/// How a reply ended: if not well, why, with Retry; if well and it is the
+/// chat's last reply, what it offers to do next.
+#[component]
+fn ReplyEnd(reply: Reply, chat: Chat) -> impl IntoView {
+    let last = move || chat.conversation.messages.with(|m| m.last().and_then(|x| x.reply).is_some_and(|r| r.phase == reply.phase));
+    let off = Signal::derive(move || chat.turn.busy.get() || chat.status.with(|s| s.as_ref().is_some_and(|s| s.blocked.is_some())));
+    // The chat's last reply is run again in its place; an older one can
+    // only be asked again as a new message.
+    let retry = move |_| {
+        if chat.turn.busy.get_untracked() {
+            return;
         }
-        let over = reply.phase.with(Phase::is_over);
-        let expanded = reply.expanded.get();
-        let button = if over {
-            format!(
-                "<button type=\"button\" class=\"steps-toggle\" data-action=\"steps\" aria-expanded=\"{expanded}\">Done ({n} step{})</button>",
-                if n == 1 { "" } else { "s" }
-            )
+        let asked = reply.asked.get_value();
+        if last() {
+            chat.retry(asked)
         } else {
-            String::new()
-        };
-        let list = if !over || expanded { steps::list(s) } else { String::new() };
-        format!("<div class=\"tool-calls\">{button}<div class=\"steps-host\">{list}</div></div>")
-    })
+            chat.send(asked)
+        }
+    };
+    view! {
+        <div class="reply-end">
+            {move || match reply.phase.get() {
+                Phase::Done if last() => Some(view! { <Suggestions reply off/> }.into_any()),
+                Phase::Stopped => Some(view! { <p class="stopped">"Stopped."</p> }.into_any()),
+                Phase::Failed(message) => Some(
+                    view! {
+                        <div class="reply-error" role="alert">
+                            <p>{message}</p>
+                            <button type="button" disabled=move || chat.turn.busy.get() on:click=retry>"Retry"</button>
+                        </div>
+                    }
+                    .into_any(),
+                ),
+                _ => None,
+            }}
+        </div>
+    }
 }

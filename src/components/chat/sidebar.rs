@@ -1,13 +1,9 @@
 //! `ChatSidebar`: the assistant beside the lesson.
 
-use leptos::{html, prelude::*, wasm_bindgen::JsCast};
+use leptos::{html, prelude::*};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
-use crate::{
-    chat::message::AiStatus,
-    components::{client_only::client_only, lesson_state::LessonState},
-    lesson::{escape_attr, escape_text},
-};
+use crate::components::{client_only::client_only, lesson_state::LessonState};
 
 /// Suggestions shown in an empty chat; choosing one sends it.
 const CHIPS: [&str; 3] = ["Add a fill-in-the-blank exercise", "Explain this lesson", "Check my exercises"];
@@ -32,23 +28,6 @@ pub fn ChatSidebar() -> impl IntoView {
         }
     });
 
-    // The header is drawn again when the chats change: the button just used
-    // gets the keyboard focus back once it is (if it can still be used).
-    let refocus = StoredValue::new(None::<String>);
-    Effect::new(move |_| {
-        chat.list.sessions.track();
-        chat.list.current.track();
-        chat.turn.busy.track();
-        if let Some(action) = refocus.get_value() {
-            request_animation_frame(move || {
-                let selector = format!(".chat-head [data-action={action}]:not([disabled])");
-                if let Some(b) = document().query_selector(&selector).ok().flatten() {
-                    refocus.set_value(None);
-                    let _ = b.unchecked_into::<leptos::web_sys::HtmlElement>().focus();
-                }
-            });
-        }
-    });
     let list = NodeRef::<html::Div>::new();
     // The reader is at the end of the conversation, so new content scrolls
     // into view. Scrolling up clears it; sending a message or opening a chat
@@ -110,37 +89,14 @@ pub fn ChatSidebar() -> impl IntoView {
 
     view! {
         <aside class="chat-pane" aria-label="Assistant">
-            // The chat picker and its buttons as one HTML string (escaped),
-            // with one handler for the buttons (`data-action`) and one for
-            // the picker: far less code in the bundle than a typed view with
-            // a closure per button and per attribute.
-            <header class="chat-head"
-                on:change=move |ev| chat.switch(event_target_value(&ev))
-                on:click=move |ev| {
-                    let target: leptos::web_sys::Element = event_target(&ev);
-                    let action = target.get_attribute("data-action");
-                    match action.as_deref() {
-                        Some("new") => chat.new_chat(),
-                        Some("rename") => chat.rename(),
-                        Some("delete") => chat.delete(),
-                        _ => return,
-                    }
-                    refocus.set_value(action);
-                }
-                inner_html=move || head_html(chat)>
-            </header>
-            <div class="ai-status" inner_html=move || chat.status.with(|s| s.as_ref().map(status_html).unwrap_or_default())></div>
+            <ChatHead chat/>
+            <StatusNotes chat/>
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
-                // The welcome of an empty chat, with its suggestion chips
-                // (one handler: the chip clicked says what to send).
-                <div class="welcome-host" on:click=move |ev| {
-                    let target: leptos::web_sys::Element = event_target(&ev);
-                    if let Some(i) = target.get_attribute("data-chip").and_then(|i| i.parse::<usize>().ok()) {
-                        chat.send(chips[i % chips.len()].to_string());
-                    }
-                } inner_html=move || if chat.list.loaded.get() && chat.conversation.messages.with(|m| m.is_empty()) { welcome_html(tutor, &chips) } else { String::new() }>
-                </div>
+                // The welcome of an empty chat, with its suggestion chips.
+                <Show when=move || chat.list.loaded.get() && chat.conversation.messages.with(Vec::is_empty)>
+                    <Welcome chat tutor chips/>
+                </Show>
                 {client_only("message-list", || view! { <MessageList/> })}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
@@ -152,63 +108,78 @@ pub fn ChatSidebar() -> impl IntoView {
 
 /// What the sidebar says about the assistant: the offline demo's banner, why
 /// it cannot work, the school's usage meter, or why nothing can be asked
-/// (with "Add credits" for the admin). Written as HTML, its text escaped:
-/// one string costs the bundle far less than a view for each.
-fn status_html(s: &AiStatus) -> String {
-    let mut html = String::new();
-    if s.demo {
-        html.push_str("<p class=\"demo-banner\" role=\"note\"><strong>Offline demo.</strong> Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how.</p>");
-    }
-    for (class, text) in [("form-error", &s.message), ("form-error budget-spent", &s.blocked)] {
-        if let Some(text) = text {
-            html.push_str(&format!("<p class=\"{class}\" role=\"alert\">{}", escape_text(text)));
-            if s.blocked.as_ref() == Some(text) && s.role == "admin" {
-                html.push_str(" <a href=\"/school#credits\">Add credits</a>");
-            }
-            html.push_str("</p>");
-        }
-    }
-    if let (Some(meter), None) = (&s.meter, &s.blocked) {
-        html.push_str(&format!("<p class=\"usage-meter\">{}</p>", escape_text(meter)));
-    }
-    html
+/// (with "Add credits" for the admin).
+#[component]
+fn StatusNotes(chat: Chat) -> impl IntoView {
+    let notes = move || {
+        chat.status.with(|s| {
+            let s = s.as_ref()?;
+            let demo = s.demo.then(|| view! {
+                <p class="demo-banner" role="note">
+                    <strong>"Offline demo."</strong>
+                    " Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how."
+                </p>
+            });
+            let message = s.message.clone().map(|m| view! { <p class="form-error" role="alert">{m}</p> });
+            let credits = (s.role == "admin").then(|| view! { " " <a href="/school#credits">"Add credits"</a> });
+            let blocked = s.blocked.clone().map(|b| view! { <p class="form-error budget-spent" role="alert">{b}{credits}</p> });
+            let meter = s.meter.clone().filter(|_| s.blocked.is_none()).map(|m| view! { <p class="usage-meter">{m}</p> });
+            Some(view! { {demo}{message}{blocked}{meter} })
+        })
+    };
+    view! { <div class="ai-status">{notes}</div> }
 }
 
 /// The chat picker (the lesson's chats, the open one selected) and New
 /// chat, Rename and Delete, each disabled when it cannot be used now.
-fn head_html(chat: Chat) -> String {
-    let busy = chat.turn.busy.get();
-    let current = chat.list.current.get();
-    let options = chat.list.sessions.with(|list| {
-        if list.is_empty() {
-            return "<option value=\"\">New chat</option>".to_string();
-        }
-        list.iter()
-            .map(|s| {
-                let selected = if current.as_deref() == Some(s.id.as_str()) { " selected" } else { "" };
-                format!("<option value=\"{}\"{selected}>{}</option>", escape_attr(&s.id), escape_text(&s.title))
-            })
-            .collect::<String>()
-    });
-    let off = |d: bool| if d { " disabled" } else { "" };
-    let (busy_off, none_off) = (off(busy), off(current.is_none()));
-    let delete_off = off(busy || current.is_none());
-    format!(
-        "<label for=\"chat-picker\" class=\"sr-only\">Chat</label><select id=\"chat-picker\" class=\"chat-picker\"{busy_off}>{options}</select>\
-         <button type=\"button\" class=\"quiet\" data-action=\"new\"{busy_off}>New chat</button>\
-         <button type=\"button\" class=\"quiet\" data-action=\"rename\"{none_off}>Rename</button>\
-         <button type=\"button\" class=\"quiet\" data-action=\"delete\"{delete_off}>Delete</button>"
-    )
+#[component]
+fn ChatHead(chat: Chat) -> impl IntoView {
+    let busy = chat.turn.busy;
+    let none = move || chat.list.current.with(Option::is_none);
+    let options = move || {
+        chat.list.sessions.with(|list| {
+            if list.is_empty() {
+                return view! { <option value="">"New chat"</option> }.into_any();
+            }
+            let current = chat.list.current.get();
+            list.iter()
+                .map(|s| {
+                    let selected = current.as_deref() == Some(s.id.as_str());
+                    view! { <option value=s.id.clone() selected=selected>{s.title.clone()}</option> }
+                })
+                .collect_view()
+                .into_any()
+        })
+    };
+    view! {
+        <header class="chat-head">
+            <label for="chat-picker" class="sr-only">"Chat"</label>
+            <select
+                id="chat-picker"
+                class="chat-picker"
+                disabled=move || busy.get()
+                prop:value=move || chat.list.current.get().unwrap_or_default()
+                on:change=move |ev| chat.switch(event_target_value(&ev))
+            >{options}</select>
+            <button type="button" class="quiet" disabled=move || busy.get() on:click=move |_| chat.new_chat()>"New chat"</button>
+            <button type="button" class="quiet" disabled=none on:click=move |_| chat.rename()>"Rename"</button>
+            <button type="button" class="quiet" disabled=move || busy.get() || none() on:click=move |_| chat.delete()>"Delete"</button>
+        </header>
+    }
 }
 
-/// The welcome, and the suggestion chips as buttons that carry their place
-/// in `chips`.
-fn welcome_html(tutor: bool, chips: &[&str]) -> String {
-    let chips: String = chips.iter().enumerate().map(|(i, c)| format!("<button type=\"button\" class=\"chip\" data-chip=\"{i}\">{c}</button>")).collect();
+/// The welcome, with suggestion chips that send themselves.
+#[component]
+fn Welcome(chat: Chat, tutor: bool, chips: [&'static str; 3]) -> impl IntoView {
     let hello = if tutor {
         "Hi! I'm your tutor. I can explain the lesson and give you hints, but the answers are yours to find."
     } else {
         "Hello! Ask me about this lesson, or tell me what to add or change."
     };
-    format!("<div class=\"welcome\"><p>{hello}</p><div class=\"chips\">{chips}</div></div>")
+    let chips = chips.map(|c| view! { <button type="button" class="chip" on:click=move |_| chat.send(c.to_string())>{c}</button> });
+    view! {
+        <div class="welcome-host">
+            <div class="welcome"><p>{hello}</p><div class="chips">{chips}</div></div>
+        </div>
+    }
 }

@@ -13,7 +13,7 @@ use crate::{
         actions::SUGGEST_TOOL,
         events::{ChatEvent, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
-        message::{ChatMessage, Role},
+        message::ChatMessage,
         proposal::ProposalMark,
     },
     components::lesson_state::LessonState,
@@ -72,6 +72,13 @@ pub struct Step {
     pub output: String,
     /// What a call under way says it is doing, and how far along it is.
     pub progress: Option<(String, Option<f32>)>,
+}
+
+impl Default for Step {
+    /// A step that is gone (see `review::step_view`).
+    fn default() -> Self {
+        Self::started(String::new(), String::new(), String::new(), String::new())
+    }
 }
 
 impl Step {
@@ -290,15 +297,15 @@ fn detail_of(tool: &str, args: &ToolArgs) -> String {
     }
 }
 
-/// A message on screen.
+/// A message on screen: a teacher's (its text, with the lesson text it asks
+/// about; or, for a turn the assistant started on its own, the note of what
+/// started it) or a reply.
 #[derive(Clone)]
 pub struct UiMessage {
     pub key: u64,
-    pub role: Role,
-    /// A teacher's message, as HTML (`messages::user_html`).
     pub text: String,
-    /// It is the note of what started an automatic turn.
-    pub trigger: bool,
+    pub quote: Option<String>,
+    pub trigger: Option<String>,
     pub reply: Option<Reply>,
 }
 
@@ -329,7 +336,7 @@ mod tests {
     fn a_reloaded_reply_shows_what_the_live_one_showed() {
         use crate::chat::{
             events::{DoneData, ToolEndData, ToolStartData},
-            message::MessageStatus,
+            message::{MessageStatus, Role},
             turn::TurnRecord,
         };
         let owner = Owner::new();

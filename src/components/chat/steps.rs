@@ -1,63 +1,113 @@
-//! A reply's steps drawn as HTML (every piece of text escaped): listed live
-//! while the reply is written, then folded into "Done (N steps)", whose
-//! button (`data-action="steps"`) the reply's one click handler
-//! (`review::act`) opens and closes. A string per reply instead of a typed
-//! view per step: the steps have no state of their own, and typed views
-//! cost the browser bundle several times as much code.
+//! A reply's steps: listed live while the reply is written, then folded
+//! into "Done (N steps)", which opens and closes them. Each step is a keyed
+//! component over its own memo (`review::step_view`): a progress event or a
+//! decision redraws the text that changed and nothing else, so a `<details>`
+//! the teacher opened stays open, and folding only hides the list.
+
+use leptos::prelude::*;
 
 use super::{
-    review::{step_actions, step_changes},
-    state::{Step, StepStatus},
+    review::{step_view, StepActions, StepChanges, StepView},
+    state::{Phase, Reply, StepStatus},
 };
-use crate::lesson::escape_text;
 
-/// The list of a reply's steps.
-pub fn list(steps: &[Step]) -> String {
-    let items: String = steps.iter().map(item).collect();
-    format!("<ul class=\"steps\">{items}</ul>")
+/// The steps of a reply, with the fold once it is over.
+#[component]
+pub fn Steps(reply: Reply) -> impl IntoView {
+    let count = move || reply.steps.with(Vec::len);
+    let over = move || reply.phase.with(Phase::is_over);
+    let ids = move || reply.steps.with(|s| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+    view! {
+        <div class="tool-calls" hidden=move || count() == 0>
+            <button
+                type="button"
+                class="steps-toggle"
+                hidden=move || !over()
+                aria-expanded=move || reply.expanded.get().to_string()
+                on:click=move |_| reply.expanded.update(|o| *o = !*o)
+            >{move || match count() {
+                1 => "Done (1 step)".to_string(),
+                n => format!("Done ({n} steps)"),
+            }}</button>
+            <div class="steps-host" hidden=move || over() && !reply.expanded.get()>
+                <ul class="steps">
+                    <For each=ids key=|id| id.clone() children=move |id| view! { <StepItem step=step_view(reply, id) reply/> }/>
+                </ul>
+            </div>
+        </div>
+    }
 }
 
-fn item(step: &Step) -> String {
-    let (icon, class, said) = match &step.status {
-        StepStatus::Running => ("", "running", "in progress"),
-        StepStatus::Success => ("✓", "ok", "done"),
-        StepStatus::Failed(_) => ("✗", "failed", "failed"),
-        StepStatus::Proposed => ("?", "proposed", "waiting for your review"),
+#[component]
+fn StepItem(step: StepView, reply: Reply) -> impl IntoView {
+    let status = Memo::new(move |_| step.with(|s| s.status.clone()));
+    let class = move || match status.get() {
+        StepStatus::Running => "step running",
+        StepStatus::Success => "step ok",
+        StepStatus::Failed(_) => "step failed",
+        StepStatus::Proposed => "step proposed",
     };
-    let mark = if class == "running" {
-        "<span class=\"spinner\" aria-hidden=\"true\"></span>".to_string()
-    } else {
-        format!("<span class=\"mark\" aria-hidden=\"true\">{icon}</span>")
+    let mark = move || match status.get() {
+        StepStatus::Running => view! { <span class="spinner" aria-hidden="true"></span> }.into_any(),
+        other => {
+            let icon = match other {
+                StepStatus::Success => "✓",
+                StepStatus::Failed(_) => "✗",
+                _ => "?",
+            };
+            view! { <span class="mark" aria-hidden="true">{icon}</span> }.into_any()
+        }
     };
-    let mut detail = String::new();
-    if !step.detail.is_empty() {
-        detail.push_str(&format!("<p>{}</p>", escape_text(&step.detail)));
-    }
-    // A proposal is shown under the reply, where it stays in view while it
-    // waits (`review::proposals`); an edit that landed lists its changes here.
-    detail.push_str(&step_changes(step));
-    if let StepStatus::Failed(e) = &step.status {
-        detail.push_str(&format!("<pre class=\"step-error\">{}</pre>", escape_text(e)));
-    }
-    // What went in and what came out, as sent, for whoever wants to see exactly.
-    detail.push_str(&format!("<details class=\"raw\"><summary>Details</summary><p>Input</p><pre>{}</pre>", escape_text(&step.input)));
-    if !step.output.is_empty() {
-        detail.push_str(&format!("<p>Output</p><pre>{}</pre>", escape_text(&step.output)));
-    }
-    detail.push_str("</details>");
-    // A call under way that says how far it has come.
-    let progress = match (&step.status, &step.progress) {
-        (StepStatus::Running, Some((message, fraction))) => format!(
-            "<p class=\"step-progress\">{}{}</p>",
-            escape_text(message),
-            // In whole percent: formatting a float would bring its code into the bundle.
-            fraction.map(|f| format!(" <progress max=\"100\" value=\"{}\"></progress>", (f * 100.0) as u32)).unwrap_or_default()
-        ),
-        _ => String::new(),
+    let said = move || match status.get() {
+        StepStatus::Running => " (in progress)",
+        StepStatus::Success => " (done)",
+        StepStatus::Failed(_) => " (failed)",
+        StepStatus::Proposed => " (waiting for your review)",
     };
-    format!(
-        "<li class=\"step {class}\"><details><summary>{mark} <span class=\"step-label\">{}</span><span class=\"sr-only\"> ({said})</span></summary><div class=\"step-detail\">{detail}</div></details>{progress}{}</li>",
-        escape_text(&step.label),
-        step_actions(step)
-    )
+    let detail = move || step.with(|s| s.detail.clone());
+    let error = move || match status.get() {
+        StepStatus::Failed(e) => Some(view! { <pre class="step-error">{e}</pre> }),
+        _ => None,
+    };
+    let output = move || step.with(|s| s.output.clone());
+    // A call under way that says how far it has come (in whole percent).
+    let progress = move || {
+        step.with(|s| match (&s.status, &s.progress) {
+            (StepStatus::Running, Some((message, fraction))) => Some((message.clone(), fraction.map(|f| (f * 100.0) as u32))),
+            _ => None,
+        })
+        .map(|(message, percent)| {
+            view! {
+                <p class="step-progress">
+                    {message}
+                    {percent.map(|p| view! { " " <progress max="100" value=p></progress> })}
+                </p>
+            }
+        })
+    };
+    view! {
+        <li class=class>
+            <details>
+                <summary>
+                    {mark}" "<span class="step-label">{move || step.with(|s| s.label.clone())}</span>
+                    <span class="sr-only">{said}</span>
+                </summary>
+                <div class="step-detail">
+                    <p hidden=move || detail().is_empty()>{detail}</p>
+                    <StepChanges step/>
+                    {error}
+                    // What went in and what came out, as sent, for whoever wants to see exactly.
+                    <details class="raw">
+                        <summary>"Details"</summary>
+                        <p>"Input"</p>
+                        <pre>{move || step.with(|s| s.input.clone())}</pre>
+                        <p hidden=move || output().is_empty()>"Output"</p>
+                        <pre hidden=move || output().is_empty()>{output}</pre>
+                    </details>
+                </div>
+            </details>
+            {progress}
+            <StepActions step reply/>
+        </li>
+    }
 }

@@ -94,6 +94,20 @@ pub(super) fn hold_on(_: &Ctx) -> Step {
     Step::Hold { text: "Thinking about this carefully, one moment".into() }
 }
 
+/// A skill, then an edit whose arguments stop halfway and never finish:
+/// the first step done, the second under way (with its progress) until the
+/// teacher stops the reply. The sidebar's steps are tested on it while
+/// events keep arriving.
+pub(super) fn write_and_wait(c: &Ctx) -> Step {
+    match c.round {
+        0 => load("fill-blanks"),
+        _ => {
+            let reading: String = (1..=60).map(|n| format!("<p>Paragraph {n} of a reading that is still being written.</p>")).collect();
+            Step::HoldCall { call: call("call_held", "edit_document", json!({ "documentXml": format!("<lesson><title>Held</title>{reading}</lesson>"), "summary": "A reading" })) }
+        }
+    }
+}
+
 pub(super) fn tiny_pieces(c: &Ctx) -> Step {
     let Ctx { round, .. } = c;
     match round {

@@ -1,0 +1,100 @@
+import { Page } from "@playwright/test";
+import { expect, test } from "./csp";
+import { lastReply, openLesson, send } from "./helpers";
+
+// The reply card is made of typed parts that are never drawn again whole:
+// what the teacher opened stays open, and the button they used keeps the
+// keyboard focus, whatever arrives meanwhile.
+
+const steps = (page: Page) => lastReply(page).locator(".step");
+/** A step's own disclosure (its label) and its raw "Details" inside it. */
+const stepDetails = (page: Page, i: number) => steps(page).nth(i).locator("details").first();
+const rawDetails = (page: Page, i: number) => steps(page).nth(i).locator("details.raw");
+
+test("a step's Details stay open while events arrive, through Stop and the fold", async ({ page }) => {
+  await openLesson(page, "details");
+  await send(page, "Write and wait");
+  // The skill is done; the edit after it is under way and stays so.
+  await expect(steps(page)).toHaveCount(2);
+  await expect(steps(page).first()).toHaveClass(/\bok\b/);
+  await expect(steps(page).nth(1)).toHaveClass(/\brunning\b/);
+
+  await steps(page).first().locator("summary").first().click();
+  await steps(page).first().locator("summary", { hasText: "Details" }).click();
+  await steps(page).nth(1).locator("summary").first().click();
+  await expect(rawDetails(page, 0)).toHaveAttribute("open", "");
+  await expect(steps(page).nth(1).locator(".step-progress")).toContainText("Writing the lesson");
+  await expect(stepDetails(page, 0)).toHaveAttribute("open", "");
+  await expect(stepDetails(page, 1)).toHaveAttribute("open", "");
+
+  // Stop: the reply ends, the edit did not finish, the steps fold away.
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(lastReply(page)).toContainText("Stopped.");
+  const fold = lastReply(page).getByRole("button", { name: "Done (2 steps)" });
+  await expect(fold).toBeVisible();
+  await expect(steps(page).nth(1)).toHaveClass(/\bfailed\b/);
+  await expect(steps(page).first()).toBeHidden();
+
+  // Opened again, they are as the teacher left them, and the fold kept the focus.
+  await fold.click();
+  await expect(fold).toBeFocused();
+  await expect(fold).toHaveAttribute("aria-expanded", "true");
+  await expect(stepDetails(page, 0)).toHaveAttribute("open", "");
+  await expect(rawDetails(page, 0)).toHaveAttribute("open", "");
+  await expect(stepDetails(page, 1)).toHaveAttribute("open", "");
+  await expect(steps(page).nth(1)).toContainText("did not finish");
+});
+
+test("Apply and Undo keep the step open and the keyboard focus on the button used", async ({ page }) => {
+  await openLesson(page, "focus");
+  const saved = page.waitForResponse((r) => r.url().endsWith("/review") && r.request().method() === "PUT" && r.ok());
+  await page.getByLabel("Review edits before applying").check();
+  await saved;
+  await send(page, "Add a fill-in-the-blank exercise about French verbs");
+  const card = lastReply(page).locator(".proposal");
+  await expect(card).toContainText("Waiting for your review");
+
+  // The edit's step, opened with its raw Details.
+  await lastReply(page).getByRole("button", { name: "Done (2 steps)" }).click();
+  await steps(page).nth(1).locator("summary").first().click();
+  await steps(page).nth(1).locator("summary", { hasText: "Details" }).click();
+  await expect(rawDetails(page, 1)).toHaveAttribute("open", "");
+
+  // Apply from the keyboard: the same button becomes Undo and keeps the focus.
+  const apply = card.getByRole("button", { name: "Apply" });
+  await apply.focus();
+  await page.keyboard.press("Enter");
+  await expect(card).toContainText("Applied as version 2.");
+  const undo = card.getByRole("button", { name: "Undo version 2" });
+  await expect(undo).toBeFocused();
+  await expect(stepDetails(page, 1)).toHaveAttribute("open", "");
+  await expect(rawDetails(page, 1)).toHaveAttribute("open", "");
+
+  await page.keyboard.press("Enter");
+  await expect(card).toContainText("Undone: the lesson is now version 3.");
+  await expect(undo).toBeFocused();
+  await expect(rawDetails(page, 1)).toHaveAttribute("open", "");
+  await expect(page.locator(".document-pane .lesson-view .exercise")).toHaveCount(0);
+});
+
+test("the chat's buttons and the History list keep the keyboard focus through a redraw", async ({ page }) => {
+  await openLesson(page, "redraw");
+  await send(page, "Add a fill-in-the-blank exercise about French verbs");
+  await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
+
+  // New chat changes the chat list and the picker; the button keeps the focus.
+  const newChat = page.getByRole("button", { name: "New chat" });
+  await newChat.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#chat-picker option")).toHaveCount(2);
+  await expect(newChat).toBeFocused();
+
+  // Choosing a version loads it and its changes; the version chosen keeps the focus.
+  await page.getByRole("tab", { name: "History" }).click();
+  const first = page.getByRole("list", { name: "Versions" }).getByRole("button", { name: /Version 1/ });
+  await first.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("region", { name: "Version 1" })).toBeVisible();
+  await expect(first).toHaveAttribute("aria-pressed", "true");
+  await expect(first).toBeFocused();
+});
