@@ -46,8 +46,12 @@ cargo-test-postgres:
 		MARGIN_TEST_DATABASE=postgres MARGIN_TEST_POSTGRES_URL="$$url" \
 		cargo test --features ssr --test '*' -- --test-threads=1
 
+# `cargo leptos build` first: `end-to-end` reports success when the build
+# fails (cargo-leptos 0.3.11 returns early with no error), so a browser-only
+# compile error would otherwise pass.
 e2e:
 	rm -rf target/e2e && mkdir -p target/e2e
+	cargo leptos build
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo \
 		MARGIN_SIGNUPS_PER_CLIENT_HOUR=10000 \
 		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
@@ -119,7 +123,7 @@ bench-ui: tools e2e-deps
 	rm -rf target/bench-ui && mkdir -p target/bench-ui
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo MARGIN_BENCH=ui \
 		PATH="$(NODE_BIN):$$PATH" LEPTOS_SITE_ADDR=127.0.0.1:3200 DATABASE_URL=sqlite://$(BENCH_UI_DB) \
-		cargo leptos end-to-end --release --precompress
+		sh -c 'cargo leptos build --release --precompress && cargo leptos end-to-end --release --precompress'
 	$(MAKE) bench-islands
 
 ## Where the bundle's bytes go, island by island, with a budget for each part

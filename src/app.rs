@@ -3,7 +3,7 @@
 //! links between pages are ordinary page loads.
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path, SsrMode,
@@ -40,6 +40,11 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     let islands = parts.as_ref().is_none_or(|parts| has_island(parts.uri.path()));
     #[cfg(not(feature = "ssr"))]
     let islands = true;
+    // The stylesheet by its hashed name in a release build.
+    #[cfg(feature = "ssr")]
+    let stylesheet = crate::server::http::assets::stylesheet(&options);
+    #[cfg(not(feature = "ssr"))]
+    let stylesheet = "/pkg/margin.css";
     // A page without an island is as interactive as it gets once drawn: it
     // says so itself, as `hydrate()` says it for a page with one.
     let hydrated = (!islands).then_some("true");
@@ -51,6 +56,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 // No favicon file to fetch.
                 <link rel="icon" href="data:,"/>
+                <link rel="stylesheet" id="leptos" href=stylesheet/>
                 <AutoReload options=options.clone()/>
                 {islands.then(|| view! { <HydrationScripts options islands=true/> })}
                 <MetaTags/>
@@ -67,7 +73,6 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/margin.css"/>
         <Title text="Margin"/>
         <Router>
             <Routes fallback=|| view! { <NotFound heading="Page not found" text="There is nothing at this address."/> }>

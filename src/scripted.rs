@@ -292,7 +292,9 @@ impl Wire {
                     None,
                 )));
                 let half: String = c.args.chars().take(c.args.chars().count() / 2).collect();
-                out.extend(pieces(&half, 64).iter().map(|p| data(self.arg_chunk(0, p))));
+                // Paced as a model writing a long edit, so the reader sees
+                // its progress change (every 1 KB) for a few seconds.
+                out.extend(pieces(&half, 64).iter().map(|p| Frame::Data { text: self.arg_chunk(0, p), delay_ms: 60 }));
                 out.push(Frame::Hold(Duration::from_secs(120)));
             }
             Step::EndEarly { text, call } => {

@@ -88,6 +88,8 @@ test("a version saved through one instance appears live on a page served by anot
         LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
         LEPTOS_SITE_ROOT: "target/site",
         LEPTOS_OUTPUT_NAME: "margin",
+        // The build names its files after their content (`hash.txt`, beside the binary).
+        LEPTOS_HASH_FILES: "true",
         AI_PROVIDER: "demo",
         RUST_LOG: "warn",
       },

@@ -73,13 +73,13 @@ pub fn XmlEditor() -> impl IntoView {
                 <span class="muted">"Version " {move || state.revision.get()}</span>
                 // A version saved meanwhile (in another tab, elsewhere, or by the
                 // assistant) never replaces the text being typed: it is offered.
-                <span hidden=move || state.draft.with(Option::is_none)>
+                <Show when=move || state.draft.with(Option::is_some)>
                     <span class="muted">" · unsaved changes"</span>
-                    <span hidden=move || state.revision.get() <= state.draft_base.get()>
+                    <Show when=move || { state.revision.get() > state.draft_base.get() }>
                         <span class="form-error">" · a newer version was saved "</span>
                         <button type="button" class="quiet" on:click=move |_| state.draft.set(None)>"Load it (drops your changes)"</button>
-                    </span>
-                </span>
+                    </Show>
+                </Show>
             </div>
             <div class="xml-status">{move || status.with(|s| status_view(s, go_to_line))}</div>
         </div>

@@ -3,6 +3,7 @@
 //! security headers, typed extractors, the one error shape, the client's
 //! address, open connections and rate limits.
 
+pub mod assets;
 pub mod bodies;
 pub mod client_addr;
 pub mod connections;

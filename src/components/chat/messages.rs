@@ -94,7 +94,9 @@ fn Thinking(reply: Reply) -> impl IntoView {
                 aria-expanded=move || reply.thinking_open.get().to_string()
                 on:click=move |_| reply.thinking_open.update(|o| *o = !*o)
             >"Thinking"</button>
-            <div class="reasoning" hidden=move || !reply.thinking_open.get()>{move || reply.reasoning.get()}</div>
+            <Show when=move || reply.thinking_open.get()>
+                <div class="reasoning">{move || reply.reasoning.get()}</div>
+            </Show>
         </div>
     }
 }

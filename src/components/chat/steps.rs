@@ -2,7 +2,7 @@
 //! into "Done (N steps)", which opens and closes them. Each step is a keyed
 //! component over its own memo (`review::step_view`): a progress event or a
 //! decision redraws the text that changed and nothing else, so a `<details>`
-//! the teacher opened stays open, and folding only hides the list.
+//! the teacher opened stays open while the reply goes on.
 
 use leptos::prelude::*;
 
@@ -17,24 +17,31 @@ pub fn Steps(reply: Reply) -> impl IntoView {
     let count = move || reply.steps.with(Vec::len);
     let over = move || reply.phase.with(Phase::is_over);
     let ids = move || reply.steps.with(|s| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+    // Nothing at all until there is a step; the fold only once the reply
+    // is over; the list while it runs, and when the fold is opened.
     view! {
-        <div class="tool-calls" hidden=move || count() == 0>
-            <button
-                type="button"
-                class="steps-toggle"
-                hidden=move || !over()
-                aria-expanded=move || reply.expanded.get().to_string()
-                on:click=move |_| reply.expanded.update(|o| *o = !*o)
-            >{move || match count() {
-                1 => "Done (1 step)".to_string(),
-                n => format!("Done ({n} steps)"),
-            }}</button>
-            <div class="steps-host" hidden=move || over() && !reply.expanded.get()>
-                <ul class="steps">
-                    <For each=ids key=|id| id.clone() children=move |id| view! { <StepItem step=step_view(reply, id) reply/> }/>
-                </ul>
+        <Show when=move || { count() > 0 }>
+            <div class="tool-calls">
+                <Show when=over>
+                    <button
+                        type="button"
+                        class="steps-toggle"
+                        aria-expanded=move || reply.expanded.get().to_string()
+                        on:click=move |_| reply.expanded.update(|o| *o = !*o)
+                    >{move || match count() {
+                        1 => "Done (1 step)".to_string(),
+                        n => format!("Done ({n} steps)"),
+                    }}</button>
+                </Show>
+                <Show when=move || !over() || reply.expanded.get()>
+                    <div class="steps-host">
+                        <ul class="steps">
+                            <For each=ids key=|id| id.clone() children=move |id| view! { <StepItem step=step_view(reply, id) reply/> }/>
+                        </ul>
+                    </div>
+                </Show>
             </div>
-        </div>
+        </Show>
     }
 }
 

@@ -102,7 +102,7 @@ pub(super) fn write_and_wait(c: &Ctx) -> Step {
     match c.round {
         0 => load("fill-blanks"),
         _ => {
-            let reading: String = (1..=60).map(|n| format!("<p>Paragraph {n} of a reading that is still being written.</p>")).collect();
+            let reading: String = (1..=120).map(|n| format!("<p>Paragraph {n} of a reading that is still being written.</p>")).collect();
             Step::HoldCall { call: call("call_held", "edit_document", json!({ "documentXml": format!("<lesson><title>Held</title>{reading}</lesson>"), "summary": "A reading" })) }
         }
     }

@@ -34,8 +34,9 @@ pub fn document(title: &str, user: Option<&UserInfo>, body: &str) -> Response {
         None => "<a href=\"/\" class=\"brand\">Margin</a>".into(),
     };
     let html = format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{} · Margin</title><link rel=\"stylesheet\" href=\"/pkg/margin.css\"></head><body><header class=\"top-bar\">{bar}</header><main class=\"page classes-page\">{body}</main></body></html>",
-        esc(title)
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{} · Margin</title><link rel=\"stylesheet\" href=\"{}\"></head><body><header class=\"top-bar\">{bar}</header><main class=\"page classes-page\">{body}</main></body></html>",
+        esc(title),
+        crate::server::http::assets::stylesheet_read()
     );
     ([(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
 }

@@ -2,6 +2,7 @@
 //! server functions, static files, and the layers around them.
 
 use axum::{
+    http::header,
     extract::{DefaultBodyLimit, Request, State},
     middleware::{self, Next},
     response::Response,
@@ -9,14 +10,15 @@ use axum::{
     Json, Router,
 };
 use leptos_axum::{generate_route_list, site_pkg_dir_service, site_pkg_dir_service_route_path, LeptosRoutes};
-use tower_http::compression::CompressionLayer;
+use tower::Layer;
+use tower_http::{compression::CompressionLayer, set_header::SetResponseHeaderLayer};
 
 pub use crate::net::no_delay;
 
 use crate::server::{
     accounts, chats, classes,
     http::{
-        bodies, csrf,
+        assets, bodies, csrf,
         error::{AppError, Result},
         guard,
         headers::CspNonce,
@@ -28,6 +30,7 @@ use crate::app::{shell, App};
 
 pub fn build(state: AppState) -> Router {
     let routes = generate_route_list(App);
+    assets::stylesheet(&state.leptos_options);
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(healthz))
@@ -47,8 +50,13 @@ pub fn build(state: AppState) -> Router {
         // The bundle's files, from a `ServeDir` of our own: leptos_axum's
         // fallback serves them too, but passes on only `Accept-Encoding`, so
         // a browser asking "changed since?" always got the whole file again.
-        // This one answers `304` (and serves the precompressed `.br`/`.gz`).
-        .route_service(&site_pkg_dir_service_route_path(&state.leptos_options), site_pkg_dir_service(&state.leptos_options))
+        // This one answers `304` (and serves the precompressed `.br`/`.gz`),
+        // and says how long the browser keeps them (`assets`).
+        .route_service(
+            &site_pkg_dir_service_route_path(&state.leptos_options),
+            SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, assets::cache_control(&state.leptos_options))
+                .layer(site_pkg_dir_service(&state.leptos_options)),
+        )
         .leptos_routes(&state, routes, move || shell(options.clone()))
         // Under /api/ even a wrong address or method answers in JSON.
         .route("/api/{*rest}", any(api_not_found))
@@ -75,7 +83,6 @@ pub fn build(state: AppState) -> Router {
 /// under its limit (`bodies`).
 async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let nonce = CspNonce::attach(&mut req);
-    let is_asset = req.uri().path().starts_with("/pkg/");
     let refused = match csrf::check(&state, &req) {
         Some(refused) => Some(refused),
         None => bodies::session_first(&state, req.method(), req.uri().path(), req.headers()).await,
@@ -88,19 +95,7 @@ async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Re
         },
     };
     nonce.apply(res.headers_mut());
-    if is_asset {
-        cache_asset(res.headers_mut());
-    }
     res
-}
-
-/// The bundle's files (`/pkg/…`) are kept by the browser and asked after
-/// again on each visit (`no-cache`: a conditional request, answered `304`
-/// with no body while the file is unchanged), so a second visit downloads
-/// no WASM; a new release is seen at once.
-fn cache_asset(headers: &mut axum::http::HeaderMap) {
-    use axum::http::{header, HeaderValue};
-    headers.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-cache"));
 }
 
 async fn api_not_found() -> AppError {
