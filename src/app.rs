@@ -11,6 +11,10 @@ use leptos_router::{
 
 use crate::components::{
     auth_pages::{SignInPage, SignUpPage},
+    classes::{
+        class_list::ClassListPage, class_page::ClassPageView, join_page::JoinPage, my_classes::MyClassesPage, results_page::ResultsPage,
+        student_work::StudentWorkPage,
+    },
     learn_page::LearnPage,
     lesson_page::LessonPage,
     lessons_page::LessonsPage,
@@ -81,6 +85,14 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/signup") view=SignUpPage/>
                 <Route path=path!("/trash") view=TrashPage/>
                 <Route path=path!("/school") view=SchoolPage/>
+                // The class pages, rendered whole: a missing class answers 404,
+                // and the page needs no script to show its content.
+                <Route path=path!("/classes") view=ClassListPage ssr=SsrMode::Async/>
+                <Route path=path!("/classes/:id") view=ClassPageView ssr=SsrMode::Async/>
+                <Route path=path!("/lessons/:id/results") view=ResultsPage ssr=SsrMode::Async/>
+                <Route path=path!("/lessons/:id/results/:student") view=StudentWorkPage ssr=SsrMode::Async/>
+                <Route path=path!("/learn") view=MyClassesPage ssr=SsrMode::Async/>
+                <Route path=path!("/join/:code") view=JoinPage ssr=SsrMode::Async/>
                 // The workspace island sits inside the lesson's Suspense: render the
                 // page whole (not streamed), so the island is in the HTML the
                 // island script walks when it hydrates.

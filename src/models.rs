@@ -5,11 +5,13 @@
 use serde::{Deserialize, Serialize};
 
 mod accounts;
+mod classes;
 mod lessons;
 mod material;
 mod students;
 
 pub use accounts::*;
+pub use classes::*;
 pub use lessons::*;
 pub use material::*;
 pub use students::*;

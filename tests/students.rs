@@ -431,3 +431,40 @@ async fn the_join_link_is_written_with_the_public_address_not_the_requests_host(
     assert!(r.body.contains(&format!("https://margin.school.org/join/{}", c.code)), "{}", r.body);
     assert!(!r.body.contains("evil.example"), "{}", r.body);
 }
+
+#[tokio::test]
+async fn class_pages_are_the_apps_pages_with_one_top_bar_escaped_and_kept_by_no_cache() {
+    let app = common::app().await;
+    let c = class(&app, "pages@school.org").await;
+    // A class name with markup in it is shown as text.
+    let r = app.post_json("/api/classes", Auth::Bearer(&c.teacher), json!({"name": "</title><b>Year 9</b>"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let marked = r.json()["id"].as_str().unwrap().to_string();
+    let s = student(&app, "pupil@x.org", &c.code).await;
+    let pages = [
+        ("/classes".to_string(), Auth::Cookie(&c.teacher), "&lt;b&gt;Year 9&lt;/b&gt;"),
+        (format!("/classes/{marked}"), Auth::Cookie(&c.teacher), "&lt;b&gt;Year 9&lt;/b&gt;"),
+        (format!("/classes/{}", c.class), Auth::Cookie(&c.teacher), "Invite students"),
+        (format!("/lessons/{}/results", c.lesson), Auth::Cookie(&c.teacher), "pupil@x.org"),
+        ("/learn".to_string(), Auth::Cookie(&s), "My classes"),
+        (format!("/join/{}", c.code), Auth::None, "Create account and join"),
+    ];
+    for (path, auth, says) in pages {
+        let r = app.get(&path, auth).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.body);
+        assert!(r.body.contains(says), "{path} says {says}: {}", r.body);
+        assert!(!r.body.contains("<b>Year 9</b>") && !r.body.contains("</title><b>"), "{path}: markup from a name is inert: {}", r.body);
+        assert_eq!(r.body.matches("class=\"top-bar\"").count(), 1, "{path}: one top bar: {}", r.body);
+        assert_eq!(r.headers.get("cache-control").map(|v| v.to_str().unwrap()), Some("no-store"), "{path}");
+        // No island on these pages: no code for the browser to load.
+        assert!(!r.body.contains(".wasm") && !r.body.contains("modulepreload"), "{path}: {}", r.body);
+    }
+    // The window's title names the class as text, escaped once.
+    let r = app.get(&format!("/classes/{marked}"), Auth::Cookie(&c.teacher)).await;
+    assert!(r.body.contains("<title>&lt;/title&gt;&lt;b&gt;Year 9&lt;/b&gt; · Margin</title>"), "{}", r.body);
+    // Another teacher's class looks like no class at all.
+    let other = teacher(&app, "other-pages@school.org").await;
+    let r = app.get(&format!("/classes/{}", c.class), Auth::Cookie(&other.token)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    assert!(r.body.contains("Class not found") && !r.body.contains(&c.code), "{}", r.body);
+}

@@ -7,10 +7,9 @@
 //! answer, key or note ever reaches the browser's code.
 
 use leptos::{either::Either, prelude::*};
-use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::{lesson_page::LessonWorkspace, not_found::NotFound};
+use super::{lesson_page::LessonWorkspace, not_found::NotFound, page_title::PageTitle, top_bar::TopBar};
 use crate::{api::learn::get_student_lesson, lesson::LessonHtml, models::Lesson};
 
 #[component]
@@ -21,18 +20,12 @@ pub fn LearnPage() -> impl IntoView {
     let conflicts = query.read_untracked().get("conflicts").and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
     let lesson = Resource::new(id, get_student_lesson);
     view! {
-        <header class="top-bar">
-            <a href="/learn" class="brand">"Margin"</a>
-            <div class="top-bar-right">
-                <a href="/learn" class="quiet">"My classes"</a>
-                <form method="post" action="/auth/signout"><button type="submit" class="quiet">"Sign out"</button></form>
-            </div>
-        </header>
+        <TopBar/>
         <Suspense fallback=|| view! { <p class="muted page">"Opening the lesson…"</p> }>
             {move || Suspend::new(async move {
                 match lesson.await {
                     Ok(l) => Either::Left(view! {
-                        <Title text=format!("{} · Margin", l.title)/>
+                        <PageTitle text=l.title.clone()/>
                         <main class="lesson-layout learn-layout">
                             <section class="document-pane" aria-label="Lesson">
                                 <h1 class="learn-title">{l.title.clone()}</h1>

@@ -9,10 +9,10 @@ use leptos::{
     either::{Either, EitherOf3},
     prelude::*,
 };
-use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::{
+    page_title::PageTitle,
     chat::sidebar::ChatSidebar,
     client_only::client_only,
     hydrated::mark_hydrated,
@@ -48,7 +48,7 @@ pub fn LessonPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match lesson.await {
                     Ok(l) => Either::Left(view! {
-                        <Title text=format!("{} · Margin", l.title)/>
+                        <PageTitle text=l.title.clone()/>
                         // Plain links and a plain form, outside the island, in one
                         // row: the print pages are the server's, and so is publishing.
                         <div class="lesson-bar">

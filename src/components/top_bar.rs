@@ -1,4 +1,7 @@
-//! The bar above signed-in pages: the app's name, who is signed in, sign out.
+//! The one bar above every page but the lesson's own: the app's name (home
+//! is the lessons for a teacher, "My classes" for a student), the pages
+//! the account has, who is signed in, and sign out. Nobody signed in (a
+//! join link followed from another browser): the name alone.
 
 use leptos::prelude::*;
 
@@ -9,21 +12,32 @@ pub fn TopBar() -> impl IntoView {
     let me = Resource::new(|| (), |_| whoami());
     view! {
         <header class="top-bar">
-            <a href="/" class="brand">"Margin"</a>
-            <div class="top-bar-right">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        me.await.ok().flatten().map(|u| view! {
-                            <a href="/classes" class="quiet">"Classes"</a>
-                            {u.is_admin().then(|| view! { <a href="/school" class="quiet">"School"</a> })}
-                            <span class="who">{u.email}</span>
-                        })
-                    })}
-                </Suspense>
-                <form method="post" action="/auth/signout">
-                    <button type="submit" class="quiet">"Sign out"</button>
-                </form>
-            </div>
+            <Suspense fallback=|| view! { <a href="/" class="brand">"Margin"</a> }>
+                {move || Suspend::new(async move {
+                    let user = me.await.ok().flatten();
+                    let student = user.as_ref().is_some_and(|u| u.is_student());
+                    view! {
+                        <a href=if student { "/learn" } else { "/" } class="brand">"Margin"</a>
+                        {user.map(|u| view! {
+                            <div class="top-bar-right">
+                                {if student {
+                                    view! { <a href="/learn" class="quiet">"My classes"</a> }.into_any()
+                                } else {
+                                    view! {
+                                        <a href="/classes" class="quiet">"Classes"</a>
+                                        {u.is_admin().then(|| view! { <a href="/school" class="quiet">"School"</a> })}
+                                    }
+                                    .into_any()
+                                }}
+                                <span class="who">{u.email}</span>
+                                <form method="post" action="/auth/signout">
+                                    <button type="submit" class="quiet">"Sign out"</button>
+                                </form>
+                            </div>
+                        })}
+                    }
+                })}
+            </Suspense>
         </header>
     }
 }

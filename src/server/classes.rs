@@ -5,16 +5,16 @@
 //! when it is published and in one of their classes.
 //!
 //! `sheets` keeps what students answer; `routes` and `learn` are the
-//! teacher's and the students' doors; `pages` draws the pages of both.
+//! teacher's and the students' doors; their pages are Leptos components
+//! (`components::classes`), fed by server functions (`api::classes`).
 
 pub mod learn;
-pub mod pages;
 pub mod routes;
 pub mod sheets;
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use serde::Serialize;
 
+pub use crate::models::{ClassDetail, ClassLesson, ClassStudent, ClassSummary, StudentClass, StudentLessonSummary};
 use crate::server::{
     db::{self, Db},
     http::error::{AppError, Result},
@@ -33,48 +33,6 @@ pub const MAX_CLASS_NAME_CHARS: usize = 80;
 /// Letters of a join code: no 0/O or 1/I/L, which are easily misread.
 const CODE_LETTERS: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const CODE_LEN: usize = 8;
-
-/// A class as its teacher sees it in a list.
-#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
-#[serde(rename_all = "camelCase")]
-pub struct ClassSummary {
-    pub id: String,
-    pub name: String,
-    pub join_code: String,
-    pub created_at: String,
-    pub students: i64,
-    pub lessons: i64,
-}
-
-/// A lesson of a class: whether students see it, and which version.
-#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
-#[serde(rename_all = "camelCase")]
-pub struct ClassLesson {
-    pub id: String,
-    pub title: String,
-    pub revision: i64,
-    pub published_revision: Option<i64>,
-}
-
-/// A student of a class.
-#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
-#[serde(rename_all = "camelCase")]
-pub struct Member {
-    pub id: String,
-    pub email: String,
-    pub joined_at: String,
-}
-
-/// One class, whole.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClassDetail {
-    pub id: String,
-    pub name: String,
-    pub join_code: String,
-    pub lessons: Vec<ClassLesson>,
-    pub students: Vec<Member>,
-}
 
 /// A new join code.
 fn new_code() -> String {
@@ -315,22 +273,6 @@ pub async fn student_lesson(db: &Db, student: &str, lesson_id: &str) -> Result<S
     .await?;
     let (id, title, xml, revision) = row.ok_or(AppError::NotFound)?;
     Ok(StudentLesson { id, title, xml, revision })
-}
-
-/// A class as a student sees it: its name and its published lessons.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StudentClass {
-    pub id: String,
-    pub name: String,
-    pub lessons: Vec<StudentLessonSummary>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StudentLessonSummary {
-    pub id: String,
-    pub title: String,
 }
 
 pub async fn student_classes(db: &Db, student: &str) -> Result<Vec<StudentClass>> {

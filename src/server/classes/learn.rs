@@ -13,7 +13,7 @@ use axum::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{pages, sheets};
+use super::sheets;
 use crate::{
     lesson::{
         self,
@@ -24,7 +24,7 @@ use crate::{
         http::client_addr::ClientAddr,
         accounts::current_user::Member,
         http::error::{AppError, Result},
-        http::extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
+        http::extractors::{ApiForm, ApiJson, ApiPath},
         state::AppState,
     },
 };
@@ -37,10 +37,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/learn/lessons/{id}/answers", axum::routing::put(api_save))
         .route("/api/learn/lessons/{id}/sheet", post(api_save_form))
         .route("/api/learn/lessons/{id}/check", post(api_check))
-        .route("/learn", get(page_learn))
         .route("/learn/join", post(form_join))
         .route("/learn/lessons/{id}/answers", post(form_answers))
-        .route("/join/{code}", get(page_join))
 }
 
 /// The student's view of a lesson, or `NotFound`.
@@ -147,14 +145,6 @@ async fn api_check(State(state): State<AppState>, Member(user): Member, ApiPath(
 
 // ---- pages and forms ----
 
-#[derive(Deserialize, Default)]
-struct PageQuery {
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    email: Option<String>,
-}
-
 /// The signed-in account, or to sign in and back to `back`.
 fn signed_in(user: Result<Option<Member>, AppError>, back: &str) -> std::result::Result<UserInfo, Response> {
     match user {
@@ -164,22 +154,16 @@ fn signed_in(user: Result<Option<Member>, AppError>, back: &str) -> std::result:
     }
 }
 
-async fn page_learn(State(state): State<AppState>, user: Result<Option<Member>, AppError>, ApiQuery(q): ApiQuery<PageQuery>) -> Response {
-    let user = match signed_in(user, "/learn") {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let done = async {
-        let classes = super::student_classes(&state.db, &user.id).await?;
-        let rows: Vec<(String, Option<i64>, Option<i64>)> =
-            sqlx::query_as("SELECT lesson_id, right_count, graded FROM student_sheets WHERE student_id = $1 AND checked_at IS NOT NULL")
-                .bind(&user.id)
-                .fetch_all(&state.db)
-                .await?;
-        let scores = rows.into_iter().filter_map(|(l, r, g)| Some((l, score_line(r?, g?)))).collect();
-        Ok::<_, AppError>(pages::document("My classes", Some(&user), &pages::learn_page(&classes, &scores, pages::page_error(q.error.as_deref()))))
-    };
-    done.await.unwrap_or_else(IntoResponse::into_response)
+/// "My classes": the student's classes and the scores of what they checked.
+pub async fn home(state: &AppState, user: &UserInfo) -> Result<crate::models::StudentHome, AppError> {
+    let classes = super::student_classes(&state.db, &user.id).await?;
+    let rows: Vec<(String, Option<i64>, Option<i64>)> =
+        sqlx::query_as("SELECT lesson_id, right_count, graded FROM student_sheets WHERE student_id = $1 AND checked_at IS NOT NULL")
+            .bind(&user.id)
+            .fetch_all(&state.db)
+            .await?;
+    let scores = rows.into_iter().filter_map(|(l, r, g)| Some((l, score_line(r?, g?)))).collect();
+    Ok(crate::models::StudentHome { classes, scores })
 }
 
 async fn form_join(State(state): State<AppState>, ClientAddr(client): ClientAddr, user: Result<Option<Member>, AppError>, ApiForm(form): ApiForm<JoinRequest>) -> Response {
@@ -197,26 +181,13 @@ async fn form_join(State(state): State<AppState>, ClientAddr(client): ClientAddr
     }
 }
 
-async fn page_join(
-    State(state): State<AppState>,
-    ClientAddr(client): ClientAddr,
-    user: Result<Option<Member>, AppError>,
-    ApiPath(code): ApiPath<String>,
-    ApiQuery(q): ApiQuery<PageQuery>,
-) -> Response {
-    let user = user.ok().flatten().map(|Member(u)| u);
-    // The page names the class: each look is a try of a code.
-    if let Err(e) = state.limits.join_code(client, user.as_ref().map(|u| u.id.as_str())).await {
-        return e.into_response();
-    }
-    let code = super::tidy_code(&code);
-    let class = match super::by_code(&state.db, &code).await {
-        Ok(c) => c,
-        Err(e) => return e.into_response(),
-    };
-    let error = q.error.as_deref().map(|c| crate::refusals::AccountRefusal::from_code(c).message());
-    let body = pages::join_page(&code, class.as_ref().map(|c| c.1.as_str()), user.as_ref(), error.as_deref(), q.email.as_deref().unwrap_or(""));
-    pages::document("Join a class", user.as_ref(), &body)
+/// What a join link opens. Naming the class is a try of its code, so each
+/// look counts against the client's (and the account's) limit.
+pub async fn join_view(state: &AppState, client: std::net::IpAddr, user: Option<UserInfo>, code: &str) -> Result<crate::models::JoinView, AppError> {
+    state.limits.join_code(client, user.as_ref().map(|u| u.id.as_str())).await?;
+    let code = super::tidy_code(code);
+    let class = super::by_code(&state.db, &code).await?;
+    Ok(crate::models::JoinView { code, class_name: class.map(|c| c.1), user })
 }
 
 /// The answer sheet sent as a form: saved; then, as its button asked, an

@@ -13,14 +13,14 @@ use axum::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{pages, sheets};
+use super::sheets;
 use crate::{
     lesson,
     server::{
         chats,
         accounts::current_user::{CurrentUser, TeacherPage},
         http::error::{AppError, Result},
-        http::extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
+        http::extractors::{ApiForm, ApiJson, ApiPath},
         state::AppState,
     },
 };
@@ -37,16 +37,13 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/unpublish", post(api_unpublish))
         .route("/api/lessons/{id}/results", get(api_results))
         .route("/api/lessons/{id}/results/{student}", get(api_student))
-        .route("/classes", get(page_list).post(form_create))
-        .route("/classes/{id}", get(page_class))
+        .route("/classes", post(form_create))
         .route("/classes/{id}/code", post(form_renew))
         .route("/classes/{id}/lessons", post(form_add))
         .route("/classes/{id}/lessons/{lesson}/remove", post(form_remove))
         .route("/classes/{id}/students/{student}/remove", post(form_remove_student))
         .route("/classes/{id}/delete", post(form_delete))
         .route("/lessons/{id}/publish", post(form_publish))
-        .route("/lessons/{id}/results", get(page_results))
-        .route("/lessons/{id}/results/{student}", get(page_student))
 }
 
 #[derive(Deserialize)]
@@ -184,20 +181,9 @@ async fn api_student(State(state): State<AppState>, CurrentUser(user): CurrentUs
 
 // ---- pages and forms ----
 
-#[derive(Deserialize, Default)]
-struct PageQuery {
-    #[serde(default)]
-    error: Option<String>,
-}
-
 /// Back to a page after a form.
 fn to(path: &str) -> Response {
     Redirect::to(path).into_response()
-}
-
-async fn page_list(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Response> {
-    let classes = super::list(&state.db, &user.id).await?;
-    Ok(pages::document("Classes", Some(&user), &pages::class_list(&classes, pages::page_error(q.error.as_deref()))))
 }
 
 async fn form_create(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiForm(form): ApiForm<NewClass>) -> Result<Response> {
@@ -220,19 +206,16 @@ fn origin(state: &AppState, headers: &HeaderMap) -> String {
     format!("{}://{host}", if state.config.secure_cookies { "https" } else { "http" })
 }
 
-async fn page_class(
-    State(state): State<AppState>,
-    TeacherPage(user): TeacherPage,
-    headers: HeaderMap,
-    ApiPath(id): ApiPath<String>,
-    ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Response> {
-    let class = super::get(&state.db, &user.id, &id).await?;
-    let own: Vec<(String, String)> = sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY title, id")
+/// A class's page (`components::classes::ClassPage`): the class, the
+/// teacher's lessons it could be given, and the join link.
+pub async fn class_page(state: &AppState, user: &crate::models::UserInfo, headers: &HeaderMap, id: &str) -> Result<crate::models::ClassPage> {
+    let class = super::get(&state.db, &user.id, id).await?;
+    let own_lessons: Vec<(String, String)> = sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY title, id")
         .bind(&user.id)
         .fetch_all(&state.db)
         .await?;
-    Ok(pages::document(&class.name, Some(&user), &pages::class_page(&class, &own, &origin(&state, &headers), pages::page_error(q.error.as_deref()))))
+    let join_link = format!("{}/join/{}", origin(state, headers), class.join_code);
+    Ok(crate::models::ClassPage { class, own_lessons, join_link })
 }
 
 async fn form_renew(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {
@@ -291,21 +274,36 @@ async fn form_publish(State(state): State<AppState>, TeacherPage(user): TeacherP
     Ok(to(&format!("/lessons/{id}")))
 }
 
-async fn page_results(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {
-    let (title, _, items) = published_items(&state, &user.id, &id).await?;
-    let rows = sheets::results(&state.db, &user.id, &id, &items).await?;
-    Ok(pages::document(&format!("Results: {title}"), Some(&user), &pages::results_page(&id, &title, &rows)))
+/// A lesson's results page: each student's progress and score.
+pub async fn lesson_results(state: &AppState, user: &crate::models::UserInfo, id: &str) -> Result<crate::models::LessonResults> {
+    let (title, _, items) = published_items(state, &user.id, id).await?;
+    let rows = sheets::results(&state.db, &user.id, id, &items).await?;
+    Ok(crate::models::LessonResults { lesson_id: id.to_string(), title, rows })
 }
 
-async fn page_student(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<Response> {
-    let (title, xml, items) = published_items(&state, &user.id, &id).await?;
-    let work = student_work(&state, &user.id, &id, &student).await?;
-    let email: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1").bind(&student).fetch_one(&state.db).await?;
+/// One student's work on a lesson, for their teacher.
+pub async fn student_work_page(state: &AppState, user: &crate::models::UserInfo, id: &str, student: &str) -> Result<crate::models::StudentWork> {
+    use crate::models::{TutorChat, TutorLine};
+    let (title, xml, items) = published_items(state, &user.id, id).await?;
+    let work = student_work(state, &user.id, id, student).await?;
+    let email: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1").bind(student).fetch_one(&state.db).await?;
     let checked = sheets::mark(&items, &work.sheet.answers);
     let score = format!("{} of {} marked items right; {} answers for you to read.", checked.right, checked.graded, checked.for_teacher);
-    let html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks)).unwrap_or_default();
-    // The sheet as the student filled it in, read only.
-    let html = format!("<fieldset disabled class=\"answer-sheet\">{html}</fieldset>");
-    let chats: Vec<_> = work.chats.into_iter().map(|c| (c.title, c.messages)).collect();
-    Ok(pages::document(&format!("{email}: {title}"), Some(&user), &pages::student_work(&id, &title, &email, &html, &score, &chats)))
+    let sheet_html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks)).unwrap_or_default();
+    let chats = work
+        .chats
+        .into_iter()
+        .map(|c| TutorChat {
+            title: c.title,
+            messages: c
+                .messages
+                .into_iter()
+                .map(|m| match m.role {
+                    crate::chat::message::Role::User => TutorLine::Student(m.content),
+                    crate::chat::message::Role::Assistant => TutorLine::Tutor(crate::chat::markdown::render(&m.content)),
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(crate::models::StudentWork { lesson_id: id.to_string(), title, email, sheet_html, score, chats })
 }

@@ -225,19 +225,7 @@ pub fn items_of(xml: &str) -> Vec<Item> {
     crate::lesson::parse(xml).map(|root| items(&root)).unwrap_or_default()
 }
 
-/// One student's line in a lesson's results.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResultRow {
-    pub student_id: String,
-    pub email: String,
-    /// Items with an answer, of `total`.
-    pub answered: i64,
-    pub total: i64,
-    pub right: Option<i64>,
-    pub graded: Option<i64>,
-    pub checked_at: Option<String>,
-}
+pub use crate::models::ResultRow;
 
 /// Every student of the teacher's classes that have the lesson, with how
 /// far they got, measured against the published version.

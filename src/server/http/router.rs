@@ -95,6 +95,12 @@ async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Re
         },
     };
     nonce.apply(res.headers_mut());
+    // Pages hold an account's lessons, classes and students' work: kept by
+    // no cache, shared or the browser's own (the bundle's files say otherwise).
+    let html = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/html"));
+    if html {
+        res.headers_mut().entry(header::CACHE_CONTROL).or_insert(axum::http::HeaderValue::from_static("no-store"));
+    }
     res
 }
 

@@ -1,0 +1,145 @@
+//! Classes as their pages show them: the teacher's classes, one class, a
+//! lesson's results and one student's work; a student's classes and the
+//! page a join link opens. Written by `server::classes`, read by the pages
+//! in `components::classes`.
+
+use serde::{Deserialize, Serialize};
+
+use super::UserInfo;
+
+/// A class as its teacher sees it in a list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct ClassSummary {
+    pub id: String,
+    pub name: String,
+    pub join_code: String,
+    pub created_at: String,
+    pub students: i64,
+    pub lessons: i64,
+}
+
+/// A lesson of a class: whether students see it, and which version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct ClassLesson {
+    pub id: String,
+    pub title: String,
+    pub revision: i64,
+    pub published_revision: Option<i64>,
+}
+
+/// A student of a class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+pub struct ClassStudent {
+    pub id: String,
+    pub email: String,
+    pub joined_at: String,
+}
+
+/// One class, whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassDetail {
+    pub id: String,
+    pub name: String,
+    pub join_code: String,
+    pub lessons: Vec<ClassLesson>,
+    pub students: Vec<ClassStudent>,
+}
+
+/// A class's page: the class, the teacher's lessons it could be given
+/// (id and title), and the link students join with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassPage {
+    pub class: ClassDetail,
+    pub own_lessons: Vec<(String, String)>,
+    pub join_link: String,
+}
+
+/// A class as a student sees it: its name and its published lessons.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StudentClass {
+    pub id: String,
+    pub name: String,
+    pub lessons: Vec<StudentLessonSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StudentLessonSummary {
+    pub id: String,
+    pub title: String,
+}
+
+/// "My classes": the student's classes, and the score of each lesson they
+/// checked (lesson id → "3 of 4 right").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StudentHome {
+    pub classes: Vec<StudentClass>,
+    pub scores: Vec<(String, String)>,
+}
+
+/// One student's line in a lesson's results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultRow {
+    pub student_id: String,
+    pub email: String,
+    /// Items with an answer, of `total`.
+    pub answered: i64,
+    pub total: i64,
+    pub right: Option<i64>,
+    pub graded: Option<i64>,
+    pub checked_at: Option<String>,
+}
+
+/// A lesson's results page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonResults {
+    pub lesson_id: String,
+    pub title: String,
+    pub rows: Vec<ResultRow>,
+}
+
+/// One student's work on a lesson, for their teacher: the sheet as they
+/// filled it in (rendered by the server, read only, with the key), the
+/// score line, and their chats with the tutor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StudentWork {
+    pub lesson_id: String,
+    pub title: String,
+    pub email: String,
+    pub sheet_html: String,
+    pub score: String,
+    pub chats: Vec<TutorChat>,
+}
+
+/// A chat of a student with the tutor, read only: what the student typed
+/// as text, the tutor's replies rendered (inert markdown).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TutorChat {
+    pub title: String,
+    pub messages: Vec<TutorLine>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TutorLine {
+    Student(String),
+    /// The tutor's reply as HTML (`chat::markdown::render`).
+    Tutor(String),
+}
+
+/// What a join link opens: the class's name (none when the code no longer
+/// works), and who is looking.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinView {
+    pub code: String,
+    pub class_name: Option<String>,
+    pub user: Option<UserInfo>,
+}
