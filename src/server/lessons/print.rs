@@ -1,8 +1,10 @@
 //! "Print worksheet" and "Print answer key": `/lessons/{id}/print` and
 //! `/lessons/{id}/print?key=1`, pages made for paper (`lesson::to_paper`):
 //! a header with the title and lines for a name and a date, then the
-//! lesson. Whole HTML documents written here, with no script: printing them
-//! needs no code in the browser bundle. The owner's lessons only, like every
+//! lesson. Whole HTML documents drawn here with Leptos' `view!` (every value
+//! escaped by its type; the lesson's paper form comes escaped from
+//! `lesson::paper`), with no script: printing them needs no code in the
+//! browser bundle. The owner's lessons only, like every
 //! other door (another teacher's id is "not found").
 
 use axum::{
@@ -21,7 +23,9 @@ use crate::server::{
     lessons,
     state::AppState,
 };
-use crate::lesson::{self, escape_text, Sheet};
+use leptos::prelude::*;
+
+use crate::lesson::{self, Sheet};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/lessons/{id}/print", get(print))
@@ -46,28 +50,40 @@ async fn print(
     let sheet = if q.key.as_deref().is_some_and(|k| k == "1" || k == "true") { Sheet::Key } else { Sheet::Worksheet };
     match lessons::get_owned(&state.db, &user.id, &id).await {
         Ok(l) => match lesson::parse(&l.document_xml) {
-            Ok(root) => ([(header::CACHE_CONTROL, "no-store")], Html(page(&l.title, &lesson::to_paper(&root, sheet), sheet))).into_response(),
-            Err(e) => (StatusCode::UNPROCESSABLE_ENTITY, Html(format!("<p>This lesson cannot be printed: {}</p>", escape_text(&e.to_string()))))
-                .into_response(),
+            Ok(root) => ([(header::CACHE_CONTROL, "no-store")], Html(page(&l.title, lesson::to_paper(&root, sheet), sheet))).into_response(),
+            Err(e) => (StatusCode::UNPROCESSABLE_ENTITY, Html(view! { <p>"This lesson cannot be printed: " {e.to_string()}</p> }.to_html())).into_response(),
         },
         Err(AppError::NotFound) => Redirect::to("/lessons/not-found").into_response(),
         Err(e) => e.into_response(),
     }
 }
 
-/// The whole page around the lesson.
-fn page(title: &str, body: &str, sheet: Sheet) -> String {
-    let title = escape_text(title);
+/// The whole page around the lesson (`body`, the lesson's paper form).
+fn page(title: &str, body: String, sheet: Sheet) -> String {
     let (what, head) = match sheet {
-        Sheet::Worksheet => ("Worksheet", "<p class=\"who\"><span>Name:</span><span class=\"fill wide\"></span><span>Date:</span><span class=\"fill\"></span></p>".to_string()),
-        Sheet::Key => ("Answer key", "<p class=\"who\"><strong>Answer key</strong>: for the teacher.</p>".to_string()),
+        Sheet::Worksheet => (
+            "Worksheet",
+            view! { <p class="who"><span>"Name:"</span><span class="fill wide"></span><span>"Date:"</span><span class="fill"></span></p> }.into_any(),
+        ),
+        Sheet::Key => ("Answer key", view! { <p class="who"><strong>"Answer key"</strong>": for the teacher."</p> }.into_any()),
     };
-    format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} · {what} · Margin</title>\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{PRINT_CSS}</style></head>\
-         <body class=\"sheet\"><p class=\"screen-only\">Print this page with your browser's Print command (Ctrl+P, or ⌘P on a Mac).</p><header class=\"sheet-head\"><h1 class=\"sheet-title\">{title}</h1>{head}</header>\
-         <main>{body}</main></body></html>"
-    )
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <title>{format!("{title} · {what} · Margin")}</title>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <style inner_html=PRINT_CSS></style>
+            </head>
+            <body class="sheet">
+                <p class="screen-only">"Print this page with your browser's Print command (Ctrl+P, or ⌘P on a Mac)."</p>
+                <header class="sheet-head"><h1 class="sheet-title">{title.to_string()}</h1>{head}</header>
+                <main inner_html=body></main>
+            </body>
+        </html>
+    }
+    .to_html()
 }
 
 /// Paper first: A4 or Letter margins, black on white, and no question split
