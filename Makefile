@@ -22,7 +22,7 @@ NODE_BIN := $(CURDIR)/end2end/node_modules/.bin
 ## Build a release and serve it on http://127.0.0.1:3000 (data under ./data).
 run: tools npm-deps
 	mkdir -p data
-	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release --precompress
+	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release --precompress --split
 
 ## All cargo tests, then the Playwright suite against a real server and Chromium.
 test: tools e2e-deps cargo-test e2e
@@ -51,12 +51,12 @@ cargo-test-postgres:
 # compile error would otherwise pass.
 e2e:
 	rm -rf target/e2e && mkdir -p target/e2e
-	cargo leptos build
+	cargo leptos build --split
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo \
 		MARGIN_SIGNUPS_PER_CLIENT_HOUR=10000 \
 		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
 		MARGIN_E2E_POSTGRES_URL="$$(scripts/test-postgres)" MARGIN_E2E_BIN=$(CURDIR)/target/debug/margin \
-		cargo leptos end-to-end
+		cargo leptos end-to-end --split
 
 ## The property tests of the parsers and the material readers (tests/fuzz.rs, the turn log's
 ## compaction) with many more cases than `make test` runs.
@@ -123,7 +123,7 @@ bench-ui: tools e2e-deps
 	rm -rf target/bench-ui && mkdir -p target/bench-ui
 	env -u AI_API_KEY -u AI_BASE_URL -u AI_MODEL AI_PROVIDER=demo MARGIN_BENCH=ui \
 		PATH="$(NODE_BIN):$$PATH" LEPTOS_SITE_ADDR=127.0.0.1:3200 DATABASE_URL=sqlite://$(BENCH_UI_DB) \
-		sh -c 'cargo leptos build --release --precompress && cargo leptos end-to-end --release --precompress'
+		sh -c 'cargo leptos build --release --precompress --split && cargo leptos end-to-end --release --precompress --split'
 	$(MAKE) bench-islands
 
 ## Where the bundle's bytes go, island by island, with a budget for each part

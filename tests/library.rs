@@ -304,10 +304,13 @@ async fn a_lesson_prints_as_a_worksheet_or_a_key_for_its_owner_only() {
     let app = app().await;
     let t = app.sign_up("print@x.org").await;
     let xml = "<lesson><h1>Verbs</h1><note>Quiet group first.</note><exercise type=\"fill-blanks\"><p>She <blank answer=\"ran\"/> home.</p></exercise></lesson>";
-    let lesson = create(&app, &t, json!({"title": "Verbs", "xml": xml})).await;
+    let lesson = create(&app, &t, json!({"title": "Verbs & <i>nouns</i>", "xml": xml})).await;
     let id = lesson["id"].as_str().unwrap();
     let sheet = app.get(&format!("/lessons/{id}/print"), Auth::Cookie(&t)).await;
     assert_eq!(sheet.status, StatusCode::OK);
+    // The title as text, escaped once, in the window's title and on the sheet.
+    assert!(sheet.body.contains("<title>Verbs &amp; &lt;i&gt;nouns&lt;/i&gt; · Worksheet · Margin</title>"), "{}", sheet.body);
+    assert!(sheet.body.contains("Verbs &amp; &lt;i&gt;nouns&lt;/i&gt;</h1>"), "{}", sheet.body);
     assert!(sheet.headers[axum::http::header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
     assert!(sheet.body.contains("Name:") && sheet.body.contains("1. Fill in the blanks"), "{}", sheet.body);
     assert!(!sheet.body.contains(">ran<") && !sheet.body.contains("Quiet group"), "{}", sheet.body);

@@ -56,3 +56,33 @@ test("a page without an island loads no code; the bundle comes compressed and is
   const again = seen.slice(before).filter((s) => s.url === wasmUrl);
   for (const s of again) expect(s.status, "taken from the cache, not asked after").toBe(200);
 });
+
+test("the XML editor and the history load their code when first opened, and work after a reload", async ({ page }) => {
+  const parts: string[] = [];
+  page.on("request", (r) => {
+    const name = new URL(r.url()).pathname.split("/").pop() ?? "";
+    if (name.endsWith(".wasm")) parts.push(name);
+  });
+  const loaded = (what: string) => parts.some((p) => p.startsWith(`split_${what}_view`));
+  await signUp(page, uniqueEmail("split"));
+  const url = await createLesson(page, "Split");
+  await hydrated(page);
+  // The conversation's part comes once the page is live; the tabs' parts not yet.
+  await expect.poll(() => loaded("message_list")).toBe(true);
+  expect(loaded("xml_editor") || loaded("history"), "no tab opened yet").toBe(false);
+
+  await page.getByRole("tab", { name: "XML" }).click();
+  await expect(page.getByLabel("Lesson XML")).toHaveValue(/<lesson/);
+  expect(loaded("xml_editor")).toBe(true);
+  await page.getByRole("tab", { name: "History" }).click();
+  await expect(page.getByRole("list", { name: "Versions" }).getByRole("button")).toHaveCount(1);
+  expect(loaded("history")).toBe(true);
+
+  // After a reload, the same parts work again.
+  await page.goto(url);
+  await hydrated(page);
+  await page.getByRole("tab", { name: "History" }).click();
+  await expect(page.getByRole("list", { name: "Versions" }).getByRole("button")).toHaveCount(1);
+  await page.getByRole("tab", { name: "XML" }).click();
+  await expect(page.getByLabel("Lesson XML")).toHaveValue(/<lesson/);
+});

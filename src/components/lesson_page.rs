@@ -172,10 +172,11 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                         <LessonView html=state.html audience=audience preview=state.preview/>
                     })}
                     // The page always opens on the lesson: the other tabs are built in the browser.
+                    // Their code comes when a tab is first opened (`--split`).
                     {client_only("tab-panel", move || match tab.get() {
                         Tab::Lesson => EitherOf3::A(()),
-                        Tab::Xml => EitherOf3::B(view! { <XmlEditor/> }),
-                        Tab::History => EitherOf3::C(view! { <HistoryPanel/> }),
+                        Tab::Xml => EitherOf3::B(Suspend::new(xml_editor_view())),
+                        Tab::History => EitherOf3::C(Suspend::new(history_view())),
                     })}
                 </section>
         }
@@ -187,6 +188,18 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
             <ChatSidebar/>
         </main>
     }
+}
+
+/// The XML editor, its code in a part of the bundle of its own.
+#[lazy]
+fn xml_editor_view() -> AnyView {
+    view! { <XmlEditor/> }.into_any()
+}
+
+/// The history, its code in a part of the bundle of its own.
+#[lazy]
+fn history_view() -> AnyView {
+    view! { <HistoryPanel/> }.into_any()
 }
 
 /// "Review edits before applying": when on, the assistant's edits wait for

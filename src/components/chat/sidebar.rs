@@ -97,13 +97,22 @@ pub fn ChatSidebar() -> impl IntoView {
                 <Show when=move || chat.list.loaded.get() && chat.conversation.messages.with(Vec::is_empty)>
                     <Welcome chat tutor chips/>
                 </Show>
-                {client_only("message-list", || view! { <MessageList/> })}
+                // The conversation's code (replies, steps, proposals) comes
+                // once the island is live, in a part of its own (`--split`):
+                // the message box does not wait for it.
+                {client_only("message-list", || Suspend::new(message_list_view()))}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
             <p class="sr-only" aria-live="polite">{move || chat.conversation.announce.get()}</p>
             <ChatInput/>
         </aside>
     }
+}
+
+/// The conversation, its code in a part of the bundle of its own.
+#[lazy]
+fn message_list_view() -> AnyView {
+    view! { <MessageList/> }.into_any()
 }
 
 /// What the sidebar says about the assistant: the offline demo's banner, why

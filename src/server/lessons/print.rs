@@ -72,7 +72,9 @@ fn page(title: &str, body: String, sheet: Sheet) -> String {
         <html lang="en">
             <head>
                 <meta charset="utf-8"/>
-                <title>{format!("{title} · {what} · Margin")}</title>
+                // Set whole: a text node here would carry the marker Leptos puts
+                // after dynamic text (`<!>`), which a title shows as written.
+                <title inner_html=lesson::escape_text(&format!("{title} · {what} · Margin"))></title>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <style inner_html=PRINT_CSS></style>
             </head>
