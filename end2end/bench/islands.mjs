@@ -31,10 +31,19 @@ import { readFileSync, writeFileSync } from "node:fs";
 // every type it reads: what is left of each call is inlined into the island
 // making it, so about 5 KB moved from the shared part into the islands while
 // the code in all fell by 6.4 KB; the budgets moved with it.
+// 2026-11-25 (#44): every part is a typed Leptos component again (no HTML
+// strings, no delegated handlers), which grew the code: chat sidebar 101 →
+// 266 KB, versions 21 → 68 KB, XML editor 16 → 20 KB, the framework's generic
+// code 288 → 443 KB. The conversation, the XML editor and the history now
+// load as parts of their own (`#[lazy]`, `--split`): what the first load
+// costs is measured by end2end/bench/delivery.spec.ts, not here. The budgets
+// moved to the new sizes plus about 10%; shrinking them is the next work.
+// With the parts split (`#[lazy]`) the XML editor reads 36 KB and the
+// versions 89 KB here (the code that builds a part now counts in it).
 const PARTS = [
-  { name: "LessonWorkspace › chat sidebar", paths: ["margin::components::chat"], budget: 116_000 },
-  { name: "LessonWorkspace › XML editor", paths: ["margin::components::xml_editor"], budget: 18_600 },
-  { name: "LessonWorkspace › versions", paths: ["margin::components::history_panel"], budget: 23_700 },
+  { name: "LessonWorkspace › chat sidebar", paths: ["margin::components::chat"], budget: 292_000 },
+  { name: "LessonWorkspace › XML editor", paths: ["margin::components::xml_editor"], budget: 40_000 },
+  { name: "LessonWorkspace › versions", paths: ["margin::components::history_panel"], budget: 97_500 },
   {
     name: "LessonWorkspace › workspace and lesson view",
     paths: [
@@ -52,13 +61,13 @@ const PARTS = [
     // Later still 57,772: + the island's second use, a student's tutor
     // (no document pane, the answer sheet's saving started), in place of an
     // island of its own; "New lesson" stopped being an island (-9 KB).
-    budget: 58_500,
+    budget: 64_700,
   },
   // 2026-11-24: students. The answer sheet's saving (plain DOM code,
   // started by the workspace island when it is a student's tutor).
   { name: "LessonWorkspace › student's answer sheet", paths: ["margin::components::answer_sheet"], budget: 3_500 },
   { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 150_000 },
-  { name: "framework, serde and std", paths: [""], budget: 325_000 },
+  { name: "framework, serde and std", paths: [""], budget: 488_000 },
 ];
 
 /** A test for names under `path`, in either form a name takes: mangled

@@ -67,7 +67,7 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     view! {
         <div class="msg assistant">
             <Thinking reply/>
-            <Steps reply/>
+            {Suspend::new(steps_view(reply))}
             {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
                 <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
             })}
@@ -75,10 +75,23 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
                 <div class="md-blocks" node_ref=blocks></div>
                 <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
             </div>
-            <Proposals reply/>
-            <ReplyEnd reply chat/>
+            {Suspend::new(review_view(reply, chat))}
         </div>
     }
+}
+
+/// A reply's steps, their code in a part of the bundle of their own
+/// (`--split`): loaded with the first reply, not before the page is usable.
+#[lazy]
+fn steps_view(reply: Reply) -> AnyView {
+    view! { <Steps reply/> }.into_any()
+}
+
+/// Under a reply: its proposals and how it ended (Retry, suggestions), in
+/// the same part as the steps.
+#[lazy]
+fn review_view(reply: Reply, chat: Chat) -> AnyView {
+    view! { <Proposals reply/><ReplyEnd reply chat/> }.into_any()
 }
 
 /// What a reasoning model thought, above its reply: open while it thinks,
