@@ -21,7 +21,22 @@ pub struct Server {
 
 impl Server {
     /// Starts the server over `db`, with `env` added, and waits until it is healthy.
+    ///
+    /// The free port is found by binding and letting go, so another socket
+    /// (a database connection going out) can take it before the server
+    /// binds it; the server then exits at once. Such a start is tried again
+    /// on another port, a few times, rather than waited on in vain.
     pub async fn start(db: &str, site_root: &std::path::Path, env: &[(&str, &str)]) -> Self {
+        for _ in 0..3 {
+            if let Some(server) = Self::try_start(db, site_root, env).await {
+                return server;
+            }
+        }
+        panic!("the server exited at start three times");
+    }
+
+    /// One start: `None` when the process ended before it was healthy.
+    async fn try_start(db: &str, site_root: &std::path::Path, env: &[(&str, &str)]) -> Option<Self> {
         let port = free_port();
         let mut command = Command::new(env!("CARGO_BIN_EXE_margin"));
         command
@@ -36,7 +51,7 @@ impl Server {
         for (k, v) in env {
             command.env(k, v);
         }
-        let child = command
+        let mut child = command
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -51,10 +66,14 @@ impl Server {
                     break;
                 }
             }
+            if let Ok(Some(status)) = child.try_wait() {
+                eprintln!("the server on port {port} exited at start ({status}); trying another port");
+                return None;
+            }
             assert!(started.elapsed() < Duration::from_secs(60), "server never became healthy");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Self { child: Some(child), base }
+        Some(Self { child: Some(child), base })
     }
 
     pub fn signal(&self, signal: &str) {
