@@ -8,7 +8,7 @@
  * budgets; only a broken run fails.
  */
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLesson, hydrated, PASSWORD, signUp, uniqueEmail } from "../tests/helpers";
 
@@ -61,12 +61,28 @@ async function delivered(page: Page, path: string, ready: (p: Page) => Promise<v
   return { bytes: firstLoad, wasm: first.wasm - first.lazy, requests: first.requests, later: w.state.bytes - firstLoad, files: w.files };
 }
 
-/** The bytes of a part of the bundle loaded later (`#[lazy]`): its own
- *  file and the shared chunks it needs, as `files` received them. */
-function part(files: Map<string, number>, name: string): number {
-  let sum = 0;
-  for (const [file, n] of files) if (file.startsWith(`split_${name}_view`) || file.startsWith("chunk_")) sum += n;
-  return sum;
+/** Which files each part loaded later needs (its own and the shared
+ *  chunks), as the build wrote them (`__wasm_split_manifest.*.json`). */
+function manifest(): Map<string, string[]> {
+  const dir = join(targetDir, "site", "pkg");
+  const file = readdirSync(dir).find((f) => f.startsWith("__wasm_split_manifest") && f.endsWith(".json"));
+  const parsed: Record<string, string[]> = file ? JSON.parse(readFileSync(join(dir, file), "utf8")) : {};
+  return new Map(Object.entries(parsed).map(([k, v]) => [k.replace(/_[0-9]+$/, ""), v.map((f) => `${f}.wasm`)]));
+}
+
+/** The bytes each of `names` (parts, in the order they are needed) cost in
+ *  `files`, a shared chunk counted with the first part that needs it and
+ *  not again (`counted`: the files counted before). */
+function attribute(files: Map<string, number>, names: string[], counted: Set<string>, parts: Map<string, string[]>): number[] {
+  return names.map((name) => {
+    let sum = 0;
+    for (const f of parts.get(`${name}_view`) ?? []) {
+      if (counted.has(f)) continue;
+      counted.add(f);
+      sum += files.get(f) ?? 0;
+    }
+    return sum;
+  });
 }
 
 /** A fresh browser (nothing cached) signed in with `cookies`. */
@@ -129,28 +145,27 @@ test("bytes on the wire per page, and the lesson page on school Wi-Fi", async ({
     if (p.name === "Lesson (teacher)") {
       // The parts loaded later: the conversation (once the page is live),
       // then a first reply's, then each tab's when it is first opened.
-      parts.push({ name: "conversation", bytes: part(r.files, "message_list") });
-      // The first reply brings its steps' and its ending's parts (asked
-      // first, as a teacher would: the chunks they share with the tabs'
-      // parts count here).
+      const split = manifest();
+      const counted = new Set<string>();
+      const [conversation] = attribute(r.files, ["message_list"], counted, split);
+      parts.push({ name: "conversation", bytes: conversation });
+      // The first reply brings its steps', their actions' and its ending's
+      // parts (asked first, as a teacher would).
       const w = await watch(tab);
-      await tab.getByRole("textbox", { name: "Message" }).fill("hello");
+      await tab.getByRole("textbox", { name: "Message" }).fill("Add a fill-in-the-blank exercise about French verbs");
       await tab.getByRole("textbox", { name: "Message" }).press("Enter");
-      await expect(tab.locator(".msg.assistant").last()).toContainText("Hello!");
+      await expect(tab.getByRole("button", { name: "Done (2 steps)" })).toBeVisible();
       await w.settled();
       await w.cdp.detach();
-      // The chunks both need are counted with the steps, the ending's own file alone.
-      const ending = [...w.files].filter(([f]) => f.startsWith("split_review_view")).reduce((a, [, n]) => a + n, 0);
-      parts.push({ name: "a reply's steps", bytes: part(w.files, "steps") });
-      parts.push({ name: "a reply's ending", bytes: ending });
-      for (const [tabName, split] of [["XML", "xml_editor"], ["History", "history"]]) {
+      const [steps, actions, ending] = attribute(w.files, ["steps", "step_actions", "review"], counted, split);
+      parts.push({ name: "a reply's steps", bytes: steps }, { name: "a step's actions", bytes: actions }, { name: "a reply's ending", bytes: ending });
+      for (const [tabName, name] of [["XML", "xml_editor"], ["History", "history"]]) {
         const w = await watch(tab);
         await tab.getByRole("tab", { name: tabName }).click();
         await w.settled();
         await w.cdp.detach();
-        parts.push({ name: `${tabName} tab`, bytes: part(w.files, split) });
+        parts.push({ name: `${tabName} tab`, bytes: attribute(w.files, [name], counted, split)[0] });
       }
-
     }
     await ctx.close();
   }

@@ -45,6 +45,14 @@ pub fn Steps(reply: Reply) -> impl IntoView {
     }
 }
 
+/// Beside a step: Undo for an edit that landed, and what came of it. Its
+/// code (the calls that apply, discard and undo) is shared with the reply's
+/// ending, in a part of its own: the steps' part stays small.
+#[lazy]
+fn step_actions_view(step: StepView, reply: Reply) -> AnyView {
+    view! { <StepActions step reply/> }.into_any()
+}
+
 /// A piece of a step as a signal: every text and attribute of a step is a
 /// `Signal` of one of a few types, so the code that draws and updates them
 /// is compiled once per type rather than once per closure (the bundle's
@@ -122,7 +130,7 @@ fn StepItem(step: StepView, reply: Reply) -> impl IntoView {
                 {progress}
                 <span hidden=no_percent>" "<progress max="100" value=percent></progress></span>
             </p>
-            <StepActions step reply/>
+            {Suspend::new(step_actions_view(step, reply))}
         </li>
     }
 }
