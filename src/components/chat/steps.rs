@@ -63,7 +63,6 @@ fn of<T: Clone + Send + Sync + 'static>(step: StepView, f: fn(&Step) -> T) -> Si
 
 #[component]
 fn StepItem(step: StepView, reply: Reply) -> impl IntoView {
-    let status = Memo::new(move |_| step.with(|s| s.status.clone()));
     let class = of(step, |s| match s.status {
         StepStatus::Running => "step running",
         StepStatus::Success => "step ok",
@@ -102,7 +101,6 @@ fn StepItem(step: StepView, reply: Reply) -> impl IntoView {
     let no_progress = of(step, |s| !(s.status == StepStatus::Running && s.progress.is_some()));
     let percent = of(step, |s| s.progress.as_ref().and_then(|(_, f)| *f).map(|f| (f * 100.0) as u32).unwrap_or(0));
     let no_percent = of(step, |s| s.progress.as_ref().and_then(|(_, f)| *f).is_none());
-    let _ = status;
     view! {
         <li class=class>
             <details>

@@ -141,22 +141,23 @@ async fn api_results(State(state): State<AppState>, CurrentUser(user): CurrentUs
     Ok(Json(sheets::results(&state.db, &user.id, &id, &items).await?))
 }
 
-/// One student's work, as the API gives it.
+/// One student's work, as the API gives it (their page shows it as
+/// `models::StudentWork`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct StudentWork {
+struct WorkRecord {
     sheet: sheets::Sheet,
-    chats: Vec<TutorChat>,
+    chats: Vec<ChatRecord>,
 }
 
 #[derive(Serialize)]
-struct TutorChat {
+struct ChatRecord {
     id: String,
     title: String,
     messages: Vec<crate::chat::message::ChatMessage>,
 }
 
-async fn student_work(state: &AppState, owner: &str, lesson_id: &str, student: &str) -> Result<StudentWork> {
+async fn student_work(state: &AppState, owner: &str, lesson_id: &str, student: &str) -> Result<WorkRecord> {
     // The teacher's lesson, in a class of theirs the student is in.
     if !super::teaches(&state.db, owner, student, lesson_id).await? {
         return Err(AppError::NotFound);
@@ -170,12 +171,12 @@ async fn student_work(state: &AppState, owner: &str, lesson_id: &str, student: &
     let mut chats = Vec::new();
     for (id, title) in found {
         let messages = chats::list_messages(&state.db, student, &id).await?;
-        chats.push(TutorChat { id, title, messages });
+        chats.push(ChatRecord { id, title, messages });
     }
-    Ok(StudentWork { sheet, chats })
+    Ok(WorkRecord { sheet, chats })
 }
 
-async fn api_student(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<Json<StudentWork>> {
+async fn api_student(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, student)): ApiPath<(String, String)>) -> Result<Json<WorkRecord>> {
     Ok(Json(student_work(&state, &user.id, &id, &student).await?))
 }
 
