@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps cargo-test cargo-test-postgres e2e bench bench-ui bench-islands fuzz soak soak-hostile
+.PHONY: run test tools browser npm-deps e2e-deps cargo-test cargo-test-postgres e2e bench bench-ui bench-islands bench-scale fuzz soak soak-hostile
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -113,6 +113,14 @@ bench:
 	cargo bench --features ssr --bench turns
 	url="$$(scripts/test-postgres)" && MARGIN_BENCH_DATABASE=postgres MARGIN_BENCH_POSTGRES_URL="$$url" \
 		cargo bench --features ssr --bench turns
+
+## The district benchmark: three Margin instances on one PostgreSQL (the
+## server scripts/test-postgres finds; it says whether fsync is on), replies
+## added in steps of 100 to 2,000 at once, with per-step latency over the
+## model's, cross-instance delay, commits per second and CPU (benches/scale.rs;
+## MARGIN_SCALE_STEPS and MARGIN_SCALE_INSTANCES change the ramp).
+bench-scale:
+	MARGIN_BENCH_POSTGRES_URL="$$(scripts/test-postgres)" cargo bench --features ssr --bench scale
 
 ## The sidebar benchmark: a release build in Chromium streaming a 20,000
 ## character reply one character per chunk; prints main-thread time per chunk

@@ -38,10 +38,10 @@
 //! rows the turn wrote.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::{BufRead, BufReader, Write},
     net::SocketAddr,
     path::PathBuf,
-    process::{Child, ChildStdout, Command, Stdio},
+    process::{Child, ChildStdout},
     time::{Duration, Instant},
 };
 
@@ -56,7 +56,9 @@ use tokio::{
     net::TcpStream,
 };
 
-const ROLE: &str = "MARGIN_BENCH_ROLE";
+mod common;
+
+use common::{call, cpu_seconds, drain, exit_with_parent, header, request, runtime, ROLE};
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
@@ -66,17 +68,7 @@ fn main() {
     }
 }
 
-fn runtime(workers: usize) -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build().unwrap()
-}
 
-/// A child process exits when the driver closes its stdin (or dies).
-fn exit_with_parent() {
-    std::thread::spawn(|| {
-        let _ = std::io::stdin().read_to_end(&mut Vec::new());
-        std::process::exit(0);
-    });
-}
 
 /// The scripted model. A line `last` on stdin prints the last request it was
 /// sent (so that the driver can send the very same request directly).
@@ -156,35 +148,12 @@ async fn time_reservation(state: &AppState, token: &str, lesson_id: &str, user_i
 }
 
 /// Starts this benchmark again in `role`; returns the child and the words of
-/// its `ready` line.
+/// its `ready` line. `MARGIN_BENCH_WRAP="heaptrack -o /tmp/server"`, say, runs
+/// the server under a profiler (its own numbers are then the wrapper's, not
+/// Margin's).
 fn spawn(role: &str, env: &[(&str, &str)]) -> (Child, Vec<String>, BufReader<ChildStdout>) {
-    let exe = std::env::current_exe().unwrap();
-    // `MARGIN_BENCH_WRAP="heaptrack -o /tmp/server"`, say, runs the server
-    // under a profiler (its own numbers are then the wrapper's, not Margin's).
     let wrap = std::env::var("MARGIN_BENCH_WRAP").ok().filter(|_| role == "server");
-    let mut words = wrap.as_deref().unwrap_or("").split_whitespace();
-    let mut cmd = match words.next() {
-        Some(program) => {
-            let mut c = Command::new(program);
-            c.args(words).arg(&exe);
-            c
-        }
-        None => Command::new(&exe),
-    };
-    cmd.env(ROLE, role).env("RUST_LOG", "off").stdin(Stdio::piped()).stdout(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    // A wrapper may print lines of its own first.
-    while out.read_line(&mut line).unwrap() > 0 && !line.starts_with("ready") {
-        line.clear();
-    }
-    let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-    assert_eq!(words.first().map(String::as_str), Some("ready"), "{role} did not start: {line:?}");
-    (child, words[1..].to_vec(), out)
+    common::spawn_role(role, env, wrap.as_deref())
 }
 
 struct Bench {
@@ -225,13 +194,6 @@ impl Bench {
     }
 }
 
-fn request(method: &str, host: &str, path: &str, body: &str, token: Option<&str>) -> String {
-    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
-    format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-}
 
 /// Starts `n` turns at once, each a reply the model writes over six seconds,
 /// and compares the time to the first text and to the end with the same
@@ -351,15 +313,6 @@ async fn soak(b: &Bench, server_pid: u32) {
     }
 }
 
-/// A plain request; returns the response body.
-async fn call(addr: SocketAddr, method: &str, path: &str, body: &str, token: Option<&str>) -> String {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(request(method, &addr.to_string(), path, body, token).as_bytes()).await.unwrap();
-    let mut all = Vec::new();
-    s.read_to_end(&mut all).await.unwrap();
-    let text = String::from_utf8_lossy(&all);
-    text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()
-}
 
 /// Sends a request; returns the time until `marker` first appears, what was
 /// read by then, and the open connection (the caller reads on or holds it).
@@ -381,25 +334,7 @@ async fn until(target: (SocketAddr, String), marker: &str) -> (Duration, String,
     }
 }
 
-async fn drain(mut s: TcpStream) -> usize {
-    let mut total = 0;
-    let mut buf = [0u8; 65536];
-    loop {
-        match s.read(&mut buf).await {
-            Ok(0) | Err(_) => return total,
-            Ok(n) => total += n,
-        }
-    }
-}
 
-/// A process's user and system CPU time, in seconds (clock ticks of 1/100 s).
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
-}
 
 fn rss_kb(pid: u32) -> f64 {
     status_kb(pid, "VmRSS:")
@@ -422,13 +357,6 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
-    let head = response.split("\r\n\r\n").next()?;
-    head.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
-    })
-}
 
 /// The first text chunk of the scripted greeting, and of the benchmark stream.
 const DIRECT_TEXT: &str = "\"content\":\"Hello";

@@ -28,6 +28,7 @@ pub mod http;
 pub mod ids;
 pub mod lessons;
 pub mod material;
+pub mod ops;
 pub mod reactions;
 pub mod startup;
 pub mod state;

@@ -24,6 +24,7 @@ struct Two {
     a: Server,
     b: Server,
     db: margin::server::db::Db,
+    url: String,
     auth: String,
     lesson: String,
     http: reqwest::Client,
@@ -58,7 +59,7 @@ async fn two_instances() -> Option<Two> {
         http.post(format!("{}/api/lessons", b.base)).header("authorization", &auth).json(&json!({"title": "Shared"})).send().await.unwrap().json().await.unwrap();
     let lesson = lesson["id"].as_str().expect("lesson made on B").to_string();
     let db = margin::server::db::connect(&database.url).await.unwrap();
-    Some(Two { a, b, db, auth, lesson, http, _dir: dir, _database: database })
+    Some(Two { a, b, db, url: database.url.clone(), auth, lesson, http, _dir: dir, _database: database })
 }
 
 impl Two {
@@ -183,6 +184,54 @@ async fn a_reply_whose_instance_was_killed_is_interrupted_by_the_other_after_its
     // The chat is free again, on B.
     let next = two.turn(&two.b, &chat, "test").await;
     assert_eq!(next.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replies_on_one_instance_are_written_together_and_announced_only_while_someone_elsewhere_reads() {
+    let Some(two) = two_instances().await else { return };
+    // Every note the instances send each other about replies.
+    let mut listener = sqlx::postgres::PgListener::connect(&two.url).await.unwrap();
+    listener.listen("margin_turns").await.unwrap();
+    let notes = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let heard = notes.clone();
+    tokio::spawn(async move {
+        while let Ok(n) = listener.recv().await {
+            heard.lock().unwrap().push(n.payload().to_string());
+        }
+    });
+
+    let mut turns = Vec::new();
+    let mut streams = Vec::new();
+    for _ in 0..8 {
+        let chat = two.chat(&two.a).await;
+        let (res, turn) = two.started(&two.a, &chat, "benchmark paced").await;
+        turns.push(turn);
+        streams.push(res);
+    }
+    // Well under way (three batches each), with nobody on B reading: no note names them.
+    let ids = turns.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
+    until_count(&two.db, &format!("SELECT COUNT(*) FROM turn_events WHERE turn_id IN ({ids})"), 24).await;
+    let named = |notes: &[String], turn: &str| notes.iter().any(|n| n.strip_prefix("turns:").is_some_and(|l| l.split(',').any(|t| t == turn)));
+    assert!(!turns.iter().any(|t| named(&notes.lock().unwrap(), t)), "no reader, no note: {:?}", notes.lock().unwrap());
+
+    // A reader on B follows the first to its end, every word of it.
+    let mut on_b = two.get(&two.b, &format!("/api/chat/turns/{}/events", turns[0]), None).await;
+    let rest = read_until(&mut on_b, &mut margin::chat::sse::SseParser::new(), |got| got.iter().any(|m| m.event == "done")).await;
+    assert_eq!(text_of(&rest), "abcdefghij".repeat(600));
+    {
+        let notes = notes.lock().unwrap();
+        assert!(notes.iter().any(|n| n == &format!("want:{}", turns[0])), "the reader said what it follows");
+        assert!(named(&notes, &turns[0]), "its batches were announced");
+        assert!(!turns[1..].iter().any(|t| named(&notes, t)), "the others, unread, never were");
+    }
+    for s in streams {
+        assert!(s.text().await.unwrap().contains("event: done"));
+    }
+    // One write per tick for all of A's replies: batches share their
+    // moment, so there are many more batches than moments.
+    let (rows, moments): (i64, i64) =
+        sqlx::query_as(&format!("SELECT COUNT(*), COUNT(DISTINCT created_at) FROM turn_events WHERE turn_id IN ({ids})")).fetch_one(&two.db).await.unwrap();
+    assert!(rows >= 4 * moments, "{rows} batches written at {moments} moments");
 }
 
 /// Reads SSE messages from `res` until `enough` says so (or the stream ends).

@@ -88,3 +88,50 @@ async fn only_the_owner_may_listen() {
     let req = Request::builder().uri(format!("/api/lessons/{}/events", t.lesson_id)).body(Body::empty()).unwrap();
     assert_eq!(app.router.clone().oneshot(req).await.unwrap().status(), StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn a_change_whose_note_was_lost_reaches_the_page_by_the_instances_sweep() {
+    // The sweep every 100 ms here (every 5 s by default).
+    let app = common::app_with(margin::server::config::Config { lesson_sweep_ms: 100, ..Default::default() }).await;
+    let t = teacher(&app, "lost@x.org").await;
+    app.state.bus.settle(&app.state.db).await;
+    let (status, mut events) = listen(&app, &t.token, &t.lesson_id).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut parser = SseParser::new();
+    assert_eq!(next(&mut events, &mut parser, 1).await, vec![("revision".into(), json!({"kind": "revision", "revision": 1}))]);
+
+    // A change stored with no note sent (as when a note is lost while the bus reconnects).
+    sqlx::query("UPDATE lessons SET revision = 2 WHERE id = $1").bind(&t.lesson_id).execute(&app.state.db).await.unwrap();
+    assert_eq!(next(&mut events, &mut parser, 1).await, vec![("revision".into(), json!({"kind": "revision", "revision": 2}))]);
+
+    // A lesson gone without a note: the page is told once, and its stream ends.
+    sqlx::query("UPDATE lessons SET deleted_at = $2 WHERE id = $1").bind(&t.lesson_id).bind(margin::server::db::time::now()).execute(&app.state.db).await.unwrap();
+    assert_eq!(next(&mut events, &mut parser, 1).await, vec![("lesson".into(), json!({"kind": "lesson"}))]);
+    assert!(events.frame().await.is_none(), "the stream ends");
+    assert_eq!(app.state.lesson_pages.counts(), (0, 0), "its slot is free again");
+}
+
+#[tokio::test]
+async fn an_account_may_hold_only_so_many_live_lesson_pages_and_others_are_not_affected() {
+    let app = common::app_with(margin::server::config::Config { lesson_streams_per_account: 2, ..Default::default() }).await;
+    let t = teacher(&app, "tabs@x.org").await;
+    let other = teacher(&app, "colleague@x.org").await;
+    let (first, body_one) = listen(&app, &t.token, &t.lesson_id).await;
+    let (second, _body_two) = listen(&app, &t.token, &t.lesson_id).await;
+    assert_eq!((first, second), (StatusCode::OK, StatusCode::OK));
+    let (third, refused) = listen(&app, &t.token, &t.lesson_id).await;
+    assert_eq!(third, StatusCode::TOO_MANY_REQUESTS);
+    let refused: Value = serde_json::from_slice(&refused.collect().await.unwrap().to_bytes()).unwrap();
+    assert_eq!(refused["code"], "rate_limited", "{refused}");
+    assert!(refused["error"].as_str().unwrap().contains("too many lesson pages open"), "{refused}");
+    // A colleague's pages are their own.
+    let (theirs, _their_body) = listen(&app, &other.token, &other.lesson_id).await;
+    assert_eq!(theirs, StatusCode::OK);
+    // A page closed gives its place back.
+    drop(body_one);
+    let (again, _) = listen(&app, &t.token, &t.lesson_id).await;
+    assert_eq!(again, StatusCode::OK);
+    // Asking for a lesson that is not yours takes no place for long.
+    let (not_yours, _) = listen(&app, &t.token, &other.lesson_id).await;
+    assert_eq!(not_yours, StatusCode::NOT_FOUND);
+}

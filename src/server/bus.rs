@@ -76,6 +76,12 @@ impl Bus {
         self.shared
     }
 
+    /// Whether the notes of other instances are being heard now (always, on
+    /// SQLite); turns true again after a reconnect, when notes may have been lost.
+    pub fn listening(&self) -> watch::Receiver<bool> {
+        self.listening.clone()
+    }
+
     pub fn subscribe(&self) -> broadcast::Receiver<Note> {
         self.local.subscribe()
     }

@@ -8,6 +8,8 @@
 //!   the ways credits arrive);
 //! - `margin allowance set --school <id or name> --tokens <n|unlimited|default>`:
 //!   a school's own monthly allowance, above the server's if need be;
+//! - `margin copy --from sqlite://… --to postgres://…`: a single-machine
+//!   school moved onto PostgreSQL (`ops::copy`);
 //! - `margin operators [add|remove <email>]`: who runs the server
 //!   (`operators`): those accounts add credits and raise allowances from
 //!   their School page.
@@ -28,9 +30,10 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
         ["credits", "add", rest @ ..] => add_credits(rest).await,
         ["allowance", "set", rest @ ..] => set_allowance(rest).await,
         ["operators"] => list_operators().await,
+        ["copy", "--from", from, "--to", to] | ["copy", "--to", to, "--from", from] => copy(from, to).await,
         ["operators", "add", email] => change_operator(email, true).await,
         ["operators", "remove", email] => change_operator(email, false).await,
-        ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -54,7 +57,9 @@ const USAGE: &str = "Usage:
                                                       set a school's monthly allowance
   margin operators                                    list the operators
   margin operators add <email>                        let an account add credits and raise allowances
-  margin operators remove <email>                     take that back";
+  margin operators remove <email>                     take that back
+  margin copy --from sqlite://<file> --to postgres://<server>/<database>
+                                                      move everything into an empty PostgreSQL database";
 
 /// The server's configuration, checked as the server checks it.
 fn config() -> Result<Config, String> {
@@ -180,4 +185,14 @@ async fn add_credits(rest: &[&str]) -> Result<String, String> {
         target.name,
         crate::chat::message::thousands(usage.credits)
     ))
+}
+
+/// `margin copy`: every table from SQLite into an empty PostgreSQL database.
+async fn copy(from: &str, to: &str) -> Result<String, String> {
+    let copied = crate::server::ops::copy::copy(from, to).await?;
+    let width = copied.iter().map(|c| c.table.len()).max().unwrap_or(0);
+    let mut lines: Vec<String> = copied.iter().map(|c| format!("{:width$}  {:>9} rows (PostgreSQL: {})", c.table, c.source, c.target)).collect();
+    let total: i64 = copied.iter().map(|c| c.target).sum();
+    lines.push(format!("Copied {total} rows in {} tables; every count matches. Point DATABASE_URL at the PostgreSQL database to use it.", copied.len()));
+    Ok(lines.join("\n"))
 }

@@ -56,6 +56,14 @@ pub struct Config {
     pub storage_mb: u64,
     /// What a student's account may keep, in MiB (`MARGIN_STUDENT_STORAGE_MB`).
     pub student_storage_mb: u64,
+    /// Live lesson pages one account may hold open on an instance
+    /// (`MARGIN_LESSON_STREAMS_PER_ACCOUNT`, `lessons::live`); 0: no limit.
+    pub lesson_streams_per_account: usize,
+    /// How often an instance looks at every open lesson for a change whose
+    /// note was lost (`MARGIN_LESSON_SWEEP_MS`).
+    pub lesson_sweep_ms: u64,
+    /// The token `/metrics` asks for (`MARGIN_METRICS_TOKEN`); unset, there is no `/metrics`.
+    pub metrics_token: Option<String>,
 }
 
 impl Default for Config {
@@ -80,6 +88,9 @@ impl Default for Config {
             extract_memory_mb: 384,
             storage_mb: crate::server::accounts::quota::TEACHER_MB,
             student_storage_mb: crate::server::accounts::quota::STUDENT_MB,
+            lesson_streams_per_account: 24,
+            lesson_sweep_ms: 5_000,
+            metrics_token: None,
         }
     }
 }
@@ -118,6 +129,9 @@ impl Config {
             extract_memory_mb: env.number("MARGIN_EXTRACT_MEMORY_MB", d.extract_memory_mb, 32, 65_536, "MiB"),
             storage_mb: env.number("MARGIN_STORAGE_MB", d.storage_mb, 1, 10_000_000, "MiB"),
             student_storage_mb: env.number("MARGIN_STUDENT_STORAGE_MB", d.student_storage_mb, 1, 10_000_000, "MiB"),
+            lesson_streams_per_account: env.number("MARGIN_LESSON_STREAMS_PER_ACCOUNT", d.lesson_streams_per_account, 0, 1_000_000, "pages; 0 for no limit"),
+            lesson_sweep_ms: env.number("MARGIN_LESSON_SWEEP_MS", d.lesson_sweep_ms, 50, 3_600_000, "milliseconds"),
+            metrics_token: env.secret("MARGIN_METRICS_TOKEN").filter(|t| !t.trim().is_empty()),
         }
     }
 }

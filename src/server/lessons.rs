@@ -12,6 +12,7 @@ pub mod forms;
 pub mod import_reports;
 pub mod library;
 pub mod library_routes;
+pub mod live;
 pub mod print;
 pub mod proposal_routes;
 pub mod proposals;

@@ -17,11 +17,16 @@ use crate::server::{
 };
 
 pub async fn run() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
-        )
-        .init();
+    // `MARGIN_LOG_FORMAT=json`: one JSON object per line, for log collectors.
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    match std::env::var("MARGIN_LOG_FORMAT").as_deref().map(str::trim) {
+        Ok("json") => tracing_subscriber::fmt().json().with_env_filter(filter).init(),
+        Ok("" | "text") | Err(_) => tracing_subscriber::fmt().with_env_filter(filter).init(),
+        Ok(other) => {
+            tracing_subscriber::fmt().with_env_filter(filter).init();
+            tracing::warn!("MARGIN_LOG_FORMAT is {other:?}: logs are plain text (set it to json or text)");
+        }
+    }
 
     // Every setting checked before anything starts: a bad one stops here,
     // named, rather than quietly becoming its default.

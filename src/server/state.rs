@@ -31,6 +31,9 @@ pub struct AppState {
     pub turns: Arc<TurnHub>,
     /// Notes to and from the other instances sharing the database.
     pub bus: Arc<Bus>,
+    /// The lesson pages open on this instance, fed from the bus.
+    #[from_ref(skip)]
+    pub lesson_pages: Arc<crate::server::lessons::live::LessonPages>,
     /// The clock budgets read their month from (tests set it).
     pub clock: MonthClock,
     /// The clock automatic turns are timed by (tests move it).
@@ -56,15 +59,26 @@ impl AppState {
             crate::server::material::sandbox::ChildLimits { memory_bytes: config.extract_memory_mb * 1024 * 1024, ..Default::default() },
             config.extractions_at_once,
         );
+        let turns = Arc::new(TurnHub::default().with_lease(lease));
+        if bus.shared() {
+            turns.start_relay(db.clone(), bus.clone());
+        }
+        let lesson_pages = crate::server::lessons::live::LessonPages::start(
+            db.clone(),
+            &bus,
+            config.lesson_streams_per_account,
+            Duration::from_millis(config.lesson_sweep_ms),
+        );
         Self {
             leptos_options,
+            lesson_pages,
             turn_writer: crate::server::db::turn_writer(&db),
             db,
             config: Arc::new(config),
             limits,
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
-            turns: Arc::new(TurnHub::default().with_lease(lease)),
+            turns,
             bus,
             clock: MonthClock::real(),
             reactions: ReactionClock::real(),

@@ -17,6 +17,7 @@ mod gate;
 mod hub;
 pub mod leases;
 pub mod meter;
+pub mod relay;
 pub mod remote;
 mod run;
 mod sse;

@@ -41,6 +41,9 @@ pub enum AppError {
     /// An account started more replies than its limit allows.
     #[error("You have started a lot of replies in the last minute. Try again in {0} seconds.")]
     TooManyTurns(u64),
+    /// An account holds as many live lesson pages open as it may (`lessons::live`).
+    #[error("This account has too many lesson pages open. Close a few tabs, then reload this page to see changes as they happen.")]
+    TooManyPages,
     #[error("Your school has started a lot of replies in the last minute. Try again in {0} seconds.")]
     SchoolBusy(u64),
     /// The school's budget is spent (402): the sentence, and when the
@@ -82,7 +85,7 @@ impl AppError {
             Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unavailable(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) | Self::TooManyPages => StatusCode::TOO_MANY_REQUESTS,
             Self::BudgetExhausted { .. } => StatusCode::PAYMENT_REQUIRED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
@@ -114,7 +117,7 @@ impl AppError {
             Self::MethodNotAllowed => "method_not_allowed",
             Self::Unavailable(_) => "unavailable",
             Self::Busy(_) => "busy",
-            Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) => "rate_limited",
+            Self::TooManyRequests(_) | Self::TooManyTurns(_) | Self::SchoolBusy(_) | Self::TooManyPages => "rate_limited",
             Self::BudgetExhausted { .. } => "budget_exhausted",
             Self::Internal(_) => "internal",
             Self::StorageFull => "storage_full",

@@ -27,7 +27,7 @@ fn open_to_all(path: &str) -> bool {
 
 /// Paths anyone may load.
 fn is_public(path: &str) -> bool {
-    matches!(path, "/signin" | "/signup" | "/healthz" | "/favicon.ico")
+    matches!(path, "/signin" | "/signup" | "/healthz" | "/readyz" | "/metrics" | "/favicon.ico")
         || path.starts_with("/pkg/")
         || path.starts_with("/api/")
         || path.starts_with("/auth/")

@@ -34,6 +34,8 @@ pub fn build(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/readyz", get(crate::server::ops::ready::readyz))
+        .route("/metrics", get(crate::server::ops::metrics::metrics))
         .merge(accounts::routes::router())
         .merge(accounts::school_routes::router())
         .merge(chats::routes::router())

@@ -13,7 +13,7 @@ use std::{
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::compact::Compacted;
+use super::{compact::Compacted, relay::Relay};
 use crate::{chat::events::ChatEvent, server::http::error::AppError};
 
 /// How long a finished turn's events stay available for late readers.
@@ -114,6 +114,9 @@ pub struct TurnHub {
     pub instance: String,
     /// How long a running reply's lease lasts unrenewed.
     pub lease: Duration,
+    /// Writes the running replies' events for other instances, when the
+    /// database is shared (`relay`).
+    relay: std::sync::OnceLock<Arc<Relay>>,
 }
 
 /// How long a running reply's lease lasts unless renewed (`MARGIN_TURN_LEASE_SECS`).
@@ -142,6 +145,7 @@ impl TurnHub {
             finished_budget: bytes,
             instance: crate::server::ids::new_id(),
             lease: LEASE,
+            relay: std::sync::OnceLock::new(),
         }
     }
 
@@ -149,6 +153,21 @@ impl TurnHub {
     pub fn with_lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
         self
+    }
+
+    /// Starts writing running replies' events for other instances (once).
+    pub fn start_relay(&self, db: crate::server::db::Db, bus: Arc<crate::server::bus::Bus>) {
+        self.relay.get_or_init(|| Relay::start(db, bus));
+    }
+
+    /// The relay, when the database is shared.
+    pub fn relay(&self) -> Option<&Arc<Relay>> {
+        self.relay.get()
+    }
+
+    /// Whether the instance is stopping (no new turns).
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
     }
 
     /// The turns running here.

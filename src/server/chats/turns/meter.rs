@@ -170,6 +170,7 @@ impl Meter for SchoolMeter {
                 estimated: used.estimated,
                 outcome: used.outcome.as_str().into(),
             };
+            crate::server::ops::metrics::METRICS.used(&s.school_id, u64::from(used.prompt_tokens) + u64::from(used.completion_tokens));
             let tied = self.stored.wait().await;
             if let Err(e) = budget::settle(&s.db, &call, held, tied, s.default, s.clock.now()).await {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not record a model call's usage");

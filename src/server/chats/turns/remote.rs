@@ -1,16 +1,21 @@
 //! A turn's events for readers on other instances: a second tab, or a
 //! reconnect that the load balancer sent elsewhere. The instance running the
-//! turn writes its events to `turn_events` in batches (at most one write per
-//! `BATCH_EVERY`, 150 ms, numbered as the turn numbered them, runs of text kept with
-//! the end of every delta: `Compacted`) and sends a note (`bus`); a reader
-//! elsewhere reads the batches after its cursor, so it continues exactly
-//! where it was, with the same event ids, whichever instance it asked.
+//! turn writes its events to `turn_events` in batches (its `relay`, every
+//! 100 ms for all its replies at once, numbered as the turn numbered them,
+//! runs of text kept with the end of every delta: `Compacted`) and names the
+//! turn in a note (`bus`) when a reader elsewhere said it follows it; that
+//! reader reads the batches after its cursor, so it continues exactly where
+//! it was, with the same event ids, whichever instance it asked.
 //!
 //! Only when the database is shared (PostgreSQL): with SQLite there is one
 //! instance and every reader follows the turn's log in memory.
 
 use super::store;
-use std::{convert::Infallible, sync::Arc, time::Duration};
+use std::{
+    convert::Infallible,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use axum::response::{
     sse::{Event, KeepAlive, Sse},
@@ -21,7 +26,7 @@ use tokio::sync::broadcast;
 
 use super::{
     compact::Compacted,
-    hub::TurnLog,
+    relay,
     sse::{sse_event, with_turn_headers},
 };
 use crate::{
@@ -31,65 +36,29 @@ use crate::{
         chats,
         db::{time, Db},
         http::error::Result,
+        ops::metrics::{self, ReaderGuard, METRICS},
     },
 };
 
-/// How long events wait to be written together: with the checkpoints and
-/// the lease, a streaming turn writes about once per 100 ms.
-pub const BATCH_EVERY: Duration = Duration::from_millis(150);
 /// How long stored events are kept for late readers.
 pub const KEEP: Duration = Duration::from_secs(600);
 
-/// Writes the turn's events as they come, in batches, until its last one;
-/// returns once that is written.
-pub async fn publish(log: Arc<TurnLog>, db: Db, bus: Arc<Bus>) {
-    let mut latest = log.subscribe();
-    let mut written = 0;
-    loop {
-        let closed = latest.changed().await.is_err();
-        tokio::time::sleep(BATCH_EVERY).await;
-        let (batch, finished) = log.since(written);
-        if let Some(&(last, _)) = batch.last() {
-            let entries = Compacted::starting_at(written + 1, batch.into_iter().map(|(_, e)| e).collect());
-            match store(&db, &log.turn_id, last, &entries.to_json()).await {
-                Ok(()) => {
-                    written = last;
-                    bus.publish(&db, bus::TURNS, &log.turn_id).await;
-                }
-                Err(e) => tracing::warn!(error = %e, turn = %log.turn_id, "could not store a turn's events for other instances"),
-            }
-        }
-        if finished || closed {
-            return;
-        }
-    }
-}
-
-async fn store(db: &Db, turn_id: &str, last: u64, entries: &str) -> Result<()> {
-    sqlx::query("INSERT INTO turn_events (turn_id, last_seq, entries, created_at) VALUES ($1, $2, $3, $4)")
-        .bind(turn_id)
-        .bind(last as i64)
-        .bind(entries)
-        .bind(time::now())
-        .execute(db)
-        .await?;
-    Ok(())
-}
-
-/// The stored events of a turn after `after`, in order.
-async fn stored_since(db: &Db, turn_id: &str, after: u64) -> Result<Vec<(u64, ChatEvent)>> {
-    let rows: Vec<String> = sqlx::query_scalar("SELECT entries FROM turn_events WHERE turn_id = $1 AND last_seq > $2 ORDER BY last_seq")
+/// The stored events of a turn after `after`, in order, and when the newest
+/// batch among them was written.
+async fn stored_since(db: &Db, turn_id: &str, after: u64) -> Result<(Vec<(u64, ChatEvent)>, Option<String>)> {
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT entries, created_at FROM turn_events WHERE turn_id = $1 AND last_seq > $2 ORDER BY last_seq")
         .bind(turn_id)
         .bind(after as i64)
         .fetch_all(db)
         .await?;
     let mut out: Vec<(u64, ChatEvent)> = Vec::new();
-    for row in rows {
+    let written = rows.last().map(|(_, at)| at.clone());
+    for (row, _) in rows {
         let cursor = out.last().map_or(after, |(n, _)| *n);
         let batch = Compacted::from_json(&row).map_err(|e| crate::server::http::error::AppError::Internal(format!("stored turn events: {e}")))?;
         out.extend(batch.since(cursor));
     }
-    Ok(out)
+    Ok((out, written))
 }
 
 /// Whether any of a turn's events are stored.
@@ -105,15 +74,19 @@ pub async fn purge(db: &Db, now: &str) -> Result<u64> {
 }
 
 /// A turn running (or run) on another instance, after `after`, as SSE.
-pub fn remote_response(db: Db, bus: &Bus, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
-    let stream = follow_stored(db, bus.subscribe(), owner.to_string(), turn_id.to_string(), after);
+pub fn remote_response(db: Db, bus: &Arc<Bus>, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
+    let stream = follow_stored(db, bus.clone(), owner.to_string(), turn_id.to_string(), after);
     let body = Sse::new(stream).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
     with_turn_headers(body.into_response(), turn_id, message_id)
 }
 
 struct Reader {
     db: Db,
+    bus: Arc<Bus>,
     notes: broadcast::Receiver<Note>,
+    /// When the running instance was last told that this reader follows the turn.
+    wanted: Option<Instant>,
+    _open: ReaderGuard,
     owner: String,
     turn_id: String,
     cursor: u64,
@@ -145,15 +118,30 @@ async fn current_documents_only(r: &Reader, mut events: Vec<(u64, ChatEvent)>) -
 /// Reads the stored batches from `after` on, waiting for notes (or `POLL`)
 /// between reads. A turn that ended without its last event stored (its
 /// instance died, and a lease ended it) ends with the end its message has.
-fn follow_stored(db: Db, notes: broadcast::Receiver<Note>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
-    let reader = Reader { db, notes, owner, turn_id, cursor: after, done: false };
+fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+    let notes = bus.subscribe();
+    let reader = Reader { db, bus, notes, wanted: None, _open: metrics::reader_opened(), owner, turn_id, cursor: after, done: false };
     futures::stream::unfold(reader, |mut r| async move {
         if r.done {
             return None;
         }
         loop {
+            // Said before reading, so that a batch written after the read
+            // is announced; until the relay surely heard it (its note may
+            // cross a batch), the reader also looks on its own, often.
+            if r.wanted.is_none_or(|at| at.elapsed() >= relay::RENEW) {
+                relay::want(&r.bus, &r.db, &r.turn_id).await;
+                r.wanted = Some(Instant::now());
+            }
+            let settling = r.wanted.is_some_and(|at| at.elapsed() < relay::TICK * 5);
             let events = match stored_since(&r.db, &r.turn_id, r.cursor).await {
-                Ok(events) => current_documents_only(&r, events).await,
+                Ok((events, written)) => {
+                    if let Some(ms) = written.as_deref().and_then(time::epoch_millis).filter(|_| !events.is_empty()) {
+                        let lag = (time::epoch_millis(&time::now()).unwrap_or(ms) - ms).max(0);
+                        METRICS.event_lag.observe(lag as f64 / 1e3);
+                    }
+                    current_documents_only(&r, events).await
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, turn = %r.turn_id, "could not read a turn's stored events");
                     return None; // the client reconnects from its last id
@@ -168,7 +156,7 @@ fn follow_stored(db: Db, notes: broadcast::Receiver<Note>, owner: String, turn_i
                 Ok(Some((status, error, message_id))) if status != MessageStatus::Running => {
                     // Over, with nothing more stored: one last look (its last
                     // batch may have landed meanwhile), then its end as stored.
-                    if let Ok(late) = stored_since(&r.db, &r.turn_id, r.cursor).await {
+                    if let Ok((late, _)) = stored_since(&r.db, &r.turn_id, r.cursor).await {
                         if !late.is_empty() {
                             continue;
                         }
@@ -181,10 +169,11 @@ fn follow_stored(db: Db, notes: broadcast::Receiver<Note>, owner: String, turn_i
                 Ok(None) => return None,
                 Err(e) => tracing::warn!(error = %e, turn = %r.turn_id, "could not check on a turn"),
             }
-            let _ = tokio::time::timeout(bus::POLL, async {
+            let wait = if settling { relay::TICK * 2 } else { bus::POLL };
+            let _ = tokio::time::timeout(wait, async {
                 loop {
                     match r.notes.recv().await {
-                        Ok(note) if note.channel == bus::TURNS && note.payload == r.turn_id => return,
+                        Ok(note) if relay::names(&note, &r.turn_id) => return,
                         Ok(_) => {}
                         Err(broadcast::error::RecvError::Lagged(_)) => return,
                         Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,

@@ -17,6 +17,8 @@ use futures::future::BoxFuture;
 use crate::server::{bus::Bus, db::Db};
 use tokio::{sync::mpsc, time::Instant};
 
+use super::relay::Progress;
+
 use super::{
     document::{DbDocument, DocumentTarget},
     gate::Stored,
@@ -31,10 +33,10 @@ use crate::{
     chat::{
         events::{ChatEvent, ErrorData},
         message::{MessageStatus, StoredMessage},
-        turn::{terminal_event, ToolCallRecord, TurnRecord, INTERRUPTED},
+        turn::{terminal_event, TurnRecord, INTERRUPTED},
     },
     models::LessonEvent,
-    server::lessons::events,
+    server::{lessons::events, ops::metrics::METRICS},
 };
 
 /// How often a running reply's new text is written to its message.
@@ -72,7 +74,8 @@ pub struct TurnJob {
 pub async fn run(job: TurnJob) {
     let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, sources, history, user_text, stored, meter, student } = job;
     // Readers on other instances follow the events stored for them.
-    let publisher = bus.shared().then(|| tokio::spawn(super::remote::publish(log.clone(), db.clone(), bus.clone())));
+    let relay = hub.relay().cloned();
+    let followed = relay.as_ref().map(|r| r.follow(log.clone()));
     let lesson = lesson_id.clone();
     let ctx = if student {
         let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
@@ -83,7 +86,7 @@ pub async fn run(job: TurnJob) {
     };
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
-    let forwarder = tokio::spawn(forward(rx, log.clone(), db.clone(), stored.clone(), every));
+    let forwarder = tokio::spawn(forward(rx, log.clone(), Writer { db: db.clone(), relay }, stored.clone(), every));
 
     let request = TurnRequest { history: prompt::past_messages(history), user_text };
     let result = agent.run_turn(request, &ctx, &tx, &log.cancel, &meter).await;
@@ -105,6 +108,9 @@ pub async fn run(job: TurnJob) {
     };
     if let Some(e) = &error {
         tracing::warn!(turn = %log.turn_id, code = %e.code, "turn ended with an error");
+        if matches!(result.outcome, TurnOutcome::Failed(_)) {
+            METRICS.failed(&e.code);
+        }
     }
     let last = terminal_event(status, error, &log.message_id);
     let mut record = result.record;
@@ -120,10 +126,10 @@ pub async fn run(job: TurnJob) {
     }
     hub.release(&log);
     log.push(last);
-    if let Some(publisher) = publisher {
-        // Its last batch is written from the log as it was live (before
-        // `ended` compacts it), and never holds the turn's end for long.
-        if tokio::time::timeout(Duration::from_secs(5), publisher).await.is_err() {
+    if let Some(followed) = followed {
+        // Its last batch is written before `ended` (readers elsewhere see
+        // the end), and never holds the turn's end for long.
+        if !followed.finished(Duration::from_secs(5)).await {
             tracing::warn!(turn = %log.turn_id, "the turn's last events were not stored for other instances in time");
         }
     }
@@ -177,7 +183,9 @@ type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
 
 /// Passes the agent's events on to the turn's log and checkpoints them. The
 /// text and reasoning still to store are the record's past `saved`.
-async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, db: Db, stored: Stored, every: Duration) {
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, writer: Writer, stored: Stored, every: Duration) {
+    let started = Instant::now();
+    let mut first = true;
     let mut record = TurnRecord::default();
     let mut saved = Saved::default();
     let mut steps_changed = false;
@@ -191,6 +199,9 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
         tokio::select! {
             event = rx.recv() => {
                 let Some(event) = event else { break };
+                if std::mem::take(&mut first) {
+                    METRICS.provider_first_event.observe(started.elapsed().as_secs_f64());
+                }
                 record.apply(&event);
                 steps_changed |= matches!(event, ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_));
                 // Steps are saved as soon as they end; text once per period.
@@ -224,7 +235,7 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                     reasoning: record.reasoning[saved.reasoning..].to_string(),
                     steps,
                 };
-                writing = Some(checkpoint(db.clone(), log.message_id.clone(), stored.clone(), saved, added));
+                writing = Some(checkpoint(writer.clone(), log.message_id.clone(), stored.clone(), saved, added));
                 saved = Saved::of(&record);
             }
         }
@@ -236,27 +247,33 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
     }
 }
 
-/// What one checkpoint appends: new text, new reasoning, and the steps when
-/// they changed.
-struct Progress {
-    text: String,
-    reasoning: String,
-    steps: Option<Vec<ToolCallRecord>>,
+/// Where checkpoints go: the database directly, or through the instance's
+/// relay, which writes every reply's in one statement (shared database).
+#[derive(Clone)]
+struct Writer {
+    db: Db,
+    relay: Option<Arc<super::relay::Relay>>,
 }
 
-fn checkpoint(db: Db, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {
+fn checkpoint(writer: Writer, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {
     Box::pin(async move {
         if !stored.wait().await {
             return None; // abandoned: there is nothing to write to
         }
-        let steps = added.steps.as_deref().unwrap_or_default();
-        let saved = store::save_progress(&db, &message_id, &added.text, &added.reasoning, steps).await;
-        match saved {
-            Ok(()) => None,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not save a turn's progress");
-                Some((from, added.steps.is_some()))
+        let had_steps = added.steps.is_some();
+        let saved = match &writer.relay {
+            Some(relay) => relay.checkpoint(message_id, added).await,
+            None => {
+                let steps = added.steps.as_deref().unwrap_or_default();
+                match store::save_progress(&writer.db, &message_id, &added.text, &added.reasoning, steps).await {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "could not save a turn's progress");
+                        false
+                    }
+                }
             }
-        }
+        };
+        (!saved).then_some((from, had_steps))
     })
 }

@@ -1,0 +1,320 @@
+//! The instance's one writer for its running replies, when the database is
+//! shared (PostgreSQL): every `TICK` it gathers every running reply's new
+//! events into one multi-row insert into `turn_events`, every reply's due
+//! checkpoint into one update of `chat_messages`, and sends one note naming
+//! the turns another instance is reading, all in one transaction. What the
+//! database does per second then grows with the instances, not the replies
+//! (`make bench-scale`).
+//!
+//! Notes go only where someone listens: a reader on another instance says
+//! which turn it follows (`want`, a note of its own, renewed while it
+//! reads), and the relay that runs the turn names it in its next note. A
+//! reader that misses a note still reads on its own every `bus::POLL`.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, Weak},
+    time::{Duration, Instant},
+};
+
+use tokio::sync::{broadcast, oneshot};
+
+use super::{compact::Compacted, hub::TurnLog};
+use crate::{
+    chat::turn::ToolCallRecord,
+    server::{
+        bus::{self, Bus, Note},
+        db::{time, Db},
+        ops::metrics::METRICS,
+    },
+};
+
+/// How often the relay writes: also the most an event waits before another
+/// instance can read it.
+pub const TICK: Duration = Duration::from_millis(100);
+/// How long a reader's interest lasts unless renewed; readers renew it every `RENEW`.
+const WANTED_FOR: Duration = Duration::from_secs(15);
+pub const RENEW: Duration = Duration::from_secs(5);
+/// The prefix of a reader's note saying which turn it follows.
+const WANT: &str = "want:";
+/// The prefix of the relay's note naming turns with new events.
+const WRITTEN: &str = "turns:";
+/// A note carries at most 8,000 bytes; the relay's stay well under.
+const NOTE_BYTES: usize = 7_000;
+/// Rows per insert (PostgreSQL takes at most 65,535 parameters per statement).
+const ROWS_PER_STATEMENT: usize = 1_000;
+
+/// What one checkpoint appends: new text, new reasoning, and the steps when
+/// they changed.
+pub struct Progress {
+    pub text: String,
+    pub reasoning: String,
+    pub steps: Option<Vec<ToolCallRecord>>,
+}
+
+struct Following {
+    log: Arc<TurnLog>,
+    /// The last event number written.
+    written: u64,
+    /// Told once the turn's last event is written.
+    finished: Option<oneshot::Sender<()>>,
+}
+
+struct Checkpoint {
+    message_id: String,
+    progress: Progress,
+    done: oneshot::Sender<bool>,
+}
+
+#[derive(Default)]
+struct Pending {
+    turns: HashMap<String, Following>,
+    checkpoints: Vec<Checkpoint>,
+    /// Turns another instance reads, until when.
+    wanted: HashMap<String, Instant>,
+}
+
+/// The relay of one instance.
+pub struct Relay {
+    pending: Mutex<Pending>,
+    /// What it has done, for `/metrics` and tests.
+    pub stats: Stats,
+}
+
+#[derive(Default)]
+pub struct Stats {
+    /// Transactions written.
+    pub writes: std::sync::atomic::AtomicU64,
+    /// Notes sent.
+    pub notes: std::sync::atomic::AtomicU64,
+}
+
+/// A reply the relay follows until it is dropped.
+pub struct Followed {
+    relay: Weak<Relay>,
+    turn_id: String,
+}
+
+impl Drop for Followed {
+    fn drop(&mut self) {
+        if let Some(relay) = self.relay.upgrade() {
+            relay.lock().turns.remove(&self.turn_id);
+        }
+    }
+}
+
+impl Followed {
+    /// Waits (up to `within`) until the turn's last event is written.
+    pub async fn finished(&self, within: Duration) -> bool {
+        let Some(relay) = self.relay.upgrade() else { return true };
+        let rx = {
+            let mut p = relay.lock();
+            let Some(f) = p.turns.get_mut(&self.turn_id) else { return true };
+            let (tx, rx) = oneshot::channel();
+            f.finished = Some(tx);
+            rx
+        };
+        drop(relay);
+        tokio::time::timeout(within, rx).await.is_ok()
+    }
+}
+
+impl Relay {
+    /// Starts the relay of an instance on `db`, writing every `TICK`.
+    pub fn start(db: Db, bus: Arc<Bus>) -> Arc<Self> {
+        let relay = Arc::new(Self { pending: Mutex::default(), stats: Stats::default() });
+        tokio::spawn(listen(Arc::downgrade(&relay), bus.subscribe()));
+        tokio::spawn(run(Arc::downgrade(&relay), db));
+        relay
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Follows a running reply: its events are written as they come.
+    pub fn follow(self: &Arc<Self>, log: Arc<TurnLog>) -> Followed {
+        let turn_id = log.turn_id.clone();
+        self.lock().turns.insert(turn_id.clone(), Following { log, written: 0, finished: None });
+        Followed { relay: Arc::downgrade(self), turn_id }
+    }
+
+    /// Appends `progress` to the message at the next write; answers whether it was stored.
+    pub async fn checkpoint(&self, message_id: String, progress: Progress) -> bool {
+        let (done, rx) = oneshot::channel();
+        self.lock().checkpoints.push(Checkpoint { message_id, progress, done });
+        rx.await.unwrap_or(false)
+    }
+
+    /// How many replies it follows now.
+    pub fn following(&self) -> usize {
+        self.lock().turns.len()
+    }
+}
+
+/// Tells the instance running `turn_id` that a reader here follows it.
+pub async fn want(bus: &Bus, db: &Db, turn_id: &str) {
+    bus.publish(db, bus::TURNS, &format!("{WANT}{turn_id}")).await;
+}
+
+/// Whether a note says that `turn_id` has new events stored.
+pub fn names(note: &Note, turn_id: &str) -> bool {
+    note.channel == bus::TURNS && note.payload.strip_prefix(WRITTEN).is_some_and(|ids| ids.split(',').any(|id| id == turn_id))
+}
+
+/// Keeps the readers' interest that other instances announce.
+async fn listen(relay: Weak<Relay>, mut notes: broadcast::Receiver<Note>) {
+    loop {
+        let note = match notes.recv().await {
+            Ok(note) => note,
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(relay) = relay.upgrade() else { return };
+        if note.channel == bus::TURNS {
+            if let Some(turn) = note.payload.strip_prefix(WANT) {
+                relay.lock().wanted.insert(turn.to_string(), Instant::now() + WANTED_FOR);
+            }
+        }
+    }
+}
+
+async fn run(relay: Weak<Relay>, db: Db) {
+    let mut every = tokio::time::interval(TICK);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Some(relay) = relay.upgrade() else { return };
+        relay.write(&db).await;
+    }
+}
+
+/// One turn's batch: its id, its last event number, the events, whether it is over.
+struct Batch {
+    turn_id: String,
+    last: u64,
+    entries: String,
+    finished: bool,
+}
+
+impl Relay {
+    /// One tick: everything new, in one transaction.
+    async fn write(&self, db: &Db) {
+        let (batches, checkpoints, wanted) = {
+            let mut p = self.lock();
+            let now = Instant::now();
+            p.wanted.retain(|_, until| *until > now);
+            let mut batches = Vec::new();
+            for (id, f) in &p.turns {
+                let (events, finished) = f.log.since(f.written);
+                if let Some(&(last, _)) = events.last() {
+                    let entries = Compacted::starting_at(f.written + 1, events.into_iter().map(|(_, e)| e).collect()).to_json();
+                    batches.push(Batch { turn_id: id.clone(), last, entries, finished });
+                }
+            }
+            let wanted: Vec<String> = batches.iter().filter(|b| p.wanted.contains_key(&b.turn_id)).map(|b| b.turn_id.clone()).collect();
+            (batches, std::mem::take(&mut p.checkpoints), wanted)
+        };
+        if batches.is_empty() && checkpoints.is_empty() {
+            return;
+        }
+        let stored = store(db, &batches, &checkpoints, &wanted).await;
+        self.stats.writes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if stored.is_ok() && !wanted.is_empty() {
+            self.stats.notes.fetch_add(notes(&wanted).len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+        if let Err(e) = &stored {
+            tracing::warn!(error = %e, replies = batches.len(), checkpoints = checkpoints.len(), "could not store running replies' events for other instances");
+        }
+        for c in checkpoints {
+            let _ = c.done.send(stored.is_ok());
+        }
+        if stored.is_err() {
+            return; // the same events are written at the next tick
+        }
+        let mut p = self.lock();
+        for b in batches {
+            let Some(f) = p.turns.get_mut(&b.turn_id) else { continue };
+            f.written = f.written.max(b.last);
+            if b.finished {
+                if let Some(f) = p.turns.remove(&b.turn_id) {
+                    if let Some(tx) = f.finished {
+                        let _ = tx.send(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The notes naming `turns`, each under PostgreSQL's limit.
+fn notes(turns: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in turns {
+        match out.last_mut() {
+            Some(note) if note.len() + id.len() + 1 <= NOTE_BYTES => {
+                note.push(',');
+                note.push_str(id);
+            }
+            _ => out.push(format!("{WRITTEN}{id}")),
+        }
+    }
+    out
+}
+
+async fn store(db: &Db, batches: &[Batch], checkpoints: &[Checkpoint], wanted: &[String]) -> Result<(), sqlx::Error> {
+    let waited = Instant::now();
+    let mut tx = db.begin().await?;
+    METRICS.pool_wait.observe(waited.elapsed().as_secs_f64());
+    let now = time::now();
+    for chunk in batches.chunks(ROWS_PER_STATEMENT) {
+        let rows: Vec<String> = (0..chunk.len()).map(|i| format!("(${}, ${}, ${}, ${})", 4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4)).collect();
+        let sql = format!("INSERT INTO turn_events (turn_id, last_seq, entries, created_at) VALUES {}", rows.join(", "));
+        let mut q = sqlx::query(&sql);
+        for b in chunk {
+            q = q.bind(&b.turn_id).bind(b.last as i64).bind(&b.entries).bind(&now);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    for chunk in checkpoints.chunks(ROWS_PER_STATEMENT) {
+        // The same as `store::save_progress`, for many messages at once.
+        let rows: Vec<String> = (0..chunk.len()).map(|i| format!("(${}, ${}, ${}, ${})", 4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4)).collect();
+        let sql = format!(
+            "UPDATE chat_messages AS m SET content = m.content || v.text, reasoning = m.reasoning || v.reasoning,
+                    tool_calls = COALESCE(v.steps, m.tool_calls)
+             FROM (VALUES {}) AS v(id, text, reasoning, steps)
+             WHERE m.id = v.id AND m.status = 'running'",
+            rows.join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for c in chunk {
+            let steps = c.progress.steps.as_ref().filter(|s| !s.is_empty()).map(|s| serde_json::to_string(s).unwrap_or_else(|_| "[]".into()));
+            q = q.bind(&c.message_id).bind(&c.progress.text).bind(&c.progress.reasoning).bind(steps);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    // Sent when the transaction commits, after what they announce.
+    for note in notes(wanted) {
+        sqlx::query("SELECT pg_notify($1, $2)").bind(bus::TURNS).bind(note).execute(&mut *tx).await?;
+    }
+    tx.commit().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_name_every_turn_and_stay_under_the_limit() {
+        let turns: Vec<String> = (0..500).map(|i| format!("{i:032x}")).collect();
+        let notes = notes(&turns);
+        assert!(notes.len() > 1);
+        assert!(notes.iter().all(|n| n.len() <= NOTE_BYTES));
+        for t in &turns {
+            let n = notes.iter().filter(|n| names(&Note { channel: bus::TURNS.into(), payload: (*n).clone() }, t)).count();
+            assert_eq!(n, 1, "{t}");
+        }
+        assert!(!names(&Note { channel: bus::TURNS.into(), payload: notes[0].clone() }, "0000"));
+        assert!(!names(&Note { channel: bus::LESSONS.into(), payload: notes[0].clone() }, &turns[0]));
+    }
+}
