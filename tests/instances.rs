@@ -15,7 +15,7 @@ mod database;
 #[path = "common/server.rs"]
 mod server;
 
-use server::{until_count,  Server};
+use server::{until_at_least, until_count, Server};
 
 /// A short lease, so a killed instance's reply is ended soon.
 const LEASE_SECS: u64 = 3;
@@ -210,7 +210,7 @@ async fn replies_on_one_instance_are_written_together_and_announced_only_while_s
     }
     // Well under way (three batches each), with nobody on B reading: no note names them.
     let ids = turns.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
-    until_count(&two.db, &format!("SELECT COUNT(*) FROM turn_events WHERE turn_id IN ({ids})"), 24).await;
+    until_at_least(&two.db, &format!("SELECT COUNT(*) FROM turn_events WHERE turn_id IN ({ids})"), 24).await;
     let named = |notes: &[String], turn: &str| notes.iter().any(|n| n.strip_prefix("turns:").is_some_and(|l| l.split(',').any(|t| t == turn)));
     assert!(!turns.iter().any(|t| named(&notes.lock().unwrap(), t)), "no reader, no note: {:?}", notes.lock().unwrap());
 

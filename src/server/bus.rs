@@ -5,18 +5,26 @@
 //! least every `POLL` anyway.
 //!
 //! On PostgreSQL a note is a `NOTIFY` on the note's channel, which every
-//! instance `LISTEN`s to (this one too) and passes on to its own readers. On
-//! SQLite there is one instance, so a note goes straight to its readers.
+//! instance `LISTEN`s to (this one too) and passes on to its own readers.
+//! Notes wait up to `GATHER` to be sent together, in one statement: a
+//! reply's start and end, a saved version, a reader's interest would each be
+//! a transaction of their own, which with thousands of replies at once is
+//! what PostgreSQL's one notification lock cannot take. On SQLite there is
+//! one instance, so a note goes straight to its readers.
 //! Nothing else is needed to run many instances: no Redis, no NATS.
 
 use std::time::Duration;
 
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::server::db::{Backend, Db};
 
 /// How often a reader waiting on notes reads the database regardless.
 pub const POLL: Duration = Duration::from_secs(1);
+/// How long a note waits for others to be sent with it.
+pub const GATHER: Duration = Duration::from_millis(20);
+/// Notes per statement.
+const NOTES_PER_STATEMENT: usize = 200;
 
 /// The channels.
 pub const TURNS: &str = "margin_turns";
@@ -31,6 +39,8 @@ pub struct Note {
 pub struct Bus {
     local: broadcast::Sender<Note>,
     shared: bool,
+    /// Notes waiting to be sent (PostgreSQL).
+    outbox: Option<mpsc::UnboundedSender<Note>>,
     /// Whether PostgreSQL's notifications are being listened to now.
     listening: watch::Receiver<bool>,
 }
@@ -42,10 +52,14 @@ impl Bus {
         let (local, _) = broadcast::channel(1024);
         let shared = Backend::of(db) == Backend::Postgres;
         let (listening_tx, listening) = watch::channel(!shared);
+        let mut outbox = None;
         if shared {
             tokio::spawn(listen(db.connect_options().database_url.to_string(), local.clone(), listening_tx));
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(send(db.clone(), rx));
+            outbox = Some(tx);
         }
-        Self { local, shared, listening }
+        Self { local, shared, outbox, listening }
     }
 
     /// Waits until every note sent before this call has reached this
@@ -86,15 +100,77 @@ impl Bus {
         self.local.subscribe()
     }
 
-    /// Sends a note to every instance's readers. A note that cannot be sent
-    /// is logged, not returned: readers poll as well.
-    pub async fn publish(&self, db: &Db, channel: &str, payload: &str) {
-        if !self.shared {
-            let _ = self.local.send(Note { channel: channel.into(), payload: payload.into() });
-            return;
+    /// Sends a note to every instance's readers (on PostgreSQL within
+    /// `GATHER`, with the others sent meanwhile). A note that cannot be
+    /// sent is logged, not returned: readers look on their own as well.
+    pub async fn publish(&self, _db: &Db, channel: &str, payload: &str) {
+        let note = Note { channel: channel.into(), payload: payload.into() };
+        match &self.outbox {
+            Some(outbox) => {
+                let _ = outbox.send(note);
+            }
+            None => {
+                let _ = self.local.send(note);
+            }
         }
-        if let Err(e) = sqlx::query("SELECT pg_notify($1, $2)").bind(channel).bind(payload).execute(db).await {
-            tracing::warn!(error = %e, channel, "could not send a note to the other instances");
+    }
+}
+
+/// The notes in groups of one statement each, in order. PostgreSQL delivers
+/// two identical notes of one transaction as one, so a note already in a
+/// group starts the next: every note sent is a note heard.
+fn statements(notes: &[Note]) -> Vec<&[Note]> {
+    let mut out = Vec::new();
+    let (mut start, mut seen) = (0, std::collections::HashSet::new());
+    for (i, n) in notes.iter().enumerate() {
+        if i - start == NOTES_PER_STATEMENT || !seen.insert((&n.channel, &n.payload)) {
+            out.push(&notes[start..i]);
+            start = i;
+            seen.clear();
+            seen.insert((&n.channel, &n.payload));
+        }
+    }
+    if start < notes.len() {
+        out.push(&notes[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_notes_go_in_statements_of_their_own_and_none_is_lost() {
+        let note = |p: &str| Note { channel: LESSONS.into(), payload: p.into() };
+        let notes = vec![note("a"), note("b"), note("a"), note("c"), note("a")];
+        let groups = statements(&notes);
+        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), vec![2, 2, 1]);
+        assert_eq!(groups.concat(), notes);
+        let many: Vec<Note> = (0..450).map(|i| note(&i.to_string())).collect();
+        assert_eq!(statements(&many).iter().map(|g| g.len()).collect::<Vec<_>>(), vec![200, 200, 50]);
+    }
+}
+
+/// Sends the notes of this instance, gathered: whatever arrived within
+/// `GATHER` of the first goes in one statement.
+async fn send(db: Db, mut outbox: mpsc::UnboundedReceiver<Note>) {
+    while let Some(first) = outbox.recv().await {
+        tokio::time::sleep(GATHER).await;
+        let mut notes = vec![first];
+        while let Ok(n) = outbox.try_recv() {
+            notes.push(n);
+        }
+        for chunk in statements(&notes) {
+            let calls: Vec<String> = (0..chunk.len()).map(|i| format!("pg_notify(${}, ${})", 2 * i + 1, 2 * i + 2)).collect();
+            let sql = format!("SELECT {}", calls.join(", "));
+            let mut q = sqlx::query(&sql);
+            for n in chunk {
+                q = q.bind(&n.channel).bind(&n.payload);
+            }
+            if let Err(e) = q.execute(&db).await {
+                tracing::warn!(error = %e, notes = chunk.len(), "could not send notes to the other instances");
+            }
         }
     }
 }

@@ -114,3 +114,16 @@ pub async fn until_count(pool: &margin::server::db::Db, sql: &str, want: i64) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Waits (with a deadline) until `sql`, a count, says at least `want`.
+pub async fn until_at_least(pool: &margin::server::db::Db, sql: &str, want: i64) {
+    let waiting = Instant::now();
+    loop {
+        let n: i64 = sqlx::query_scalar(sql).fetch_one(pool).await.unwrap();
+        if n >= want {
+            return;
+        }
+        assert!(waiting.elapsed() < Duration::from_secs(60), "{sql}: {n}, not {want} or more");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -148,11 +148,12 @@ async fn count(db: &Db, table: &str) -> Result<i64, String> {
     sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(db).await.map_err(|e| format!("counting {table}: {e}"))
 }
 
-/// The target's tables and their columns, in order.
+/// The target's tables and their columns, in order (not the columns
+/// PostgreSQL computes itself, such as the lessons' search vector).
 async fn tables(target: &Db) -> Result<BTreeMap<String, Vec<Column>>, String> {
     let rows: Vec<(String, String, String)> = sqlx::query_as(
         "SELECT table_name::TEXT, column_name::TEXT, data_type::TEXT FROM information_schema.columns
-         WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position",
+         WHERE table_schema = current_schema() AND is_generated = 'NEVER' ORDER BY table_name, ordinal_position",
     )
     .fetch_all(target)
     .await
