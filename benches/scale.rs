@@ -113,21 +113,20 @@ struct Cluster {
 struct Timed {
     first: Option<Duration>,
     end: Option<Duration>,
-    turn: Option<String>,
 }
 
 /// Sends `req` to `addr` and reads the stream to its end: when `first`
-/// appeared and when `end` did (either may not, which is an error).
-async fn timed(addr: SocketAddr, req: String, first: &'static str, end: &'static str) -> Timed {
-    let mut out = Timed { first: None, end: None, turn: None };
+/// appeared and when `end` did (either may not, which is an error). `turn`
+/// is told the reply's turn id as soon as the head has come.
+async fn timed(addr: SocketAddr, req: String, first: &'static str, end: &'static str, mut turn: Option<tokio::sync::oneshot::Sender<String>>) -> Timed {
+    let mut out = Timed { first: None, end: None };
     let Ok(mut s) = TcpStream::connect(addr).await else { return out };
     let _ = s.set_nodelay(true);
     let started = Instant::now();
     if s.write_all(req.as_bytes()).await.is_err() {
         return out;
     }
-    let mut all: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 65536];
+    let (mut all, mut buf, mut head_read) = (Vec::<u8>::new(), vec![0u8; 65536], false);
     loop {
         let n = match s.read(&mut buf).await {
             Ok(0) | Err(_) => return out,
@@ -136,16 +135,24 @@ async fn timed(addr: SocketAddr, req: String, first: &'static str, end: &'static
         // Only what just came in (and a marker's length before it) can hold a marker.
         let from = all.len().saturating_sub(end.len().max(first.len()));
         all.extend_from_slice(&buf[..n]);
+        if !head_read {
+            let text = String::from_utf8_lossy(&all);
+            if text.contains("\r\n\r\n") {
+                head_read = true;
+                if let (Some(tx), Some(id)) = (turn.take(), header(&text, "x-turn-id")) {
+                    let _ = tx.send(id.to_string());
+                }
+            }
+        }
         let fresh = String::from_utf8_lossy(&all[from..]);
         if out.first.is_none() && fresh.contains(first) {
             out.first = Some(started.elapsed());
-            out.turn = header(&String::from_utf8_lossy(&all), "x-turn-id").map(str::to_string);
         }
         if fresh.contains(end) {
             out.end = Some(started.elapsed());
             return out;
         }
-        if out.first.is_some() {
+        if head_read {
             all.drain(..all.len().saturating_sub(64)); // nothing before is needed again
         }
     }
@@ -242,7 +249,7 @@ async fn step(c: &Cluster, n: usize) -> Row {
     })
     .to_string();
     let direct: Vec<_> = (0..n)
-        .map(|_| tokio::spawn(timed(c.model, request("POST", &c.model.to_string(), "/v1/chat/completions", &body, None), "\"content\":\"abcdefghij", "[DONE]")))
+        .map(|_| tokio::spawn(timed(c.model, request("POST", &c.model.to_string(), "/v1/chat/completions", &body, None), "\"content\":\"abcdefghij", "[DONE]", None)))
         .collect();
     let (mut model_first, mut model_end) = (Vec::new(), Vec::new());
     for t in direct {
@@ -283,7 +290,7 @@ async fn step(c: &Cluster, n: usize) -> Row {
             let followed = i % 10 == 0 && k > 1;
             tokio::spawn(async move {
                 if !followed {
-                    return (timed(addr, req, "event: text", "event: done").await, None);
+                    return (timed(addr, req, "event: text", "event: done", None).await, None);
                 }
                 // The reader joins as soon as the turn has an id.
                 let (tx, rx) = tokio::sync::oneshot::channel::<String>();
@@ -291,7 +298,7 @@ async fn step(c: &Cluster, n: usize) -> Row {
                     let turn = rx.await.ok()?;
                     Some((turn.clone(), follow(reader_at, token, turn).await))
                 });
-                let t = timed_with_turn(addr, req, tx).await;
+                let t = timed(addr, req, "event: text", "event: done", Some(tx)).await;
                 (t, reader.await.ok().flatten())
             })
         })
@@ -379,45 +386,6 @@ async fn idle_pages(c: &Cluster, n: usize) -> f64 {
     let share = (cpu_seconds(pid) - before) / secs;
     println!("{} lesson pages open on one instance, idle: {:.2} % of a core over {secs} s  (target < 5 %)", held.len(), share * 100.0);
     share
-}
-
-/// `timed`, telling `turn` the reply's turn id as soon as it is known.
-async fn timed_with_turn(addr: SocketAddr, req: String, turn: tokio::sync::oneshot::Sender<String>) -> Timed {
-    let mut out = Timed { first: None, end: None, turn: None };
-    let Ok(mut s) = TcpStream::connect(addr).await else { return out };
-    let _ = s.set_nodelay(true);
-    let started = Instant::now();
-    if s.write_all(req.as_bytes()).await.is_err() {
-        return out;
-    }
-    let (mut all, mut buf, mut turn) = (String::new(), vec![0u8; 65536], Some(turn));
-    loop {
-        let n = match s.read(&mut buf).await {
-            Ok(0) | Err(_) => return out,
-            Ok(n) => n,
-        };
-        all.push_str(&String::from_utf8_lossy(&buf[..n]));
-        if let Some(tx) = turn.take() {
-            match header(&all, "x-turn-id").filter(|_| all.contains("\r\n\r\n")) {
-                Some(id) => {
-                    out.turn = Some(id.to_string());
-                    let _ = tx.send(id.to_string());
-                }
-                None => turn = Some(tx),
-            }
-        }
-        if out.first.is_none() && all.contains("event: text") {
-            out.first = Some(started.elapsed());
-        }
-        if all.contains("event: done") {
-            out.end = Some(started.elapsed());
-            return out;
-        }
-        if out.first.is_some() {
-            let keep = all.len().saturating_sub(16);
-            all.drain(..all.floor_char_boundary(keep));
-        }
-    }
 }
 
 async fn drive() {

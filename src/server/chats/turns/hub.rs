@@ -100,6 +100,16 @@ impl TurnLog {
     }
 }
 
+impl super::relay::Numbered for TurnLog {
+    fn turn_id(&self) -> &str {
+        &self.turn_id
+    }
+
+    fn since(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool) {
+        TurnLog::since(self, after)
+    }
+}
+
 /// The turns of this process.
 pub struct TurnHub {
     turns: Mutex<HashMap<String, Arc<TurnLog>>>,

@@ -19,7 +19,7 @@ use std::{
 
 use tokio::sync::{broadcast, oneshot};
 
-use super::{compact::Compacted, hub::TurnLog};
+use super::compact::Compacted;
 use crate::{
     chat::turn::ToolCallRecord,
     server::{
@@ -52,8 +52,17 @@ pub struct Progress {
     pub steps: Option<Vec<ToolCallRecord>>,
 }
 
+/// A running reply's events, as the relay reads them: the turn's log
+/// (`hub::TurnLog`), which holds the relay, so the relay knows it only
+/// through this.
+pub trait Numbered: Send + Sync {
+    fn turn_id(&self) -> &str;
+    /// Events after `after`, with their numbers, and whether the turn is over.
+    fn since(&self, after: u64) -> (Vec<(u64, crate::chat::events::ChatEvent)>, bool);
+}
+
 struct Following {
-    log: Arc<TurnLog>,
+    log: Arc<dyn Numbered>,
     /// The last event number written.
     written: u64,
     /// Told once the turn's last event is written.
@@ -133,8 +142,8 @@ impl Relay {
     }
 
     /// Follows a running reply: its events are written as they come.
-    pub fn follow(self: &Arc<Self>, log: Arc<TurnLog>) -> Followed {
-        let turn_id = log.turn_id.clone();
+    pub fn follow(self: &Arc<Self>, log: Arc<dyn Numbered>) -> Followed {
+        let turn_id = log.turn_id().to_string();
         self.lock().turns.insert(turn_id.clone(), Following { log, written: 0, finished: None });
         Followed { relay: Arc::downgrade(self), turn_id }
     }
