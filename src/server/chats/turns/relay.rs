@@ -86,16 +86,6 @@ struct Pending {
 /// The relay of one instance.
 pub struct Relay {
     pending: Mutex<Pending>,
-    /// What it has done, for `/metrics` and tests.
-    pub stats: Stats,
-}
-
-#[derive(Default)]
-pub struct Stats {
-    /// Transactions written.
-    pub writes: std::sync::atomic::AtomicU64,
-    /// Notes sent.
-    pub notes: std::sync::atomic::AtomicU64,
 }
 
 /// A reply the relay follows until it is dropped.
@@ -131,7 +121,7 @@ impl Followed {
 impl Relay {
     /// Starts the relay of an instance on `db`, writing every `TICK`.
     pub fn start(db: Db, bus: Arc<Bus>) -> Arc<Self> {
-        let relay = Arc::new(Self { pending: Mutex::default(), stats: Stats::default() });
+        let relay = Arc::new(Self { pending: Mutex::default() });
         tokio::spawn(listen(Arc::downgrade(&relay), bus.subscribe()));
         tokio::spawn(run(Arc::downgrade(&relay), db));
         relay
@@ -153,11 +143,6 @@ impl Relay {
         let (done, rx) = oneshot::channel();
         self.lock().checkpoints.push(Checkpoint { message_id, progress, done });
         rx.await.unwrap_or(false)
-    }
-
-    /// How many replies it follows now.
-    pub fn following(&self) -> usize {
-        self.lock().turns.len()
     }
 }
 
@@ -228,10 +213,6 @@ impl Relay {
             return;
         }
         let stored = store(db, &batches, &checkpoints, &wanted).await;
-        self.stats.writes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if stored.is_ok() && !wanted.is_empty() {
-            self.stats.notes.fetch_add(notes(&wanted).len() as u64, std::sync::atomic::Ordering::Relaxed);
-        }
         if let Err(e) = &stored {
             tracing::warn!(error = %e, replies = batches.len(), checkpoints = checkpoints.len(), "could not store running replies' events for other instances");
         }
