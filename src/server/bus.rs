@@ -13,7 +13,13 @@
 //! one instance, so a note goes straight to its readers.
 //! Nothing else is needed to run many instances: no Redis, no NATS.
 
-use std::time::Duration;
+use std::{
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
 
 use tokio::sync::{broadcast, mpsc, watch};
 
@@ -43,6 +49,8 @@ pub struct Bus {
     outbox: Option<mpsc::UnboundedSender<Note>>,
     /// Whether PostgreSQL's notifications are being listened to now.
     listening: watch::Receiver<bool>,
+    /// Notes handed to this instance's readers so far.
+    handed: Arc<AtomicU64>,
 }
 
 impl Bus {
@@ -53,13 +61,14 @@ impl Bus {
         let shared = Backend::of(db) == Backend::Postgres;
         let (listening_tx, listening) = watch::channel(!shared);
         let mut outbox = None;
+        let handed = Arc::new(AtomicU64::new(0));
         if shared {
-            tokio::spawn(listen(db.connect_options().database_url.to_string(), local.clone(), listening_tx));
+            tokio::spawn(listen(db.connect_options().database_url.to_string(), local.clone(), handed.clone(), listening_tx));
             let (tx, rx) = mpsc::unbounded_channel();
             tokio::spawn(send(db.clone(), rx));
             outbox = Some(tx);
         }
-        Self { local, shared, outbox, listening }
+        Self { local, shared, outbox, listening, handed }
     }
 
     /// Waits until every note sent before this call has reached this
@@ -96,6 +105,12 @@ impl Bus {
         self.listening.clone()
     }
 
+    /// How many notes have been handed to this instance's readers so far
+    /// (a reader that has received this many has seen every one of them).
+    pub fn handed(&self) -> u64 {
+        self.handed.load(Ordering::SeqCst)
+    }
+
     pub fn subscribe(&self) -> broadcast::Receiver<Note> {
         self.local.subscribe()
     }
@@ -110,6 +125,7 @@ impl Bus {
                 let _ = outbox.send(note);
             }
             None => {
+                self.handed.fetch_add(1, Ordering::SeqCst);
                 let _ = self.local.send(note);
             }
         }
@@ -176,7 +192,7 @@ async fn send(db: Db, mut outbox: mpsc::UnboundedReceiver<Note>) {
 }
 
 /// Passes PostgreSQL's notifications on to this instance's readers.
-async fn listen(url: String, local: broadcast::Sender<Note>, listening: watch::Sender<bool>) {
+async fn listen(url: String, local: broadcast::Sender<Note>, handed: Arc<AtomicU64>, listening: watch::Sender<bool>) {
     loop {
         match sqlx::postgres::PgListener::connect(&url).await {
             Ok(mut listener) => match listener.listen_all([TURNS, LESSONS]).await {
@@ -187,6 +203,7 @@ async fn listen(url: String, local: broadcast::Sender<Note>, listening: watch::S
                     loop {
                         match listener.recv().await {
                             Ok(n) => {
+                                handed.fetch_add(1, Ordering::SeqCst);
                                 let _ = local.send(Note { channel: n.channel().into(), payload: n.payload().into() });
                             }
                             Err(e) => {

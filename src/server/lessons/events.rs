@@ -54,7 +54,9 @@ pub async fn tell_saved(bus: &Bus, db: &Db, lesson_id: &str, outcome: &SaveOutco
 
 async fn events(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {
     // Opened before the lesson is read, so nothing between the two is missed
-    // (and given back at once if the lesson is not the teacher's).
+    // (and given back at once if the lesson is not the teacher's), and after
+    // the notes already sent are dealt with, so none from before is told.
+    state.lesson_pages.caught_up(&state.bus).await;
     let page = state.lesson_pages.open(&user.id, &id)?;
     let lesson = lessons::get_owned(&state.db, &user.id, &id).await?;
     state.lesson_pages.seen(&id, lesson.revision);

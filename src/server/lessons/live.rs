@@ -59,6 +59,8 @@ struct Open {
 pub struct LessonPages {
     open: Mutex<Open>,
     per_account: usize,
+    /// How many of the bus's notes the feed has dealt with.
+    read: tokio::sync::watch::Sender<u64>,
 }
 
 /// One open page's events; dropping it frees its slot.
@@ -92,13 +94,22 @@ impl LessonPages {
     /// Starts feeding pages from `bus`, sweeping every `sweep_every`;
     /// `per_account` pages at most per account (0: no limit).
     pub fn start(db: Db, bus: &Bus, per_account: usize, sweep_every: Duration) -> Arc<Self> {
-        let pages = Arc::new(Self { open: Mutex::default(), per_account });
+        let pages = Arc::new(Self { open: Mutex::default(), per_account, read: tokio::sync::watch::channel(0).0 });
         tokio::spawn(feed(Arc::downgrade(&pages), db, bus.subscribe(), bus.listening(), sweep_every));
         pages
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
         self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits (briefly) until the feed has dealt with every note the bus had
+    /// handed out when asked: a page opened then is not told of changes
+    /// from before it read its lesson.
+    pub async fn caught_up(&self, bus: &Bus) {
+        let upto = bus.handed();
+        let mut read = self.read.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(1), read.wait_for(|n| *n >= upto)).await;
     }
 
     /// Opens a page of `owner`'s on `lesson`; refused past the account's limit.
@@ -188,7 +199,12 @@ async fn feed(pages: Weak<LessonPages>, db: Db, mut notes: broadcast::Receiver<N
         let next = tokio::select! {
             note = notes.recv() => match note {
                 Ok(note) => Next::Note(note),
-                Err(broadcast::error::RecvError::Lagged(_)) => Next::Sweep,
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    if let Some(pages) = pages.upgrade() {
+                        pages.read.send_modify(|r| *r += n);
+                    }
+                    Next::Sweep
+                }
                 Err(broadcast::error::RecvError::Closed) => return,
             },
             _ = every.tick() => Next::Sweep,
@@ -204,12 +220,14 @@ async fn feed(pages: Weak<LessonPages>, db: Db, mut notes: broadcast::Receiver<N
         };
         let Some(pages) = pages.upgrade() else { return };
         match next {
-            Next::Note(note) if note.channel == bus::LESSONS => {
-                if let Ok(note) = serde_json::from_str::<LessonNote>(&note.payload) {
-                    pages.tell(&note.lesson, note.event);
+            Next::Note(note) => {
+                if note.channel == bus::LESSONS {
+                    if let Ok(note) = serde_json::from_str::<LessonNote>(&note.payload) {
+                        pages.tell(&note.lesson, note.event);
+                    }
                 }
+                pages.read.send_modify(|r| *r += 1);
             }
-            Next::Note(_) => {}
             Next::Sweep => pages.sweep(&db).await,
         }
     }
