@@ -225,6 +225,28 @@ async fn removing_most_of_the_words_is_held_too() {
 }
 
 #[tokio::test]
+async fn a_wipe_in_small_cuts_is_held_once_the_cuts_add_up() {
+    // Seven paragraphs of the same length: each cut takes one, under a
+    // third of the version before it; the third takes 3 of 7 from the
+    // lesson as the turn found it.
+    let paragraphs: String = (1..=7).map(|i| format!("  <p id=\"p-{i}\">Paragraph {i} has exactly six words.</p>\n")).collect();
+    let start = format!("<lesson>\n  <h1 id=\"h-1\">Cuts</h1>\n{paragraphs}</lesson>\n");
+    let llm = ScriptedLlm::start().await.unwrap();
+    let config = AiConfig::scripted(llm.base_url.clone(), prompts());
+    let doc = Memory::with(&start);
+    let r = run_turn(llm, config, doc.clone(), Vec::new(), "Trim it bit by bit").await;
+    let ends: Vec<ToolStatus> = r.events.iter().filter_map(|e| match e { ChatEvent::ToolEnd(end) => Some(end.status), _ => None }).collect();
+    assert_eq!(ends, vec![ToolStatus::Success, ToolStatus::Success, ToolStatus::Proposed]);
+    assert_eq!(doc.summaries().len(), 2, "two small cuts landed");
+    assert!(doc.current().contains("p-5") && !doc.current().contains("p-6"), "{}", doc.current());
+    assert_eq!(doc.proposals().len(), 1, "the third waits for the teacher");
+    let last = r.llm.requests().last().unwrap().clone();
+    let tool = last["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "tool").unwrap()["content"].as_str().unwrap().to_string();
+    assert!(tool.contains("This edit, with your earlier edits in this reply, removes 18 of the lesson's 43 words"), "{tool}");
+    assert!(r.result.text.ends_with("the third cut waits for your review."), "{}", r.result.text);
+}
+
+#[tokio::test]
 async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
     let r = run("Add an exercise and fix itself if needed").await;
     assert_eq!(
@@ -496,4 +518,43 @@ async fn a_long_conversation_is_fitted_to_the_context_window_keeping_the_newest_
         other => panic!("{other:?}"),
     }
     assert!(r.llm.requests().is_empty(), "no call was made");
+}
+
+/// What a prompt must not say while the agent has a tool: each tool with
+/// the claims that would deny it (lower-case). A tool added to either agent
+/// without an entry here fails `every_tool_is_in_its_prompt_and_none_is_denied`.
+const DENIED_BY: &[(&str, &[&str])] = &[
+    ("load_skill", &["cannot load", "no skills"]),
+    ("edit_document", &["cannot change this lesson", "cannot edit this lesson", "cannot change the lesson"]),
+    ("read_source", &["cannot open files", "cannot read files", "cannot read the material", "only know what is in this conversation and the lesson"]),
+    ("suggest_next", &["cannot offer", "cannot suggest"]),
+    ("read_lesson", &["cannot read other lessons", "cannot see other lessons", "only know what is in this conversation and the lesson"]),
+    ("list_lessons", &["cannot list", "cannot see other lessons", "cannot see the teacher's other lessons"]),
+    ("check_my_answer", &["cannot check"]),
+    ("give_hint", &["cannot give hints", "cannot give a hint"]),
+];
+
+#[test]
+fn every_tool_is_in_its_prompt_and_none_is_denied() {
+    let config = AiConfig::scripted("http://127.0.0.1:9", prompts());
+    for (agent, file) in [(Agent::new(&config).unwrap(), "chat/base.md"), (Agent::tutor(&config).unwrap(), "tutor/base.md")] {
+        let prompt = std::fs::read_to_string(prompts().join(file)).unwrap();
+        let lower = prompt.to_lowercase();
+        for tool in agent.tool_names() {
+            assert!(prompt.contains(&format!("`{tool}`")), "{file} does not tell the model about `{tool}`");
+            let denials = DENIED_BY.iter().find(|(t, _)| *t == tool).unwrap_or_else(|| panic!("say what would deny `{tool}` in DENIED_BY"));
+            for claim in denials.1 {
+                assert!(!lower.contains(claim), "{file} says \"{claim}\", but the agent has `{tool}`");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_old_prompt_would_have_failed() {
+    // The check above is only worth something if it catches what the
+    // prompt used to say.
+    let old = "- you cannot see or search the internet, open files, or look at images.\n- you only know what is in this conversation and the lesson below.";
+    let caught = DENIED_BY.iter().filter(|(t, _)| *t == "read_source" || *t == "read_lesson").flat_map(|(_, c)| c.iter()).any(|c| old.contains(c));
+    assert!(caught);
 }

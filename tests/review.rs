@@ -283,3 +283,43 @@ async fn review_is_a_setting_of_the_teachers_own_lesson() {
     let end = edit_end(&turn(&app, &t, ASK).await);
     assert_eq!(end["status"], "success", "review off: edits land");
 }
+
+/// The text of a turn's reply.
+fn reply_text(events: &[SseMessage]) -> String {
+    events.iter().filter(|e| e.event == "text").map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["content"].as_str().unwrap().to_string()).collect()
+}
+
+#[tokio::test]
+async fn the_agent_reads_the_teachers_other_lessons_and_never_another_teachers() {
+    let app = app().await;
+    let ana = teacher(&app, "ana@example.com").await;
+    let ben = teacher(&app, "ben@example.com").await;
+    let ana_id = app.user_id(&ana.token).await;
+    let other = lessons::create(&app.state.db, &ana_id, "Volcanoes").await.unwrap();
+    lessons::save_document(
+        &app.state.db,
+        &ana_id,
+        &other.id,
+        "<lesson><h1 id=\"h-1\">Volcanoes</h1><p id=\"p-1\">Magma rises.</p></lesson>",
+        other.revision,
+        margin::models::Author::Teacher,
+        "Wrote it",
+    )
+    .await
+    .unwrap();
+
+    // Her own other lesson, by its id: read whole.
+    let events = turn(&app, &ana, &format!("Read lesson {}", other.id)).await;
+    let end: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_end").unwrap().data).unwrap();
+    assert_eq!(end["status"], "success", "{end}");
+    assert!(end["output"].as_str().unwrap().contains("Magma rises."), "{end}");
+    assert!(reply_text(&events).contains("“Volcanoes”"), "{}", reply_text(&events));
+
+    // Ben's agent, given Ana's lesson id: refused, and nothing of it shown.
+    let events = turn(&app, &ben, &format!("Read lesson {}", other.id)).await;
+    let end: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_end").unwrap().data).unwrap();
+    assert_eq!(end["status"], "error", "{end}");
+    assert!(end["error"].as_str().unwrap().contains("There is no lesson"), "{end}");
+    let all: String = events.iter().map(|e| e.data.as_str()).collect();
+    assert!(!all.contains("Magma") && !all.contains("Volcanoes"), "{all}");
+}

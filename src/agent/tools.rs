@@ -28,6 +28,12 @@ use super::skills::Skills;
 pub trait DocumentStore: Send + Sync {
     /// The document as it is now.
     fn current(&self) -> String;
+    /// The document as the turn found it, before any of its edits: the
+    /// edit guard measures what a turn removes against it, so a lesson cut
+    /// away in several small edits is held as one large cut would be.
+    fn found(&self) -> String {
+        self.current()
+    }
     /// Stores a new, already validated document; returns its revision number.
     fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>>;
     /// Whether the teacher reviews every edit before it lands (the lesson's

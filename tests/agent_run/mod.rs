@@ -26,18 +26,18 @@ pub const START: &str = "<lesson>\n  <h1 id=\"h-1\">Verbs</h1>\n  <p id=\"p-1\">
 
 /// The lesson, its revision and the summaries of the edits saved to it;
 /// whether edits are reviewed, and the proposals made (document, summary).
-pub struct Memory(Mutex<(String, i64, Vec<String>)>, bool, Mutex<Vec<(String, String)>>);
+pub struct Memory(Mutex<(String, i64, Vec<String>)>, bool, Mutex<Vec<(String, String)>>, String);
 
 impl Memory {
     pub fn new() -> Arc<Self> {
         Self::with(START)
     }
     pub fn with(doc: &str) -> Arc<Self> {
-        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new())), false, Mutex::new(Vec::new())))
+        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new())), false, Mutex::new(Vec::new()), doc.to_string()))
     }
     /// A lesson whose teacher reviews every edit.
     pub fn reviewed(doc: &str) -> Arc<Self> {
-        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new())), true, Mutex::new(Vec::new())))
+        Arc::new(Self(Mutex::new((doc.to_string(), 1, Vec::new())), true, Mutex::new(Vec::new()), doc.to_string()))
     }
     pub fn summaries(&self) -> Vec<String> {
         self.0.lock().unwrap().2.clone()
@@ -50,6 +50,9 @@ impl Memory {
 impl DocumentStore for Memory {
     fn current(&self) -> String {
         self.0.lock().unwrap().0.clone()
+    }
+    fn found(&self) -> String {
+        self.3.clone()
     }
     fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
         Box::pin(async move {

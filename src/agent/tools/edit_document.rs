@@ -3,11 +3,14 @@
 //! the validator's errors go back to the model so it can correct itself.
 //!
 //! A valid edit lands at once, unless the teacher reviews edits for this
-//! lesson or the edit is destructive (it removes an exercise, or more than a
-//! third of the lesson's words): then it becomes a proposal the teacher
-//! applies or discards, and the model is told so. The guard holds whatever
-//! the setting, so a lesson wiped by an injected instruction or a mistake
-//! never lands without a click.
+//! lesson or the edit is destructive (it removes an exercise, empties one to
+//! the least the format allows, or removes more than a third of the lesson's
+//! words): then it becomes a proposal the teacher applies or discards, and
+//! the model is told so. The guard holds whatever the setting, so a lesson
+//! wiped by an injected instruction or a mistake never lands without a
+//! click. It measures each edit against the version just before it and
+//! against the lesson as the turn found it, so a wipe in several small cuts
+//! is held once the cuts add up.
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -91,13 +94,17 @@ impl Tool for EditDocument {
                 s => s.to_string(),
             };
             let changes = before.as_ref().map(|b| lesson::changes(b, &root)).unwrap_or_default();
-            let destructive = before.as_ref().and_then(|b| destructive(b, &root));
+            let found = lesson::parse(&ctx.document.found()).ok();
+            let destructive = before.as_ref().and_then(|b| destructive(b, &root)).map(|r| format!(" {r}")).or_else(|| {
+                let reason = destructive(found.as_ref()?, &root)?;
+                Some(format!(", with your earlier edits in this reply, {reason}"))
+            });
             if destructive.is_some() || ctx.document.reviews_edits() {
                 let id = ctx.document.propose(xml, summary.clone(), changes.clone()).await.map_err(|e| {
                     format!("The document was valid but could not be kept for review: {}", rejection_for_the_model(e))
                 })?;
                 let why = match destructive {
-                    Some(reason) => format!("This edit {reason}, so it was not applied"),
+                    Some(reason) => format!("This edit{reason}, so it was not applied"),
                     None => "The teacher reviews every edit to this lesson, so it was not applied yet".to_string(),
                 };
                 return Ok(ToolOutput {
@@ -128,18 +135,41 @@ impl Tool for EditDocument {
 }
 
 /// Why an edit must be reviewed whatever the lesson's setting, worded to
-/// follow "This edit …": it removes an exercise, or more than a third of the
-/// lesson's words.
+/// follow "This edit …": it removes an exercise (or keeps one by its id but
+/// empties it), or more than a third of the lesson's words.
 fn destructive(before: &lesson::Element, after: &lesson::Element) -> Option<String> {
-    let exercises = |e: &lesson::Element| e.elements().filter(|b| b.name == "exercise").filter_map(|b| b.id().map(str::to_string)).collect::<Vec<_>>();
+    fn exercises(e: &lesson::Element) -> Vec<(String, &lesson::Element)> {
+        e.elements().filter(|b| b.name == "exercise").filter_map(|b| Some((b.id()?.to_string(), b))).collect()
+    }
     let kept = exercises(after);
-    let removed = exercises(before).into_iter().filter(|id| !kept.contains(id)).count();
+    let removed = exercises(before)
+        .into_iter()
+        .filter(|(id, was)| kept.iter().find(|(k, _)| k == id).is_none_or(|(_, now)| emptied(was, now)))
+        .count();
     if removed > 0 {
         return Some(format!("removes {} exercise{}", removed, if removed == 1 { "" } else { "s" }));
     }
     let words = |e: &lesson::Element| e.text().split_whitespace().count();
     let (was, now) = (words(before), words(after));
     (was > 0 && (was - now.min(was)) * 3 > was).then(|| format!("removes {} of the lesson's {was} words", was - now))
+}
+
+/// An exercise kept by its id but emptied: it had more than the least its
+/// kind allows (questions, statements, items or blanks) and now has only
+/// that, or it lost more than three quarters of its words.
+fn emptied(was: &lesson::Element, now: &lesson::Element) -> bool {
+    fn parts(ex: &lesson::Element) -> usize {
+        fn blanks(e: &lesson::Element) -> usize {
+            e.elements().map(|c| if c.name == "blank" { 1 } else { blanks(c) }).sum()
+        }
+        match ex.attr("type") {
+            Some("fill-blanks") => blanks(ex),
+            _ => ex.elements().filter(|e| e.name != "instructions").count(),
+        }
+    }
+    let least = if was.attr("type") == Some("sequencing") { 2 } else { 1 };
+    let words = |e: &lesson::Element| e.text().split_whitespace().count();
+    (parts(was) > least && parts(now) <= least) || (words(was) >= 8 && words(now) * 4 < words(was))
 }
 
 /// The change list as the model reads it.
@@ -158,5 +188,43 @@ fn rejection_for_the_model(rejection: SaveRejection) -> String {
         ),
         SaveRejection::Invalid(errors) => lesson::describe_errors(&errors),
         SaveRejection::Unavailable => "the lesson could not be stored just now, so it was left as it was; try again.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lesson(body: &str) -> lesson::Element {
+        lesson::parse(&format!("<lesson><h1 id=\"h\">Verbs</h1>{body}</lesson>")).unwrap()
+    }
+
+    const QUIZ: &str = r#"<exercise id="ex-1" type="true-false"><statement id="s1" answer="true">Verbs name actions.</statement><statement id="s2" answer="false">Verbs are nouns.</statement><statement id="s3" answer="true">Run is a verb.</statement></exercise>"#;
+
+    #[test]
+    fn an_exercise_kept_by_id_but_emptied_counts_as_removed() {
+        let was = lesson(QUIZ);
+        let one = lesson(r#"<exercise id="ex-1" type="true-false"><statement id="s1" answer="true">Verbs name actions.</statement></exercise>"#);
+        assert_eq!(destructive(&was, &one).as_deref(), Some("removes 1 exercise"));
+        // Dropping one statement of three is an ordinary edit.
+        let two = lesson(&QUIZ.replace(r#"<statement id="s3" answer="true">Run is a verb.</statement>"#, ""));
+        assert_eq!(destructive(&was, &two), None);
+        // Kept whole and reworded: nothing removed.
+        assert_eq!(destructive(&was, &lesson(&QUIZ.replace("Run is", "Jump is"))), None);
+    }
+
+    #[test]
+    fn a_sequence_may_not_shrink_to_its_last_two_items() {
+        let seq = |items: &str| lesson(&format!(r#"<exercise id="ex-2" type="sequencing">{items}</exercise>"#));
+        let three = seq(r#"<item id="i1" position="1">Wake up</item><item id="i2" position="2">Eat</item><item id="i3" position="3">Sleep</item>"#);
+        let two = seq(r#"<item id="i1" position="1">Wake up</item><item id="i2" position="2">Sleep</item>"#);
+        assert_eq!(destructive(&three, &two).as_deref(), Some("removes 1 exercise"));
+    }
+
+    #[test]
+    fn blanks_are_what_a_fill_in_exercise_holds() {
+        let was = lesson(r#"<exercise id="ex-3" type="fill-blanks"><p id="p1">Je <blank id="b1" answer="suis"/> ici et tu <blank id="b2" answer="es"/> là.</p></exercise>"#);
+        let now = lesson(r#"<exercise id="ex-3" type="fill-blanks"><p id="p1">Je <blank id="b1" answer="suis"/> ici et tu es là.</p></exercise>"#);
+        assert!(destructive(&was, &now).is_some());
     }
 }

@@ -113,6 +113,20 @@ pub(super) fn do_what_the_lesson_says(c: &Ctx) -> Step {
     }
 }
 
+/// A model that cuts the lesson away a paragraph at a time, each cut small
+/// on its own: the guard over the whole turn must hold the cut that makes
+/// the sum large.
+pub(super) fn trim_it_bit_by_bit(c: &Ctx) -> Step {
+    let Ctx { body, round, last_tool, .. } = c;
+    let doc = document(body);
+    let last_paragraph = doc.rfind("<p ").and_then(|start| Some((start, doc[start..].find("</p>")? + start + 4)));
+    match (round, last_paragraph) {
+        (0..=2, Some((start, end))) => edit(format!("{}{}", doc[..start].trim_end(), &doc[end..]), "Removed the last paragraph"),
+        _ if last_tool.as_deref().is_some_and(|t| t.contains("not applied")) => text("I trimmed two paragraphs; the third cut waits for your review."),
+        _ => text("I trimmed the lesson."),
+    }
+}
+
 pub(super) fn fix_itself(c: &Ctx) -> Step {
     let Ctx { body, round, last_tool, .. } = c;
     match (round, last_tool.as_deref()) {
@@ -242,6 +256,18 @@ pub(super) fn list_my_lessons(c: &Ctx) -> Step {
         (0, _) => calls(vec![call("call_list", "list_lessons", json!({}))]),
         (_, Some(listed)) => text(&format!("Here are your lessons:\n\n{listed}")),
         _ => text("I could not list your lessons."),
+    }
+}
+
+/// "Read lesson <id>": reads that lesson with `read_lesson` and quotes what
+/// the tool answered (its first line), whether it read it or refused.
+pub(super) fn read_lesson_by_id(c: &Ctx) -> Step {
+    let Ctx { said, round, last_tool, .. } = c;
+    let id = said.split("read lesson ").nth(1).and_then(|r| r.split_whitespace().next()).unwrap_or_default();
+    match (round, last_tool) {
+        (0, _) => calls(vec![call("call_read", "read_lesson", json!({ "lessonId": id }))]),
+        (_, Some(answer)) => text(&format!("The tool said: {}", answer.lines().next().unwrap_or_default())),
+        _ => text("I could not read that lesson."),
     }
 }
 

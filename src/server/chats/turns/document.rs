@@ -32,6 +32,8 @@ pub struct DbDocument {
     message_id: String,
     /// The document the turn works on, and its revision.
     state: Mutex<(String, i64)>,
+    /// The document as the turn began (`DocumentStore::found`).
+    found: String,
     /// The lesson's "Review edits before applying", as the turn began.
     review_edits: bool,
     /// The lesson's sources, as the turn began.
@@ -53,7 +55,7 @@ pub struct DocumentTarget {
 impl DbDocument {
     pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
         let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, sources } = target;
-        Self { db, bus, owner_id, lesson_id, message_id, state: Mutex::new(document), review_edits, sources, stored }
+        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, sources, stored }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -64,6 +66,10 @@ impl DbDocument {
 impl DocumentStore for DbDocument {
     fn current(&self) -> String {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
+    }
+
+    fn found(&self) -> String {
+        self.found.clone()
     }
 
     fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {
