@@ -196,7 +196,9 @@ mod tests {
     use super::*;
 
     fn lesson(body: &str) -> lesson::Element {
-        lesson::parse(&format!("<lesson><h1 id=\"h\">Verbs</h1>{body}</lesson>")).unwrap()
+        // A reading long enough that one statement is not a third of the words.
+        let reading = "A verb says what someone does, what happens or what something is. ".repeat(3);
+        lesson::parse(&format!("<lesson><h1 id=\"h\">Verbs</h1><p id=\"p\">{reading}</p>{body}</lesson>")).unwrap()
     }
 
     const QUIZ: &str = r#"<exercise id="ex-1" type="true-false"><statement id="s1" answer="true">Verbs name actions.</statement><statement id="s2" answer="false">Verbs are nouns.</statement><statement id="s3" answer="true">Run is a verb.</statement></exercise>"#;
