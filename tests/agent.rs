@@ -100,6 +100,8 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
     assert_eq!(
         shape(&r.events),
         vec![
+            // Every call is announced when its name comes, then again with its arguments.
+            "tool_start call_skill load_skill \"Checking the rules\"",
             "round 1 tool_calls",
             "tool_start call_skill load_skill \"Checking fill-blanks rules\"",
             "tool_end call_skill success",
@@ -138,7 +140,7 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
     assert_eq!(requests[0]["stream"], true);
     assert_eq!(requests[0]["stream_options"]["include_usage"], true);
     let tools: Vec<&str> = requests[0]["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
-    assert_eq!(tools, vec!["load_skill", "edit_document", "read_source", "suggest_next", "read_lesson", "list_lessons"]);
+    assert_eq!(tools, vec!["load_skill", "edit_document", "read_source", "suggest_next", "read_lesson", "list_lessons", "create_lesson"]);
     // The system prompt carries the base prompt, the skills and the current lesson.
     let system = requests[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("Margin's teaching assistant") && system.contains("`fill-blanks`") && system.contains(START.trim()));
@@ -225,6 +227,27 @@ async fn removing_most_of_the_words_is_held_too() {
 }
 
 #[tokio::test]
+async fn steps_stand_in_the_order_the_model_called_them() {
+    let r = run("Skill and edit at once").await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            "tool_start call_skill load_skill \"Checking the rules\"",
+            "tool_start call_edit edit_document \"Editing document\"",
+            "round 1 tool_calls",
+            "tool_start call_skill load_skill \"Checking true-false rules\"",
+            "tool_end call_skill success",
+            "tool_start call_edit edit_document \"Editing document\"",
+            "tool_end call_edit success +document",
+            "text: I added a true-or-false exercise about the sun and the moon.",
+            "round 2 stop"
+        ]
+    );
+    let tools: Vec<&str> = r.result.tool_calls.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, vec!["load_skill", "edit_document"], "the record keeps the order too");
+}
+
+#[tokio::test]
 async fn a_wipe_in_small_cuts_is_held_once_the_cuts_add_up() {
     // Seven paragraphs of the same length: each cut takes one, under a
     // third of the version before it; the third takes 3 of 7 from the
@@ -282,6 +305,8 @@ async fn two_tool_calls_in_one_round_interleaved_by_index() {
         shape(&r.events),
         vec![
             "text: Let me check both sets of rules.",
+            "tool_start call_a load_skill \"Checking the rules\"",
+            "tool_start call_b load_skill \"Checking the rules\"",
             "round 1 tool_calls",
             "tool_start call_a load_skill \"Checking multiple-choice rules\"",
             "tool_end call_a success",
@@ -304,6 +329,7 @@ async fn arguments_in_one_character_pieces_are_reassembled() {
     assert_eq!(
         shape(&r.events),
         vec![
+            "tool_start call_tiny load_skill \"Checking the rules\"",
             "round 1 tool_calls",
             "tool_start call_tiny load_skill \"Checking sequencing rules\"",
             "tool_end call_tiny success",
@@ -321,6 +347,7 @@ async fn a_whole_call_in_one_chunk_without_finish_reason() {
     assert_eq!(
         shape(&r.events),
         vec![
+            "tool_start call_whole load_skill \"Checking the rules\"",
             "round 1 none",
             "tool_start call_whole load_skill \"Checking true-false rules\"",
             "tool_end call_whole success",
@@ -530,6 +557,7 @@ const DENIED_BY: &[(&str, &[&str])] = &[
     ("suggest_next", &["cannot offer", "cannot suggest"]),
     ("read_lesson", &["cannot read other lessons", "cannot see other lessons", "only know what is in this conversation and the lesson"]),
     ("list_lessons", &["cannot list", "cannot see other lessons", "cannot see the teacher's other lessons"]),
+    ("create_lesson", &["cannot create", "cannot make a new lesson", "cannot make lessons", "cannot make new lessons"]),
     ("check_my_answer", &["cannot check"]),
     ("give_hint", &["cannot give hints", "cannot give a hint"]),
 ];

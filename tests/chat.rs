@@ -150,14 +150,14 @@ async fn a_turn_streams_numbered_events_and_is_stored() {
     let events = read_all(res).await;
     let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).filter(|n| *n != "usage" && *n != "round_finished").collect();
     assert_eq!(names.first(), Some(&"tool_start"));
-    // The edit is announced as soon as it begins, then again with its arguments.
-    assert_eq!(&names[..5], &["tool_start", "tool_end", "tool_start", "tool_start", "tool_end"]);
+    // Every call is announced as soon as its name comes, then again with its arguments.
+    assert_eq!(&names[..6], &["tool_start", "tool_start", "tool_end", "tool_start", "tool_start", "tool_end"]);
     assert_eq!(names.last(), Some(&"done"));
     assert_eq!(events.iter().filter(|e| e.event == "done").count(), 1);
     let ids: Vec<u64> = events.iter().map(|e| e.id.as_ref().unwrap().parse().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase: {ids:?}");
 
-    let start_data: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_start").unwrap().data).unwrap();
+    let start_data: Value = serde_json::from_str(&events.iter().filter(|e| e.event == "tool_start").nth(1).unwrap().data).unwrap();
     assert_eq!(start_data["displayText"], "Checking fill-blanks rules");
     let edit_end: Value = serde_json::from_str(&events.iter().filter(|e| e.event == "tool_end").nth(1).unwrap().data).unwrap();
     assert_eq!(edit_end["status"], "success");
@@ -350,6 +350,97 @@ async fn cancelling_mid_reply_keeps_the_partial_reply() {
     let requests = app.state.ai.scripted().unwrap().requests();
     let roles: Vec<&str> = requests.last().unwrap()["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, vec!["system", "user", "assistant", "user"]);
+}
+
+#[tokio::test]
+async fn stopping_a_resumed_stream_then_reloading_shows_the_text_once() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Hold on a second").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let mut parser = SseParser::new();
+    // One event, then the connection drops (the model then holds, so a
+    // second would only come when the reply ends).
+    let first = read_events(&mut body, &mut parser, 1).await;
+    drop(body);
+    let last = parser.last_id.clone().unwrap();
+
+    // Resumed where the dropped stream ended, and followed until the model holds.
+    let req = Request::builder()
+        .uri(format!("/api/chat/turns/{turn}/events"))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .header("last-event-id", last)
+        .body(Body::empty())
+        .unwrap();
+    let mut body = app.router.clone().oneshot(req).await.unwrap().into_body();
+    let mut parser = SseParser::new();
+    let mut resumed = Vec::new();
+    while !format!("{}{}", text_of(&first), text_of(&resumed)).ends_with("one moment") {
+        let more = read_events(&mut body, &mut parser, 1).await;
+        assert!(!more.is_empty(), "the resumed stream ended early");
+        resumed.extend(more);
+    }
+    // Stopped from the resumed stream's page.
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    resumed.extend(read_events(&mut body, &mut parser, usize::MAX).await);
+    assert_eq!(resumed.last().unwrap().event, "cancelled");
+    let said = "Thinking about this carefully, one moment";
+    assert_eq!(format!("{}{}", text_of(&first), text_of(&resumed)), said, "nothing lost or repeated live");
+
+    // A reload: the stored reply and the turn's replay hold the text once.
+    let stored = messages(&app, &t).await;
+    assert_eq!((stored.len(), stored[1]["status"].as_str(), stored[1]["content"].as_str()), (2, Some("cancelled"), Some(said)));
+    let all = read_all(
+        app.router
+            .clone()
+            .oneshot(Request::builder().uri(format!("/api/chat/turns/{turn}/events?after=0")).header(header::AUTHORIZATION, format!("Bearer {}", t.token)).body(Body::empty()).unwrap())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(text_of(&all), said);
+    assert_eq!(all.last().unwrap().event, "cancelled");
+}
+
+#[tokio::test]
+async fn a_reader_that_stops_reading_costs_a_bounded_log_and_later_gets_the_rest_merged() {
+    use margin::server::chats::turns::LIVE_EVENTS;
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let res = start(&app, &t, "Ramble and hold").await;
+    let turn = turn_id(&res);
+    let mut body = res.into_body();
+    let mut parser = SseParser::new();
+    let first = read_events(&mut body, &mut parser, 2).await;
+    // The reader stops reading while the reply runs on to 3,000 pieces.
+    let log = app.state.turns.get(&turn).unwrap();
+    let said: String = (0..3_000).map(|i| format!("w{i:04} ")).collect();
+    let mut rx = log.subscribe();
+    while *rx.borrow_and_update() < 3_000 {
+        rx.changed().await.unwrap();
+    }
+    assert!(log.unfolded() <= LIVE_EVENTS, "the running turn keeps {} events one by one", log.unfolded());
+    // Read again: told once that it fell behind, then the rest, merged, exactly once.
+    let mut rest = Vec::new();
+    while !format!("{}{}", text_of(&first), text_of(&rest)).ends_with("w2999 ") {
+        let more = read_events(&mut body, &mut parser, 1).await;
+        assert!(!more.is_empty(), "the stream ended early");
+        rest.extend(more);
+    }
+    assert_eq!(rest[0].event, "warning", "{:?}", &rest[..2]);
+    assert_eq!(rest[0].id, first.last().unwrap().id, "a warning carries no event number of its own");
+    assert_eq!(serde_json::from_str::<Value>(&rest[0].data).unwrap()["code"], "slow_reader");
+    assert_eq!(rest.iter().filter(|e| e.event == "warning").count(), 1);
+    assert!(rest.len() < 100, "the missed text comes merged, not as {} events", rest.len());
+    assert_eq!(format!("{}{}", text_of(&first), text_of(&rest)), said);
+
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let end = read_events(&mut body, &mut parser, usize::MAX).await;
+    assert_eq!(end.last().unwrap().event, "cancelled");
+    assert_eq!(messages(&app, &t).await[1]["content"].as_str().map(str::trim_end), Some(said.trim_end()));
 }
 
 #[tokio::test]

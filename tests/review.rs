@@ -323,3 +323,39 @@ async fn the_agent_reads_the_teachers_other_lessons_and_never_another_teachers()
     let all: String = events.iter().map(|e| e.data.as_str()).collect();
     assert!(!all.contains("Magma") && !all.contains("Volcanoes"), "{all}");
 }
+
+#[tokio::test]
+async fn the_agent_makes_a_lesson_of_its_own_for_the_teacher_and_leaves_this_one_alone() {
+    let app = app().await;
+    let ana = teacher(&app, "ana@example.com").await;
+    let ben = teacher(&app, "ben@example.com").await;
+    let before = lesson(&app, &ana).await;
+
+    // An invalid lesson goes back to the model, which corrects it: one lesson made.
+    let events = turn(&app, &ana, "Make a quiz version as its own broken lesson").await;
+    let ends: Vec<Value> = events.iter().filter(|e| e.event == "tool_end").map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert_eq!(ends[0]["status"], "error");
+    assert!(ends[0]["error"].as_str().unwrap().contains("The lesson was not made"), "{}", ends[0]);
+    assert_eq!(ends[1]["status"], "success");
+    let made = &ends[1]["lesson"];
+    assert_eq!(made["title"], "Quiz: the sun and the moon");
+    let id = made["id"].as_str().unwrap().to_string();
+
+    // Ana's, its first version the assistant's; this lesson is untouched.
+    let r = app.get(&format!("/api/lessons/{id}"), Auth::Bearer(&ana.token)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.json()["documentXml"].as_str().unwrap().contains("The sun is a star."), "{}", r.body);
+    let author: String = sqlx::query_scalar("SELECT author FROM lesson_revisions WHERE lesson_id = $1 AND number = 1").bind(&id).fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(author, "agent");
+    assert_eq!(lesson(&app, &ana).await, before);
+    let list = app.get("/api/lessons", Auth::Bearer(&ana.token)).await;
+    assert_eq!(list.body.matches("Quiz: the sun and the moon").count(), 1, "{}", list.body);
+    // Nobody else's.
+    assert_eq!(app.get(&format!("/api/lessons/{id}"), Auth::Bearer(&ben.token)).await.status, StatusCode::NOT_FOUND);
+
+    // The stored reply keeps the card.
+    let r = app.get(&format!("/api/chats/{}/messages", ana.session_id), Auth::Bearer(&ana.token)).await;
+    let steps = r.json()["messages"][1]["toolCalls"].clone();
+    assert_eq!(steps[1]["lesson"]["id"].as_str(), Some(id.as_str()), "{steps}");
+}

@@ -112,6 +112,18 @@ test("Stop ends the reply, keeps what was written and gives the input back", asy
   await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
 });
 
+test("each step is said to screen readers when it starts and when it ends", async ({ page }) => {
+  await openLesson(page, "announce");
+  const said = page.locator(".announcements p");
+  await send(page, "Write and wait");
+  // The skill was announced when its name came, ended, and the edit began
+  // (it is still being written, so it has not ended).
+  await expect(said).toHaveText(["Checking the rules…", "Checking fill-blanks rules: done", "Editing document…"]);
+  await expect(lastReply(page).locator(".step.running .step-label")).toHaveText("Editing document");
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(said).toHaveText(["Checking the rules…", "Checking fill-blanks rules: done", "Editing document…", "Stopped."]);
+});
+
 test("a reload in the middle of a reply shows it finishing, with no text repeated", async ({ page }) => {
   await openLesson(page, "reload");
   await send(page, "Answer slowly please");

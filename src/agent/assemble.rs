@@ -65,9 +65,11 @@ impl ToolCallAssembler {
         pos
     }
 
-    /// Calls whose id and name are known so far (arguments may still be coming).
+    /// Calls whose id and name are known so far (arguments may still be
+    /// coming), in the order the model began them, up to the first whose
+    /// id or name is still missing: announced in this order, steps keep it.
     pub fn started(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.calls.iter().filter(|c| !c.id.is_empty() && !c.name.is_empty()).map(|c| (c.id.as_str(), c.name.as_str()))
+        self.calls.iter().take_while(|c| !c.id.is_empty() && !c.name.is_empty()).map(|c| (c.id.as_str(), c.name.as_str()))
     }
 
     /// The name of the call `id` and the size of its arguments so far.

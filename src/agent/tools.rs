@@ -3,6 +3,7 @@
 //! back to the model, which can correct itself. Unknown tools and arguments
 //! that are not JSON, or not of the tool's shape, are errors of the same kind.
 
+mod create_lesson;
 mod edit_document;
 mod load_skill;
 mod read_source;
@@ -15,6 +16,7 @@ use async_openai::types::chat::{ChatCompletionTool, ChatCompletionTools, Functio
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+pub use create_lesson::CreateLesson;
 pub use edit_document::EditDocument;
 pub use load_skill::LoadSkill;
 pub use read_source::ReadSource;
@@ -56,6 +58,11 @@ pub trait DocumentStore: Send + Sync {
     /// The teacher's lessons, newest first: (id, title), for `list_lessons`.
     fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {
         Box::pin(async { Ok(Vec::new()) })
+    }
+    /// Makes a new lesson for the teacher from `xml` (already valid): its id
+    /// and its title as kept. An error is said to the model as it is.
+    fn create_lesson(&self, _title: String, _xml: String) -> BoxFuture<'_, Result<crate::chat::events::MadeLesson, String>> {
+        Box::pin(async { Err("New lessons cannot be made here.".to_string()) })
     }
     /// One of the teacher's lessons whole: (title, XML); `None` when it is
     /// not theirs.
@@ -99,6 +106,8 @@ pub struct ToolOutput {
     /// Follow-ups and page actions offered under the reply (`suggest_next`).
     pub replies: Vec<String>,
     pub actions: Vec<crate::chat::actions::PageAction>,
+    /// The lesson a `create_lesson` call made.
+    pub lesson: Option<crate::chat::events::MadeLesson>,
 }
 
 pub struct ToolContext {
@@ -145,8 +154,8 @@ pub struct ToolRegistry {
 
 impl ToolRegistry {
     /// The agent's tools: `load_skill`, `edit_document`, `read_source`,
-    /// `suggest_next`, and the two that read for both roles, `read_lesson`
-    /// and `list_lessons`.
+    /// `suggest_next`, the two that read for both roles, `read_lesson`
+    /// and `list_lessons`, and `create_lesson`.
     pub fn standard(skills: Arc<Skills>) -> Self {
         Self {
             tools: vec![
@@ -156,6 +165,7 @@ impl ToolRegistry {
                 Box::new(SuggestNext),
                 Box::new(ReadLesson),
                 Box::new(ListLessons),
+                Box::new(CreateLesson),
             ],
         }
     }
@@ -274,7 +284,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, suggest_next, read_lesson, list_lessons"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, suggest_next, read_lesson, list_lessons, create_lesson"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 

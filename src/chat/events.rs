@@ -32,6 +32,10 @@ pub enum ChatEvent {
     RoundFinished(RoundData),
     /// Tokens used so far in this turn.
     Usage(UsageData),
+    /// Said to one reader only, never kept in the turn: something about its
+    /// stream (`slow_reader`: it fell so far behind a running reply that the
+    /// text it missed comes merged). Carries no event number.
+    Warning(Box<ErrorData>),
     /// The turn ended normally; always last.
     Done(DoneData),
     /// The turn was stopped by the teacher; always last.
@@ -51,6 +55,7 @@ impl ChatEvent {
             Self::ToolProgress(_) => "tool_progress",
             Self::RoundFinished(_) => "round_finished",
             Self::Usage(_) => "usage",
+            Self::Warning(_) => "warning",
             Self::Done(_) => "done",
             Self::Cancelled(_) => "cancelled",
             Self::Error(_) => "error",
@@ -67,7 +72,7 @@ impl ChatEvent {
             Self::RoundFinished(d) => serde_json::to_string(d),
             Self::Usage(d) => serde_json::to_string(d),
             Self::Done(d) | Self::Cancelled(d) => serde_json::to_string(d),
-            Self::Error(d) => serde_json::to_string(d),
+            Self::Error(d) | Self::Warning(d) => serde_json::to_string(d),
         };
         json.unwrap_or_else(|_| "{}".into())
     }
@@ -88,6 +93,7 @@ impl ChatEvent {
             "tool_progress" => Self::ToolProgress(Box::new(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?)),
             "round_finished" => Self::RoundFinished(read(name, data)?),
             "usage" => Self::Usage(read(name, data)?),
+            "warning" => Self::Warning(read(name, data)?),
             "done" => Self::Done(read(name, data)?),
             "cancelled" => Self::Cancelled(read(name, data)?),
             "error" => Self::Error(read(name, data)?),
@@ -106,6 +112,15 @@ impl ChatEvent {
 
     pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
         Self::Error(Box::new(ErrorData { code: code.into(), message: message.into() }))
+    }
+
+    /// What a reader that fell far behind a running reply is told before
+    /// the text it missed, merged.
+    pub fn slow_reader() -> Self {
+        Self::Warning(Box::new(ErrorData {
+            code: "slow_reader".into(),
+            message: "This page fell behind the reply, so the part it missed comes in one piece.".into(),
+        }))
     }
 }
 
@@ -171,6 +186,16 @@ pub struct ToolEndData {
     /// so the browser reads them with the follow-ups' reader).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
+    /// The lesson a `create_lesson` call made, for the step's "Open" card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<MadeLesson>,
+}
+
+/// A lesson the assistant made for the teacher (`create_lesson`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MadeLesson {
+    pub id: String,
+    pub title: String,
 }
 
 /// How much of a tool's answer to the model a step keeps for its "Details".
@@ -192,6 +217,7 @@ impl ToolEndData {
             output: None,
             replies: Vec::new(),
             actions: Vec::new(),
+            lesson: None,
         }
     }
 }

@@ -44,7 +44,8 @@ pub const DID_NOT_FINISH: &str = "did not finish";
 ///
 /// Stored as one flat JSON object (`id`, `tool`, `args`, `displayText`,
 /// `status`, `error`, `summary`, `output`, for edits `revision`, `changes`,
-/// `proposal`, and for `suggest_next` `replies` and `actions`). A step stored before it ended reads as
+/// `proposal`, for `suggest_next` `replies` and `actions`, for
+/// `create_lesson` `lesson`). A step stored before it ended reads as
 /// failed ("did not finish"): that is what it is if its turn stops there.
 ///
 /// The browser reads a stored step with the readers it has anyway for the
@@ -73,6 +74,8 @@ pub struct ToolCallRecord {
     pub replies: Vec<String>,
     /// The words of the page's actions it offered.
     pub actions: Vec<String>,
+    /// The lesson a `create_lesson` call made.
+    pub lesson: Option<super::events::MadeLesson>,
     /// The step is under way in this process (never stored).
     running: bool,
 }
@@ -98,6 +101,7 @@ impl ToolCallRecord {
             output: None,
             replies: Vec::new(),
             actions: Vec::new(),
+            lesson: None,
             running: true,
         }
     }
@@ -112,6 +116,7 @@ impl ToolCallRecord {
         self.output = end.output.clone();
         self.replies = end.replies.clone();
         self.actions = end.actions.clone();
+        self.lesson = end.lesson.clone();
         self.running = false;
     }
 
@@ -158,6 +163,7 @@ impl ToolCallRecord {
             output: self.output.clone(),
             replies: self.replies.clone(),
             actions: self.actions.clone(),
+            lesson: self.lesson.clone(),
         })
     }
 }
@@ -212,7 +218,8 @@ impl TurnRecord {
             }
             ChatEvent::Usage(u) => self.usage = *u,
             // Progress is for the spinner of the moment, not the record.
-            ChatEvent::RoundFinished(_) | ChatEvent::ToolProgress(_) => {}
+            // A warning is one reader's, never the turn's.
+            ChatEvent::RoundFinished(_) | ChatEvent::ToolProgress(_) | ChatEvent::Warning(_) => {}
             ChatEvent::Done(_) => self.end(MessageStatus::Complete, None),
             ChatEvent::Cancelled(_) => self.end(MessageStatus::Cancelled, None),
             ChatEvent::Error(e) => {

@@ -55,8 +55,20 @@ pub async fn create(db: &Db, owner_id: &str, title: &str) -> Result<Lesson> {
     insert(db, owner_id, &title, &starter_document(&title), "Created the lesson").await
 }
 
+/// A lesson the assistant made (`create_lesson`): `document` already valid,
+/// its first version the assistant's.
+pub async fn create_by_agent(db: &Db, owner_id: &str, title: &str, document: &str) -> Result<Lesson> {
+    let title = clean_title(title)?;
+    insert_by(db, owner_id, &title, document, Author::Agent, "Made by the assistant").await
+}
+
 /// A new lesson with `title` and `document` (already valid) as its first version.
 pub(super) async fn insert(db: &Db, owner_id: &str, title: &str, document: &str, summary: &str) -> Result<Lesson> {
+    insert_by(db, owner_id, title, document, Author::Teacher, summary).await
+}
+
+/// As `insert`, its first version written by `author`.
+async fn insert_by(db: &Db, owner_id: &str, title: &str, document: &str, author: Author, summary: &str) -> Result<Lesson> {
     let id = ids::new_id();
     let mut tx = db::begin_write(db).await?;
     sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, search_text, revision) VALUES ($1, $2, $3, $4, $5, 1)")
@@ -67,9 +79,10 @@ pub(super) async fn insert(db: &Db, owner_id: &str, title: &str, document: &str,
         .bind(search_text(document))
         .execute(&mut *tx)
         .await?;
-    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES ($1, 1, $2, 'teacher', $3)")
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES ($1, 1, $2, $3, $4)")
         .bind(&id)
         .bind(document)
+        .bind(author.as_str())
         .bind(summary)
         .execute(&mut *tx)
         .await?;

@@ -1,6 +1,6 @@
 //! One round of a turn: a streamed model call, its text passed on as it
-//! comes, its tool calls assembled (and announced early when worth it), and
-//! each call run and answered. The loop over rounds is `run`.
+//! comes, its tool calls assembled (each announced as soon as its name is
+//! in), and each call run and answered. The loop over rounds is `run`.
 
 use async_openai::types::chat::ChatCompletionRequestMessage;
 use serde_json::Value;
@@ -221,10 +221,14 @@ impl Agent {
                     round.finish = Some(f);
                 }
             }
+            // Every call is announced as soon as its name is in, in the
+            // order the model wrote them, so the steps stand in the order
+            // they were called (and run): a call that runs at once is not
+            // listed after one announced early while its arguments stream.
             let early: Vec<(String, String, String)> = calls
                 .started()
                 .filter(|(id, _)| !round.announced.iter().any(|(a, _)| a == id))
-                .filter_map(|(id, name)| self.tools.early_label(name).map(|label| (id.to_string(), name.to_string(), label)))
+                .map(|(id, name)| (id.to_string(), name.to_string(), self.tools.early_label(name).unwrap_or_else(|| self.tools.display_text(name, &Value::Null))))
                 .collect();
             for (id, tool, display_text) in early {
                 turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text })));
@@ -290,6 +294,7 @@ impl Agent {
                     output: Some(shown(&out.content)),
                     replies: out.replies,
                     actions: out.actions.iter().map(|a| a.as_str().to_string()).collect(),
+                    lesson: out.lesson,
                 },
                 out.content,
             ),

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     chat::{
-                events::{ToolArgs, ToolStartData, ToolStatus},
+        events::{MadeLesson, ToolArgs, ToolStartData, ToolStatus},
         proposal::ProposalMark,
     },
     lesson::Change,
@@ -35,6 +35,8 @@ pub struct Step {
     replies: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     actions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lesson: Option<MadeLesson>,
 }
 
 impl From<Step> for super::ToolCallRecord {
@@ -51,6 +53,7 @@ impl From<Step> for super::ToolCallRecord {
             output: s.output,
             replies: s.replies,
             actions: s.actions,
+            lesson: s.lesson,
             running: false,
         }
     }
@@ -73,6 +76,7 @@ impl From<super::ToolCallRecord> for Step {
             output: r.output,
             replies: r.replies,
             actions: r.actions,
+            lesson: r.lesson,
         }
     }
 }

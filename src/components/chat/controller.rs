@@ -44,8 +44,11 @@ pub struct ChatList {
 pub struct Conversation {
     pub messages: RwSignal<Vec<UiMessage>>,
     next_key: StoredValue<u64>,
-    /// Said to screen readers: finished steps and replies.
-    pub announce: RwSignal<String>,
+    /// Said to screen readers: steps as they start and end, and replies as
+    /// they end; the latest few, numbered. Each is added as a line of its
+    /// own, so sentences said in the same moment are all read rather than
+    /// the last replacing the others.
+    pub announce: RwSignal<Vec<(u64, String)>>,
     /// Bumped on every change of the conversation (the view follows it).
     pub tick: RwSignal<u64>,
     /// Bumped when the teacher sends a message or opens a chat: the view
@@ -82,12 +85,25 @@ pub struct Chat {
     owner: StoredValue<Option<Owner>>,
 }
 
+/// How many announcements stay in the live region.
+const ANNOUNCEMENTS_KEPT: usize = 6;
+
 impl Conversation {
+    /// Says a sentence to screen readers.
+    pub fn say(&self, said: String) {
+        self.announce.update(|a| {
+            let n = a.last().map_or(0, |(n, _)| n + 1);
+            a.push((n, said));
+            let over = a.len().saturating_sub(ANNOUNCEMENTS_KEPT);
+            a.drain(..over);
+        });
+    }
+
     fn new() -> Self {
         Self {
             messages: RwSignal::new(Vec::new()),
             next_key: StoredValue::new(0),
-            announce: RwSignal::new(String::new()),
+            announce: RwSignal::new(Vec::new()),
             tick: RwSignal::new(0),
             to_end: RwSignal::new(0),
         }
@@ -385,7 +401,7 @@ impl Chat {
 
     fn on_event(self, reply: Reply, event: ChatEvent) {
         if let Some(said) = reply.apply(event, self.lesson.get_value()) {
-            self.conversation.announce.set(said);
+            self.conversation.say(said);
         }
         self.conversation.changed();
     }

@@ -6,7 +6,7 @@ use leptos::{html, prelude::*};
 
 use super::{
     controller::Chat,
-    review::Proposals,
+    review::{MadeLessons, Proposals},
     state::{Phase, Reply, UiMessage},
     steps::Steps,
     suggestions::Suggestions,
@@ -91,7 +91,7 @@ fn steps_view(reply: Reply) -> AnyView {
 /// the same part as the steps.
 #[lazy]
 fn review_view(reply: Reply, chat: Chat) -> AnyView {
-    view! { <Proposals reply/><ReplyEnd reply chat/> }.into_any()
+    view! { <Proposals reply/><MadeLessons reply/><ReplyEnd reply chat/> }.into_any()
 }
 
 /// What a reasoning model thought, above its reply: open while it thinks,

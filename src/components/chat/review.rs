@@ -100,6 +100,27 @@ pub fn Proposals(reply: Reply) -> impl IntoView {
     }
 }
 
+/// The lessons a reply made (`create_lesson`), each a card with "Open": in
+/// view under the reply, as proposals are, since the steps fold away.
+#[component]
+pub fn MadeLessons(reply: Reply) -> impl IntoView {
+    move || {
+        reply.made.with(|made| {
+            made.iter()
+                .map(|l| {
+                    let href = format!("/lessons/{}", crate::url::percent_encode(&l.id));
+                    view! {
+                        <div class="made-lesson" role="group" aria-label="New lesson">
+                            <p>"New lesson: "<strong>{l.title.clone()}</strong></p>
+                            <a class="button" href=href>"Open"</a>
+                        </div>
+                    }
+                })
+                .collect_view()
+        })
+    }
+}
+
 #[component]
 fn ProposalCard(step: StepView, reply: Reply) -> impl IntoView {
     let lesson = expect_context::<LessonState>();

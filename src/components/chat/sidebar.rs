@@ -103,7 +103,9 @@ pub fn ChatSidebar() -> impl IntoView {
                 {client_only("message-list", || Suspend::new(message_list_view()))}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
-            <p class="sr-only" aria-live="polite">{move || chat.conversation.announce.get()}</p>
+            <div class="sr-only announcements" aria-live="polite" aria-relevant="additions">
+                <For each=move || chat.conversation.announce.get() key=|(n, _)| *n children=|(_, said)| view! { <p>{said}</p> }/>
+            </div>
             <ChatInput/>
         </aside>
     }

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::{
     chat::{
         actions::SUGGEST_TOOL,
-        events::{ChatEvent, ToolArgs, ToolStatus},
+        events::{ChatEvent, MadeLesson, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
         message::ChatMessage,
         proposal::ProposalMark,
@@ -123,6 +123,8 @@ pub struct Reply {
     /// What the reply offers to do next (`suggest_next`): follow-ups to
     /// send and the page's actions.
     pub suggested: RwSignal<(Vec<String>, Vec<String>)>,
+    /// Lessons the reply made (`create_lesson`), shown as cards with "Open".
+    pub made: RwSignal<Vec<MadeLesson>>,
 }
 
 impl Reply {
@@ -138,6 +140,7 @@ impl Reply {
             markdown: StoredValue::new(MarkdownStream::new()),
             asked: StoredValue::new(asked.to_string()),
             suggested: RwSignal::new((Vec::new(), Vec::new())),
+            made: RwSignal::new(Vec::new()),
         }
     }
 
@@ -202,12 +205,23 @@ impl Reply {
                 }
                 let detail = detail_of(&s.tool, &s.args);
                 let input = s.args.json().to_string();
+                let mut said = None;
                 self.steps.update(|steps| match steps.iter_mut().find(|x| x.id == s.id) {
-                    // Announced early, now with its arguments.
-                    Some(step) => step.input = input,
-                    None => steps.push(Step::started(s.id, s.display_text, detail, input)),
+                    // Announced when its name came, now with its arguments
+                    // (and so, for some tools, a more precise label).
+                    Some(step) => {
+                        step.input = input;
+                        step.label = s.display_text;
+                        if !detail.is_empty() {
+                            step.detail = detail;
+                        }
+                    }
+                    None => {
+                        said = Some(format!("{}…", s.display_text));
+                        steps.push(Step::started(s.id, s.display_text, detail, input));
+                    }
                 });
-                None
+                said
             }
             ChatEvent::ToolProgress(p) => {
                 let p = *p;
@@ -218,6 +232,9 @@ impl Reply {
                 if end.status == ToolStatus::Success && !(end.replies.is_empty() && end.actions.is_empty()) {
                     self.suggested.set((end.replies, end.actions));
                     return None;
+                }
+                if let Some(made) = end.lesson.clone() {
+                    self.made.update(|m| m.push(made));
                 }
                 let mut said = None;
                 self.steps.update(|steps| {
@@ -269,7 +286,8 @@ impl Reply {
                 self.phase.set(Phase::Failed(e.message.clone()));
                 Some(format!("The reply failed: {}", e.message))
             }
-            ChatEvent::RoundFinished(_) | ChatEvent::Usage(_) => None,
+            // A slow reader's warning: the merged text that follows is all it needs.
+            ChatEvent::RoundFinished(_) | ChatEvent::Usage(_) | ChatEvent::Warning(_) => None,
         }
     }
 
@@ -359,6 +377,8 @@ mod tests {
         let events = vec![
             ChatEvent::Reasoning(crate::chat::events::TextData { content: "The teacher wants ".into() }),
             ChatEvent::Reasoning(crate::chat::events::TextData { content: "verbs <b>now</b>.".into() }),
+            // Announced when its name came, then with its arguments.
+            start("a", "load_skill", "{}", "Checking the rules"),
             start("a", "load_skill", r#"{"skill":"fill-blanks"}"#, "Checking fill-blanks rules"),
             end("a", ToolStatus::Success, None),
             start("b", "edit_document", "{}", "Editing document"),
@@ -399,6 +419,7 @@ mod tests {
         assert!(!open, "the thinking folds away once the reply has started");
         assert!(html.contains("<strong>three</strong>") && html.contains("x &lt; y"), "{html}");
         assert_eq!(steps.len(), 3);
+        assert_eq!((steps[0].label.as_str(), steps[0].detail.as_str()), ("Checking fill-blanks rules", "Skill: fill-blanks"));
         assert_eq!(steps[2].detail, "Added verbs");
         assert_eq!(phase, Phase::Done);
     }

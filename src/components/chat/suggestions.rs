@@ -39,7 +39,7 @@ pub fn Suggestions(reply: Reply, off: Signal<bool>) -> impl IntoView {
                 .collect_view();
             let done = actions
                 .into_iter()
-                .map(|a| view! { <button type="button" class="chip action" on:click=move |_| run(a, reply, lesson)>{a.label()}</button> })
+                .map(|a| view! { <button type="button" class="chip action" disabled=off on:click=move |_| run(a, reply, lesson)>{a.label()}</button> })
                 .collect_view();
             view! { <div class="suggestions">{said}{done}</div> }
         })

@@ -90,6 +90,17 @@ pub(super) fn think_and_hold(_: &Ctx) -> Step {
     }
 }
 
+/// A long reply in thousands of small pieces, then nothing until the client
+/// leaves: more events than a running turn keeps one by one.
+pub(super) fn ramble_and_hold(_: &Ctx) -> Step {
+    Step::Hold { text: ramble() }
+}
+
+/// What `ramble_and_hold` says: 3,000 pieces of six characters.
+fn ramble() -> String {
+    (0..3_000).map(|i| format!("w{:04} ", i % 10_000)).collect()
+}
+
 pub(super) fn hold_on(_: &Ctx) -> Step {
     Step::Hold { text: "Thinking about this carefully, one moment".into() }
 }

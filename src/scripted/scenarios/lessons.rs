@@ -127,6 +127,36 @@ pub(super) fn trim_it_bit_by_bit(c: &Ctx) -> Step {
     }
 }
 
+/// A skill and an edit called in one round, as capable models do: the steps
+/// must stand in that order (the skill ran first).
+pub(super) fn skill_and_edit_at_once(c: &Ctx) -> Step {
+    let Ctx { body, round, .. } = c;
+    match round {
+        0 => calls(vec![
+            call("call_skill", "load_skill", json!({ "skill": "true-false" })),
+            call("call_edit", "edit_document", json!({ "documentXml": with_block(&document(body), FIXED_EXERCISE), "summary": "Added a true/false exercise" })),
+        ]),
+        _ => text("I added a true-or-false exercise about the sun and the moon."),
+    }
+}
+
+/// "… as its own lesson": makes a true-or-false quiz as a new lesson
+/// (`create_lesson`); "… as its own broken lesson" sends an invalid one
+/// first and corrects it.
+pub(super) fn as_its_own_lesson(c: &Ctx) -> Step {
+    let Ctx { said, round, last_tool, .. } = c;
+    let quiz = format!("<lesson>\n  <h1>Quiz: the sun and the moon</h1>{FIXED_EXERCISE}\n</lesson>\n");
+    let broken = format!("<lesson>\n  <h1>Quiz: the sun and the moon</h1>{BROKEN_EXERCISE}\n</lesson>\n");
+    let make = |xml: String| calls(vec![call("call_make", "create_lesson", json!({ "title": "Quiz: the sun and the moon", "documentXml": xml }))]);
+    match (round, last_tool.as_deref()) {
+        (0, _) if said.contains("broken") => make(broken),
+        (0, _) => make(quiz),
+        (1, Some(answer)) if answer.starts_with("Error") => make(quiz),
+        (_, Some(answer)) if answer.starts_with("Made the lesson") => text("I made a separate quiz lesson on the sun and the moon. Open it from the card below."),
+        _ => text("I could not make the lesson."),
+    }
+}
+
 pub(super) fn fix_itself(c: &Ctx) -> Step {
     let Ctx { body, round, last_tool, .. } = c;
     match (round, last_tool.as_deref()) {

@@ -24,7 +24,7 @@ mod sse;
 mod start;
 pub mod store;
 
-pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE};
+pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE, LIVE_EVENTS};
 pub use remote::remote_response;
 pub use sse::{follow, live_response, replay_response};
 pub use start::{cancel, start, CancelStatus, NewTurn};

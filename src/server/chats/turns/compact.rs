@@ -36,6 +36,16 @@ fn piece(e: &ChatEvent) -> Option<(bool, &str)> {
     }
 }
 
+impl Entry {
+    /// Roughly what an entry takes in memory, in bytes.
+    fn bytes(&self) -> usize {
+        match self {
+            Entry::One { event, .. } => event.data_json().len() + 64,
+            Entry::Run { text, ends, .. } => text.len() + ends.len() * 4 + 64,
+        }
+    }
+}
+
 fn end_of(text: &str) -> u32 {
     u32::try_from(text.len()).unwrap_or(u32::MAX)
 }
@@ -56,6 +66,7 @@ enum StoredEntry {
 }
 
 impl Compacted {
+    #[cfg(test)]
     pub fn new(events: Vec<ChatEvent>) -> Self {
         Self::starting_at(1, events)
     }
@@ -103,6 +114,43 @@ impl Compacted {
         Self { entries, bytes }
     }
 
+    /// Adds events `first..` (numbered on from the last held), as a running
+    /// turn folds its older events: a run of text cut by the fold is joined
+    /// again, and a document an added edit carries replaces the older ones.
+    pub fn extend(&mut self, first: u64, events: Vec<ChatEvent>) {
+        let more = Self::starting_at(first, events);
+        let has_document = |e: &Entry| matches!(e, Entry::One { event: ChatEvent::ToolEnd(end), .. } if end.document_xml.is_some());
+        if more.entries.iter().any(has_document) {
+            for e in &mut self.entries {
+                if let Entry::One { event: ChatEvent::ToolEnd(end), .. } = e {
+                    end.document_xml = None;
+                    end.document_html = None;
+                }
+            }
+        }
+        let mut added = more.entries.into_iter().peekable();
+        let next = self.last_seq().map_or(0, |l| l + 1);
+        if let (Some(Entry::Run { reasoning, text, ends, .. }), Some(Entry::Run { reasoning: r, first: f, .. })) = (self.entries.last_mut(), added.peek()) {
+            if *reasoning == *r && *f == next {
+                if let Some(Entry::Run { text: t, ends: n, .. }) = added.next() {
+                    let offset = end_of(text);
+                    text.push_str(&t);
+                    ends.extend(n.into_iter().map(|e| e.saturating_add(offset)));
+                }
+            }
+        }
+        self.entries.extend(added);
+        self.bytes = self.entries.iter().map(Entry::bytes).sum();
+    }
+
+    /// The number of the last event held.
+    fn last_seq(&self) -> Option<u64> {
+        self.entries.last().map(|e| match e {
+            Entry::One { seq, .. } => *seq,
+            Entry::Run { first, ends, .. } => first + ends.len() as u64 - 1,
+        })
+    }
+
     /// Events after `after`, runs of text or reasoning merged (each numbered
     /// as its last event).
     pub fn since(&self, after: u64) -> Vec<(u64, ChatEvent)> {
@@ -133,10 +181,7 @@ impl Compacted {
     /// The number of the last event held.
     #[cfg(test)]
     pub fn last(&self) -> Option<u64> {
-        self.entries.last().map(|e| match e {
-            Entry::One { seq, .. } => *seq,
-            Entry::Run { first, ends, .. } => first + ends.len() as u64 - 1,
-        })
+        self.last_seq()
     }
 
     /// As stored.

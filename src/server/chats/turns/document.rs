@@ -10,6 +10,7 @@ use futures::future::BoxFuture;
 use super::gate::Stored;
 use crate::{
     agent::tools::{DocumentStore, SaveRejection, SourcePage},
+    chat::events::MadeLesson,
     lesson::Change,
     models::{Author, LessonEvent, SaveOutcome, SourceSummary},
     server::{
@@ -39,7 +40,14 @@ pub struct DbDocument {
     /// The lesson's sources, as the turn began.
     sources: Vec<SourceSummary>,
     stored: Stored,
+    /// Lessons this turn has made (`create_lesson`), against `MADE_PER_TURN`.
+    made: std::sync::atomic::AtomicUsize,
 }
+
+/// The most lessons one reply may make. The teacher's own lesson limit is
+/// per request, and a reply is one request: this keeps a runaway reply
+/// (or an injected instruction) from filling the lesson list.
+const MADE_PER_TURN: usize = 3;
 
 /// Where a turn's edits go: the lesson, and how the teacher wants them.
 pub struct DocumentTarget {
@@ -55,7 +63,7 @@ pub struct DocumentTarget {
 impl DbDocument {
     pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
         let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, sources } = target;
-        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, sources, stored }
+        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, sources, stored, made: Default::default() }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -101,6 +109,26 @@ impl DocumentStore for DbDocument {
 
     fn sources(&self) -> Vec<SourceSummary> {
         self.sources.clone()
+    }
+
+    fn create_lesson(&self, title: String, xml: String) -> BoxFuture<'_, Result<MadeLesson, String>> {
+        Box::pin(async move {
+            use std::sync::atomic::Ordering;
+            if self.made.fetch_add(1, Ordering::SeqCst) >= MADE_PER_TURN {
+                return Err(format!("One reply may make at most {MADE_PER_TURN} lessons. Tell the teacher what you made, and they can ask for more."));
+            }
+            if !self.stored.wait().await {
+                return Err("The lesson could not be made just now. Try again in a moment.".into());
+            }
+            match lessons::create_by_agent(&self.db, &self.owner_id, &title, &xml).await {
+                Ok(l) => Ok(MadeLesson { id: l.id, title: l.title }),
+                Err(crate::server::http::error::AppError::Title(_)) => Err("That title cannot be used. Call create_lesson again with a short title.".into()),
+                Err(e) => {
+                    tracing::error!(error = ?e, "could not make the agent's lesson");
+                    Err("The lesson could not be made just now. Try again in a moment.".into())
+                }
+            }
+        })
     }
 
     fn read_source(&self, id: &str, from: usize, most: usize) -> BoxFuture<'_, Result<Option<SourcePage>, String>> {

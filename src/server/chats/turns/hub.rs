@@ -22,10 +22,76 @@ const KEEP_FINISHED: Duration = Duration::from_secs(600);
 /// dropped, and a reader of one gets its stored record (`sse::replay_response`).
 pub const FINISHED_BUDGET: usize = 64 * 1024 * 1024;
 
-/// A turn's events: one per delta while it runs, compacted once it is over.
+/// How many of a running turn's latest events are kept one per delta; older
+/// ones are folded into runs of text (`Compacted`), so a live turn's log
+/// holds about its text and a few bytes a delta however long it runs.
+pub const LIVE_EVENTS: usize = 2_048;
+
+/// A turn's events: one per delta while it runs (the older ones folded,
+/// past `LIVE_EVENTS`), compacted whole once it is over.
 enum Events {
-    Live(Vec<ChatEvent>),
+    Live(Live),
     Finished(Compacted),
+}
+
+/// A running turn's log: events `1..tail_first` folded, the rest as they came.
+#[derive(Default)]
+struct Live {
+    folded: Option<Compacted>,
+    tail: Vec<ChatEvent>,
+    /// The number of `tail[0]` (1 while nothing is folded).
+    tail_first: u64,
+}
+
+impl Live {
+    fn new() -> Self {
+        Self { folded: None, tail: Vec::new(), tail_first: 1 }
+    }
+
+    /// Adds an event; returns its number.
+    fn push(&mut self, event: ChatEvent, keep: usize) -> u64 {
+        self.tail.push(event);
+        let seq = self.tail_first + self.tail.len() as u64 - 1;
+        if self.tail.len() > keep {
+            let events = std::mem::take(&mut self.tail);
+            let first = self.tail_first;
+            self.tail_first = seq + 1;
+            match &mut self.folded {
+                Some(f) => f.extend(first, events),
+                None => self.folded = Some(Compacted::starting_at(first, events)),
+            }
+        }
+        seq
+    }
+
+    /// Events after `after`, whether the turn is over, and whether some of
+    /// them came from the folded part (merged: the reader was far behind).
+    fn since(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool, bool) {
+        let finished = match self.tail.last() {
+            Some(e) => e.is_terminal(),
+            None => self.folded.as_ref().is_some_and(Compacted::is_finished),
+        };
+        let mut batch = Vec::new();
+        let behind = after.saturating_add(1) < self.tail_first;
+        if behind {
+            if let Some(f) = &self.folded {
+                batch = f.since(after);
+            }
+        }
+        let from = after.saturating_sub(self.tail_first - 1).min(self.tail.len() as u64) as usize;
+        batch.extend(self.tail[from..].iter().enumerate().map(|(i, e)| (self.tail_first + (from + i) as u64, e.clone())));
+        (batch, finished, behind)
+    }
+
+    fn into_compacted(self) -> Compacted {
+        match self.folded {
+            Some(mut f) => {
+                f.extend(self.tail_first, self.tail);
+                f
+            }
+            None => Compacted::starting_at(self.tail_first, self.tail),
+        }
+    }
 }
 
 /// Every event of one turn, numbered from 1.
@@ -39,32 +105,43 @@ pub struct TurnLog {
     pub cancel: CancellationToken,
     /// Set when the server, not the teacher, stopped the turn.
     pub(super) interrupted: AtomicBool,
+    /// How many of the latest events stay one per delta (`LIVE_EVENTS`).
+    keep: usize,
 }
 
 impl TurnLog {
     pub(super) fn push(&self, event: ChatEvent) {
         let seq = {
             let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
-            let Events::Live(events) = &mut *events else {
+            let Events::Live(live) = &mut *events else {
                 tracing::warn!(turn = %self.turn_id, "an event after the turn ended was dropped");
                 return;
             };
-            events.push(event);
-            events.len() as u64
+            live.push(event, self.keep)
         };
         self.latest.send_replace(seq);
     }
 
     /// Events after `after`, with their numbers, and whether the turn is over.
     pub fn since(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool) {
+        let (batch, finished, _) = self.since_marked(after);
+        (batch, finished)
+    }
+
+    /// As `since`, and whether the reader was so far behind a running turn
+    /// that it gets its older text merged (`sse::follow` tells it so).
+    pub fn since_marked(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool, bool) {
         match &*self.events.lock().unwrap_or_else(|p| p.into_inner()) {
-            Events::Live(events) => {
-                let finished = events.last().is_some_and(ChatEvent::is_terminal);
-                let from = (after as usize).min(events.len());
-                let batch = events[from..].iter().enumerate().map(|(i, e)| ((from + i + 1) as u64, e.clone())).collect();
-                (batch, finished)
-            }
-            Events::Finished(c) => (c.since(after), c.is_finished()),
+            Events::Live(live) => live.since(after),
+            Events::Finished(c) => (c.since(after), c.is_finished(), false),
+        }
+    }
+
+    /// Events held one per delta now (at most `LIVE_EVENTS` and one).
+    pub fn unfolded(&self) -> usize {
+        match &*self.events.lock().unwrap_or_else(|p| p.into_inner()) {
+            Events::Live(live) => live.tail.len(),
+            Events::Finished(_) => 0,
         }
     }
 
@@ -75,7 +152,7 @@ impl TurnLog {
             Events::Live(live) => std::mem::take(live),
             Events::Finished(c) => return c.bytes,
         };
-        let c = Compacted::new(live);
+        let c = live.into_compacted();
         let bytes = c.bytes;
         *events = Events::Finished(c);
         bytes
@@ -127,6 +204,8 @@ pub struct TurnHub {
     /// Writes the running replies' events for other instances, when the
     /// database is shared (`relay`).
     relay: std::sync::OnceLock<Arc<Relay>>,
+    /// How many of a running turn's latest events stay one per delta.
+    live_events: usize,
 }
 
 /// How long a running reply's lease lasts unless renewed (`MARGIN_TURN_LEASE_SECS`).
@@ -156,7 +235,14 @@ impl TurnHub {
             instance: crate::server::ids::new_id(),
             lease: LEASE,
             relay: std::sync::OnceLock::new(),
+            live_events: LIVE_EVENTS,
         }
+    }
+
+    /// The same hub keeping `n` events of a running turn one per delta.
+    pub fn with_live_events(mut self, n: usize) -> Self {
+        self.live_events = n.max(1);
+        self
     }
 
     /// The same hub with running replies leased for `lease`.
@@ -205,10 +291,11 @@ impl TurnHub {
             owner_id: owner_id.to_string(),
             session_id: session_id.to_string(),
             message_id: message_id.to_string(),
-            events: Mutex::new(Events::Live(Vec::new())),
+            events: Mutex::new(Events::Live(Live::new())),
             latest: watch::channel(0).0,
             cancel: CancellationToken::new(),
             interrupted: AtomicBool::new(false),
+            keep: self.live_events,
         });
         running.insert(session_id.to_string(), log.clone());
         self.turns.lock().unwrap_or_else(|p| p.into_inner()).insert(turn_id.to_string(), log.clone());
@@ -306,6 +393,44 @@ mod tests {
         }
         log.push(ChatEvent::Done(DoneData { message_id: log.message_id.clone() }));
         hub.ended(&log);
+    }
+
+    #[tokio::test]
+    async fn a_long_running_turn_folds_its_older_events_and_every_reader_still_gets_exactly_the_rest() {
+        use crate::chat::events::{ToolEndData, ToolStatus};
+        let hub = Arc::new(TurnHub::default().with_live_events(4));
+        let log = hub.begin("t", "owner", "chat", "msg").unwrap();
+        let mut pieces = Vec::new();
+        for i in 0..30 {
+            if i == 12 {
+                let end = ToolEndData { document_xml: Some("<lesson/>".into()), ..ToolEndData::bare("c".into(), ToolStatus::Success) };
+                log.push(ChatEvent::ToolEnd(Box::new(end)));
+                pieces.push(String::new());
+            }
+            log.push(ChatEvent::text(format!("p{i} ")));
+            pieces.push(format!("p{i} "));
+            assert!(log.unfolded() <= 4);
+        }
+        let total = pieces.len() as u64;
+        let text_after = |after: u64| pieces[after as usize..].concat();
+        for after in 0..=total {
+            let (batch, finished, behind) = log.since_marked(after);
+            assert!(!finished);
+            assert_eq!(behind, after + 1 < total - log.unfolded() as u64 + 1, "after {after}");
+            let text: String = batch.iter().filter_map(|(_, e)| match e { ChatEvent::Text(t) => Some(t.content.as_str()), _ => None }).collect();
+            assert_eq!(text, text_after(after), "after {after}");
+            assert_eq!(batch.last().map(|(n, _)| *n), (after < total).then_some(total), "after {after}");
+            // The edit's document is still there for a reader from before it.
+            let edits = batch.iter().filter(|(_, e)| matches!(e, ChatEvent::ToolEnd(end) if end.document_xml.is_some())).count();
+            assert_eq!(edits, usize::from(after < 13), "after {after}");
+        }
+        log.push(ChatEvent::Done(DoneData { message_id: "msg".into() }));
+        assert!(log.is_finished());
+        hub.ended(&log);
+        let (batch, finished) = log.since(0);
+        assert!(finished);
+        let text: String = batch.iter().filter_map(|(_, e)| match e { ChatEvent::Text(t) => Some(t.content.as_str()), _ => None }).collect();
+        assert_eq!(text, text_after(0));
     }
 
     #[tokio::test]

@@ -93,16 +93,23 @@ pub(super) fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &s
 /// never out of order with the other events.
 pub fn follow(log: Arc<TurnLog>, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
     let rx = log.subscribe();
-    futures::stream::unfold((log, after, rx, false), |(log, cursor, mut rx, done)| async move {
+    futures::stream::unfold((log, after, rx, false, false), |(log, cursor, mut rx, done, warned)| async move {
         if done {
             return None;
         }
         loop {
-            let (batch, finished) = log.since(cursor);
+            let (batch, finished, behind) = log.since_marked(cursor);
             if let Some((last, event)) = batch.last() {
                 let (last, terminal) = (*last, event.is_terminal());
-                let events: Vec<Result<Event, Infallible>> = merge_text(batch).into_iter().map(Ok).collect();
-                return Some((futures::stream::iter(events), (log, last, rx, terminal)));
+                // A reader that fell behind the events a running turn keeps
+                // one by one is told once, then gets what it missed merged.
+                let warn = behind && !warned;
+                let warning = warn.then(|| {
+                    let w = ChatEvent::slow_reader();
+                    Event::default().event(w.name()).data(w.data_json())
+                });
+                let events: Vec<Result<Event, Infallible>> = warning.into_iter().chain(merge_text(batch)).map(Ok).collect();
+                return Some((futures::stream::iter(events), (log, last, rx, terminal, warned || warn)));
             }
             if finished || rx.changed().await.is_err() {
                 return None;
