@@ -227,6 +227,47 @@ async fn removing_most_of_the_words_is_held_too() {
 }
 
 #[tokio::test]
+async fn every_event_names_its_round_and_each_rounds_text_is_told_whole() {
+    let r = run("Use two tools at once").await;
+    let wire: Vec<String> = r
+        .events
+        .iter()
+        .filter(|e| !matches!(e, ChatEvent::Usage(_)))
+        .map(|e| format!("{} {}", e.name(), e.data_json()))
+        .collect();
+    let first_text = wire.iter().position(|l| l.starts_with("text ")).unwrap();
+    assert!(wire[first_text].starts_with(r#"text {"content":"Let"#) && wire[first_text].ends_with(r#"","roundIndex":1}"#), "{}", wire[first_text]);
+    let rest: Vec<&str> = wire[first_text..].iter().map(String::as_str).filter(|l| !l.starts_with("text ")).take(4).collect();
+    assert_eq!(
+        rest,
+        vec![
+            r#"tool_start {"id":"call_a","tool":"load_skill","args":{},"displayText":"Checking the rules","roundIndex":1}"#,
+            r#"tool_start {"id":"call_b","tool":"load_skill","args":{},"displayText":"Checking the rules","roundIndex":1}"#,
+            r#"assistant_text_done {"fullText":"Let me check both sets of rules.","roundIndex":1}"#,
+            r#"round_finished {"round":1,"finishReason":"tool_calls"}"#,
+        ]
+    );
+    // The ends name their tool and round; the second round's text says its round.
+    let ends: Vec<(String, String, u32)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ChatEvent::ToolEnd(end) => Some((end.id.clone(), end.tool.clone(), end.round_index)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, vec![("call_a".into(), "load_skill".into(), 1), ("call_b".into(), "load_skill".into(), 1)]);
+    let second: Vec<&ChatEvent> = r.events.iter().skip_while(|e| !matches!(e, ChatEvent::RoundFinished(d) if d.round == 1)).collect();
+    assert!(second.iter().all(|e| match e {
+        ChatEvent::Text(t) => t.round_index == 2,
+        ChatEvent::AssistantTextDone(d) => d.round_index == 2 && d.full_text == "I have the rules for both kinds. Which topic should the questions cover?",
+        _ => true,
+    }));
+    assert_eq!(second.iter().filter(|e| matches!(e, ChatEvent::AssistantTextDone(_))).count(), 1);
+    assert_eq!(r.result.rounds, 2);
+}
+
+#[tokio::test]
 async fn steps_stand_in_the_order_the_model_called_them() {
     let r = run("Skill and edit at once").await;
     assert_eq!(

@@ -73,3 +73,38 @@ async fn a_greeting_an_edit_and_a_provider_error_answer_as_json() {
     let r = app.post_json("/api/chat/stream", common::Auth::Bearer(&ana.token), json!({"sessionId": ana.session_id, "content": "hello"})).await;
     assert!(r.headers[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/event-stream"));
 }
+
+#[tokio::test]
+async fn the_stream_ends_with_the_same_final_record_the_json_api_answers() {
+    use margin::chat::sse::SseParser;
+    let app = app().await;
+    let ana = teacher(&app, "ana@x.org").await;
+    let ben = teacher(&app, "ben@x.org").await;
+    let ask = "Add a fill-in-the-blank exercise about French verbs";
+
+    // Ana's turn streams; its `done` carries the record.
+    let r = app.post_json("/api/chat/stream", common::Auth::Bearer(&ana.token), json!({"sessionId": ana.session_id, "content": ask})).await;
+    let events = SseParser::new().push(r.body.as_bytes());
+    let done = events.last().unwrap();
+    assert_eq!(done.event, "done");
+    let streamed: Value = serde_json::from_str(&done.data).unwrap();
+    let record = &streamed["final"];
+    assert_eq!(record["rounds"], 3, "{record}");
+    assert!(record["text"].as_str().unwrap().starts_with("I added a fill-in-the-blank exercise"), "{record}");
+    let tools: Vec<&str> = record["steps"].as_array().unwrap().iter().map(|s| s["tool"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["load_skill", "edit_document"]);
+    assert_eq!(record["steps"][1]["roundIndex"], 2);
+
+    // Ben asks the same as JSON: the same record, as `final`.
+    let asked = is_json(&ask_json(&app, &ben.token, &ben.session_id, ask).await);
+    let mut theirs = asked["final"].clone();
+    let mut ours = record.clone();
+    // Each lesson has its own revision numbers and proposals: compare what the turn did.
+    for r in [&mut theirs, &mut ours] {
+        for step in r["steps"].as_array_mut().unwrap() {
+            step.as_object_mut().unwrap().remove("revision");
+        }
+    }
+    assert_eq!(theirs, ours);
+    assert_eq!(asked["final"]["text"], asked["text"]);
+}

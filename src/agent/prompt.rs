@@ -223,7 +223,7 @@ mod tests {
     };
 
     fn step(r: &mut TurnRecord, id: &str, tool: &str, args: &str, label: &str, summary: Option<&str>) {
-        let start = ToolStartData { id: id.into(), tool: tool.into(), args: ToolArgs::from_model(args), display_text: label.into() };
+        let start = ToolStartData { id: id.into(), tool: tool.into(), args: ToolArgs::from_model(args), display_text: label.into(), round_index: 1 };
         r.apply(&ChatEvent::ToolStart(Box::new(start)));
         r.apply(&ChatEvent::ToolEnd(Box::new(ToolEndData {
             summary: summary.map(str::to_string),
@@ -273,9 +273,9 @@ mod tests {
     fn past_replies_carry_their_steps_and_how_they_ended() {
         let mut done = TurnRecord { text: "Added.".into(), ..TurnRecord::default() };
         step(&mut done, "b", "edit_document", "{}", "Editing document", Some("Verbs"));
-        done.apply(&ChatEvent::Done(crate::chat::events::DoneData { message_id: "m".into() }));
+        done.apply(&ChatEvent::Done(crate::chat::events::DoneData::of("m")));
         let mut stopped = TurnRecord { text: "Half".into(), ..TurnRecord::default() };
-        stopped.apply(&ChatEvent::Cancelled(crate::chat::events::DoneData { message_id: "n".into() }));
+        stopped.apply(&ChatEvent::Cancelled(crate::chat::events::DoneData::of("n")));
         let silent = TurnRecord::default();
         let past = past_messages(vec![
             StoredMessage::User("Add verbs".into()),

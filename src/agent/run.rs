@@ -25,7 +25,7 @@ use super::{
     tools::{ToolContext, ToolRegistry},
 };
 use crate::chat::{
-    events::{ChatEvent, RoundData},
+    events::{ChatEvent, RoundData, TextDoneData},
     turn::TurnRecord,
 };
 
@@ -175,7 +175,7 @@ impl Agent {
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {
-        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0 };
+        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0, round: 1 };
         // What fits in the model's window: the lesson and the question whole,
         // as much of the conversation as there is room for.
         // The sources are listed in every call's prompt (their text is read a page at a time).
@@ -196,6 +196,7 @@ impl Agent {
 
         let deadline = Instant::now() + self.limits.turn_timeout;
         for round in 1..=self.max_steps {
+            turn.round = round;
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
             let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, deadline, meter)).await;
@@ -204,6 +205,9 @@ impl Agent {
                 Err(outcome) => return turn.ended(outcome),
             };
             let finish = r.finish.as_deref().unwrap_or("none");
+            if !r.text.is_empty() {
+                turn.emit(ChatEvent::AssistantTextDone(Box::new(TextDoneData { full_text: r.text.clone(), round_index: round })));
+            }
             turn.emit(ChatEvent::RoundFinished(RoundData { round, finish_reason: finish.into() }));
             if r.calls.is_empty() {
                 match finish {

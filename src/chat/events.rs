@@ -4,8 +4,11 @@
 //! ```text
 //! event: tool_start
 //! id: 3
-//! data: {"id":"call_1","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules"}
+//! data: {"id":"call_1","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules","roundIndex":1}
 //! ```
+//!
+//! `roundIndex` (from 1) names the model call an event belongs to: a turn
+//! is rounds of one model call each, and the tool calls it asked for.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +31,8 @@ pub enum ChatEvent {
     /// A tool call under way says how far it has come (shown under its
     /// spinner); not kept once the call ends.
     ToolProgress(Box<ToolProgressData>),
+    /// A round's text is complete: all of it, once.
+    AssistantTextDone(Box<TextDoneData>),
     /// One model call is over (the agent may call the model again).
     RoundFinished(RoundData),
     /// Tokens used so far in this turn.
@@ -53,6 +58,7 @@ impl ChatEvent {
             Self::ToolStart(_) => "tool_start",
             Self::ToolEnd(_) => "tool_end",
             Self::ToolProgress(_) => "tool_progress",
+            Self::AssistantTextDone(_) => "assistant_text_done",
             Self::RoundFinished(_) => "round_finished",
             Self::Usage(_) => "usage",
             Self::Warning(_) => "warning",
@@ -69,6 +75,7 @@ impl ChatEvent {
             Self::ToolStart(d) => serde_json::to_string(d),
             Self::ToolEnd(d) => serde_json::to_string(d),
             Self::ToolProgress(d) => serde_json::to_string(d),
+            Self::AssistantTextDone(d) => serde_json::to_string(d),
             Self::RoundFinished(d) => serde_json::to_string(d),
             Self::Usage(d) => serde_json::to_string(d),
             Self::Done(d) | Self::Cancelled(d) => serde_json::to_string(d),
@@ -91,6 +98,7 @@ impl ChatEvent {
             "tool_start" => Self::ToolStart(read(name, data)?),
             "tool_end" => Self::ToolEnd(read(name, data)?),
             "tool_progress" => Self::ToolProgress(Box::new(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?)),
+            "assistant_text_done" => Self::AssistantTextDone(read(name, data)?),
             "round_finished" => Self::RoundFinished(read(name, data)?),
             "usage" => Self::Usage(read(name, data)?),
             "warning" => Self::Warning(read(name, data)?),
@@ -106,8 +114,14 @@ impl ChatEvent {
         matches!(self, Self::Done(_) | Self::Cancelled(_) | Self::Error(_))
     }
 
+    /// A piece of text outside any round (tests, and text merged for late readers keep the round they had).
     pub fn text(content: impl Into<String>) -> Self {
-        Self::Text(TextData { content: content.into() })
+        Self::Text(TextData { content: content.into(), round_index: 0 })
+    }
+
+    /// A piece of the text of round `round`.
+    pub fn text_in(round: u32, content: impl Into<String>) -> Self {
+        Self::Text(TextData { content: content.into(), round_index: round })
     }
 
     pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
@@ -125,8 +139,19 @@ impl ChatEvent {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TextData {
     pub content: String,
+    #[serde(default)]
+    pub round_index: u32,
+}
+
+/// The whole text of one round, when it is complete.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextDoneData {
+    pub full_text: String,
+    pub round_index: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,6 +162,8 @@ pub struct ToolStartData {
     /// The arguments as the model sent them (a string when they were not JSON).
     pub args: ToolArgs,
     pub display_text: String,
+    #[serde(default)]
+    pub round_index: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +178,11 @@ pub enum ToolStatus {
 #[serde(rename_all = "camelCase")]
 pub struct ToolEndData {
     pub id: String,
+    /// The tool that was called.
+    #[serde(default)]
+    pub tool: String,
+    #[serde(default)]
+    pub round_index: u32,
     pub status: ToolStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -206,6 +238,8 @@ impl ToolEndData {
     pub fn bare(id: String, status: ToolStatus) -> Self {
         Self {
             id,
+            tool: String::new(),
+            round_index: 0,
             status,
             error: None,
             summary: None,
@@ -225,11 +259,14 @@ impl ToolEndData {
 /// A tool call's progress: what it is doing, and how far along it is
 /// (0 to 1) when that can be told.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolProgressData {
     pub id: String,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fraction: Option<f32>,
+    #[serde(default)]
+    pub round_index: u32,
 }
 
 impl ToolProgressData {
@@ -237,7 +274,12 @@ impl ToolProgressData {
     /// parser in the browser bundle for it.
     pub fn from_json(json: &str) -> Option<Self> {
         use super::json_fields::{number_field, string_field};
-        Some(Self { id: string_field(json, "id")?, message: string_field(json, "message")?, fraction: number_field(json, "fraction") })
+        Some(Self {
+            id: string_field(json, "id")?,
+            message: string_field(json, "message")?,
+            fraction: number_field(json, "fraction"),
+            round_index: number_field(json, "roundIndex").map_or(0, |n| n as u32),
+        })
     }
 }
 
@@ -260,6 +302,23 @@ pub struct UsageData {
 #[serde(rename_all = "camelCase")]
 pub struct DoneData {
     pub message_id: String,
+    /// The turn's record as it ended (`done` and `cancelled`), as the JSON
+    /// turn API answers it too. The browser has built the same record from
+    /// the events, so its build does not read it (nor carry the code to).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(rename = "final", default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<Box<super::turn::TurnFinal>>,
+}
+
+impl DoneData {
+    /// The end of the turn whose reply is `message_id`, without its record.
+    pub fn of(message_id: impl Into<String>) -> Self {
+        Self {
+            message_id: message_id.into(),
+            #[cfg(not(feature = "hydrate"))]
+            record: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -279,22 +338,32 @@ mod tests {
             tool: "load_skill".into(),
             args: ToolArgs::from_model(r#"{"skill":"fill-blanks"}"#),
             display_text: "Checking fill-blanks rules".into(),
+            round_index: 1,
         }));
         assert_eq!(e.name(), "tool_start");
         assert_eq!(
             e.data_json(),
-            r#"{"id":"call_1","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules"}"#
+            r#"{"id":"call_1","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules","roundIndex":1}"#
         );
         assert_eq!(ChatEvent::from_sse(e.name(), &e.data_json()).unwrap(), e);
 
         let end = ChatEvent::ToolEnd(Box::new(ToolEndData {
+            tool: "edit_document".into(),
+            round_index: 2,
             error: Some("line 1: bad".into()),
             ..ToolEndData::bare("call_1".into(), ToolStatus::Error)
         }));
-        assert_eq!(end.data_json(), r#"{"id":"call_1","status":"error","error":"line 1: bad"}"#);
-        assert_eq!(ChatEvent::Done(DoneData { message_id: "m1".into() }).data_json(), r#"{"messageId":"m1"}"#);
+        assert_eq!(end.data_json(), r#"{"id":"call_1","tool":"edit_document","roundIndex":2,"status":"error","error":"line 1: bad"}"#);
+        assert_eq!(ChatEvent::from_sse(end.name(), &end.data_json()).unwrap(), end);
+        assert_eq!(ChatEvent::Done(DoneData::of("m1")).data_json(), r#"{"messageId":"m1"}"#);
         assert_eq!(ChatEvent::error("auth", "No").data_json(), r#"{"message":"No","code":"auth"}"#);
-        assert_eq!(ChatEvent::text("hi").data_json(), r#"{"content":"hi"}"#);
+        assert_eq!(ChatEvent::text_in(3, "hi").data_json(), r#"{"content":"hi","roundIndex":3}"#);
+        let done = ChatEvent::AssistantTextDone(Box::new(TextDoneData { full_text: "Hello there".into(), round_index: 1 }));
+        assert_eq!((done.name(), done.data_json().as_str()), ("assistant_text_done", r#"{"fullText":"Hello there","roundIndex":1}"#));
+        assert_eq!(ChatEvent::from_sse(done.name(), &done.data_json()).unwrap(), done);
+        let progress = ChatEvent::ToolProgress(Box::new(ToolProgressData { id: "c".into(), message: "1 KB".into(), fraction: Some(0.5), round_index: 2 }));
+        assert_eq!(progress.data_json(), r#"{"id":"c","message":"1 KB","fraction":0.5,"roundIndex":2}"#);
+        assert_eq!(ChatEvent::from_sse(progress.name(), &progress.data_json()).unwrap(), progress);
     }
 
     #[test]

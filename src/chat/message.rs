@@ -173,6 +173,9 @@ pub struct ChatMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "hydrate", serde(deserialize_with = "Attachments::read_in_browser"))]
     pub attachments: Option<Attachments>,
+    /// For a reply: how many rounds (model calls) it took.
+    #[serde(default)]
+    pub rounds: u32,
 }
 
 /// What the sidebar needs to know about the assistant.
@@ -298,6 +301,7 @@ impl ChatMessage {
             status: self.status,
             error: self.error.clone(),
             usage: self.usage,
+            rounds: self.rounds,
         }
     }
 }

@@ -152,6 +152,8 @@ impl ToolCallRecord {
         }
         Some(ToolEndData {
             id: self.call.id.clone(),
+            tool: self.call.tool.clone(),
+            round_index: self.call.round_index,
             status: self.status,
             error: self.error.clone(),
             summary: self.summary.clone(),
@@ -181,6 +183,24 @@ pub struct TurnRecord {
     pub status: MessageStatus,
     pub error: Option<ErrorData>,
     pub usage: UsageData,
+    /// How many rounds (model calls) the turn has had: the highest
+    /// `roundIndex` of its events.
+    pub rounds: u32,
+}
+
+/// A finished turn's record as the protocol gives it: the `final` of `done`
+/// and `cancelled`, and of the JSON turn API.
+#[cfg(not(feature = "hydrate"))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnFinal {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
+    /// Every step, in the order the model called them.
+    pub steps: Vec<ToolCallRecord>,
+    pub usage: UsageData,
+    pub rounds: u32,
 }
 
 impl Default for TurnRecord {
@@ -193,6 +213,7 @@ impl Default for TurnRecord {
             status: MessageStatus::Running,
             error: None,
             usage: UsageData::default(),
+            rounds: 0,
         }
     }
 }
@@ -201,8 +222,19 @@ impl TurnRecord {
     /// Folds one event in.
     pub fn apply(&mut self, event: &ChatEvent) {
         match event {
-            ChatEvent::Text(t) => self.text.push_str(&t.content),
-            ChatEvent::Reasoning(t) => self.reasoning.push_str(&t.content),
+            ChatEvent::Text(t) => {
+                self.rounds = self.rounds.max(t.round_index);
+                self.text.push_str(&t.content);
+            }
+            ChatEvent::Reasoning(t) => {
+                self.rounds = self.rounds.max(t.round_index);
+                self.reasoning.push_str(&t.content);
+            }
+            ChatEvent::RoundFinished(r) => self.rounds = self.rounds.max(r.round),
+            ChatEvent::ToolStart(s) if s.round_index > self.rounds => {
+                self.rounds = s.round_index;
+                self.apply(event);
+            }
             ChatEvent::ToolStart(s) => match self.tool_calls.iter_mut().rev().find(|c| c.call.id == s.id) {
                 // A call announced early is announced again with its arguments.
                 Some(c) if c.is_running() => c.call = (**s).clone(),
@@ -218,8 +250,9 @@ impl TurnRecord {
             }
             ChatEvent::Usage(u) => self.usage = *u,
             // Progress is for the spinner of the moment, not the record.
-            // A warning is one reader's, never the turn's.
-            ChatEvent::RoundFinished(_) | ChatEvent::ToolProgress(_) | ChatEvent::Warning(_) => {}
+            // A warning is one reader's, never the turn's; a round's whole
+            // text is already in.
+            ChatEvent::ToolProgress(_) | ChatEvent::Warning(_) | ChatEvent::AssistantTextDone(_) => {}
             ChatEvent::Done(_) => self.end(MessageStatus::Complete, None),
             ChatEvent::Cancelled(_) => self.end(MessageStatus::Cancelled, None),
             ChatEvent::Error(e) => {
@@ -246,10 +279,13 @@ impl TurnRecord {
     /// and end, the text, then the last event if the turn is over (`message_id` names the
     /// stored reply in `done` and `cancelled`). Documents are not repeated
     /// here: whoever replays a turn knows whether its edit is still current.
+    ///
+    /// Text and reasoning come whole, as of the turn's last round (a record
+    /// does not keep where each round's text began).
     pub fn events(&self, message_id: &str) -> Vec<ChatEvent> {
         let mut out = Vec::with_capacity(self.tool_calls.len() * 2 + 3);
         if !self.reasoning.is_empty() {
-            out.push(ChatEvent::Reasoning(TextData { content: self.reasoning.clone() }));
+            out.push(ChatEvent::Reasoning(TextData { content: self.reasoning.clone(), round_index: self.rounds }));
         }
         for c in &self.tool_calls {
             out.push(ChatEvent::ToolStart(Box::new(c.call.clone())));
@@ -258,12 +294,24 @@ impl TurnRecord {
             }
         }
         if !self.text.is_empty() {
-            out.push(ChatEvent::Text(TextData { content: self.text.clone() }));
+            out.push(ChatEvent::Text(TextData { content: self.text.clone(), round_index: self.rounds }));
         }
         if self.is_over() {
-            out.push(terminal_event(self.status, self.error.clone(), message_id));
+            out.push(terminal_event(self.status, self.error.clone(), message_id, Some(self)));
         }
         out
+    }
+
+    /// The record as `done` gives it.
+    #[cfg(not(feature = "hydrate"))]
+    pub fn final_record(&self) -> TurnFinal {
+        TurnFinal {
+            text: self.text.clone(),
+            reasoning: self.reasoning.clone(),
+            steps: self.tool_calls.clone(),
+            usage: self.usage,
+            rounds: self.rounds,
+        }
     }
 }
 
@@ -271,11 +319,20 @@ impl TurnRecord {
 /// or the provider, stopped it.
 pub const INTERRUPTED: &str = "interrupted";
 
-/// The last event of a turn that ended with `status`: `done`, `cancelled`,
-/// or `error` (with `error`, or one saying the reply did not finish, also for
-/// a turn still marked running that no process runs any more).
-pub fn terminal_event(status: MessageStatus, error: Option<ErrorData>, message_id: &str) -> ChatEvent {
-    let done = || DoneData { message_id: message_id.to_string() };
+/// The last event of a turn that ended with `status`: `done`, `cancelled`
+/// (with the turn's `record` as their `final`, when it is given), or
+/// `error` (with `error`, or one saying the reply did not finish, also for a
+/// turn still marked running that no process runs any more).
+pub fn terminal_event(status: MessageStatus, error: Option<ErrorData>, message_id: &str, record: Option<&TurnRecord>) -> ChatEvent {
+    let done = || {
+        #[cfg(not(feature = "hydrate"))]
+        return DoneData { message_id: message_id.to_string(), record: record.map(|r| Box::new(r.final_record())) };
+        #[cfg(feature = "hydrate")]
+        {
+            let _ = record;
+            DoneData::of(message_id)
+        }
+    };
     match (status, error) {
         (MessageStatus::Cancelled, _) => ChatEvent::Cancelled(done()),
         (MessageStatus::Complete, _) => ChatEvent::Done(done()),

@@ -137,11 +137,12 @@ struct MessageRow {
     turn_id: Option<String>,
     created_at: String,
     attachments: Option<String>,
+    rounds: i64,
 }
 
 /// Columns of `chat_messages m`, as `MessageRow` reads them.
 const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.reasoning, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
-     m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at, m.attachments";
+     m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at, m.attachments, m.rounds";
 
 fn role(role: &str) -> Role {
     if role == "assistant" { Role::Assistant } else { Role::User }
@@ -170,6 +171,7 @@ fn message(row: MessageRow) -> ChatMessage {
         turn_id: row.turn_id,
         created_at: row.created_at,
         attachments: Attachments::read(row.attachments.as_deref()),
+        rounds: u32::try_from(row.rounds).unwrap_or(0),
     }
 }
 

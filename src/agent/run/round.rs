@@ -31,6 +31,8 @@ pub(super) struct Turn<'a> {
     /// report), and how much it wrote, for an estimate when it said nothing.
     pub(super) call_usage: Option<crate::agent::provider::wire::Usage>,
     pub(super) call_output: usize,
+    /// The round under way (from 1): every event says which it belongs to.
+    pub(super) round: u32,
 }
 
 impl Turn<'_> {
@@ -44,15 +46,15 @@ impl Turn<'_> {
     pub(super) fn text(&mut self, round_text: &str, piece: &str) {
         let text = &self.result.record.text;
         if round_text.is_empty() && !text.is_empty() && !text.ends_with('\n') {
-            self.emit(ChatEvent::text("\n\n"));
+            self.emit(ChatEvent::text_in(self.round, "\n\n"));
         }
-        self.emit(ChatEvent::text(piece));
+        self.emit(ChatEvent::text_in(self.round, piece));
     }
 
     /// A closing remark of Margin's own, as its own paragraph.
     pub(super) fn note(&mut self, note: &str) {
         let sep = if self.result.record.text.is_empty() { "" } else { "\n\n" };
-        self.emit(ChatEvent::text(format!("{sep}{note}")));
+        self.emit(ChatEvent::text_in(self.round, format!("{sep}{note}")));
     }
 
     pub(super) fn ended(self, outcome: TurnOutcome) -> TurnResult {
@@ -187,7 +189,7 @@ impl Agent {
                     round.reasoning_content |= choice.delta.reasoning_content.is_some();
                     round.reasoning.push_str(thought);
                     turn.call_output += thought.len();
-                    turn.emit(ChatEvent::Reasoning(TextData { content: thought.to_string() }));
+                    turn.emit(ChatEvent::Reasoning(TextData { content: thought.to_string(), round_index: turn.round }));
                 }
                 if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
                     if turn.result.record.text.len() + text.len() > self.limits.max_reply_bytes {
@@ -231,7 +233,7 @@ impl Agent {
                 .map(|(id, name)| (id.to_string(), name.to_string(), self.tools.early_label(name).unwrap_or_else(|| self.tools.display_text(name, &Value::Null))))
                 .collect();
             for (id, tool, display_text) in early {
-                turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text })));
+                turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text, round_index: turn.round })));
                 round.announced.push((id, 0));
             }
             self.report_progress(&calls, &mut round, ctx, turn);
@@ -255,7 +257,7 @@ impl Agent {
             }
             *reported = bytes;
             if let Some((message, fraction)) = self.tools.progress(name, bytes, ctx) {
-                turn.emit(ChatEvent::ToolProgress(Box::new(ToolProgressData { id: id.clone(), message, fraction })));
+                turn.emit(ChatEvent::ToolProgress(Box::new(ToolProgressData { id: id.clone(), message, fraction, round_index: turn.round })));
             }
         }
     }
@@ -270,6 +272,7 @@ impl Agent {
             tool: call.name.clone(),
             args: ToolArgs::from_model(&call.arguments),
             display_text: self.tools.display_text(&call.name, &args),
+            round_index: turn.round,
         };
         // A call announced early is announced again, now with its arguments
         // (the step's "Details" show them).
@@ -283,6 +286,8 @@ impl Agent {
             Ok(out) => (
                 ToolEndData {
                     id: call.id.clone(),
+                    tool: call.name.clone(),
+                    round_index: turn.round,
                     status: if out.proposal_id.is_some() { ToolStatus::Proposed } else { ToolStatus::Success },
                     error: None,
                     summary: out.summary,
@@ -300,7 +305,8 @@ impl Agent {
             ),
             Err(error) => {
                 let answer = format!("Error: {error}");
-                (ToolEndData { error: Some(error), ..ToolEndData::bare(call.id.clone(), ToolStatus::Error) }, answer)
+                let end = ToolEndData { tool: call.name.clone(), round_index: turn.round, error: Some(error), ..ToolEndData::bare(call.id.clone(), ToolStatus::Error) };
+                (end, answer)
             }
         };
         let ok = end.status != ToolStatus::Error;

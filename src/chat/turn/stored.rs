@@ -18,6 +18,8 @@ pub struct Step {
     tool: String,
     args: ToolArgs,
     display_text: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    round_index: u32,
     status: ToolStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -41,7 +43,7 @@ pub struct Step {
 
 impl From<Step> for super::ToolCallRecord {
     fn from(s: Step) -> Self {
-        let call = ToolStartData { id: s.id, tool: s.tool, args: s.args, display_text: s.display_text };
+        let call = ToolStartData { id: s.id, tool: s.tool, args: s.args, display_text: s.display_text, round_index: s.round_index };
         Self {
             call,
             status: s.status,
@@ -61,12 +63,13 @@ impl From<Step> for super::ToolCallRecord {
 
 impl From<super::ToolCallRecord> for Step {
     fn from(r: super::ToolCallRecord) -> Self {
-        let ToolStartData { id, tool, args, display_text } = r.call;
+        let ToolStartData { id, tool, args, display_text, round_index } = r.call;
         Self {
             id,
             tool,
             args,
             display_text,
+            round_index,
             status: r.status,
             error: r.error,
             summary: r.summary,
@@ -79,4 +82,8 @@ impl From<super::ToolCallRecord> for Step {
             lesson: r.lesson,
         }
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

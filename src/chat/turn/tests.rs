@@ -7,6 +7,7 @@ fn start(id: &str, tool: &str, args: &str, label: &str) -> ChatEvent {
         tool: tool.into(),
         args: ToolArgs::from_model(args),
         display_text: label.into(),
+        round_index: 1,
     }))
 }
 
@@ -31,7 +32,7 @@ fn live() -> Vec<ChatEvent> {
         ChatEvent::text("Done "),
         ChatEvent::text("it."),
         ChatEvent::Usage(UsageData { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }),
-        ChatEvent::Done(DoneData { message_id: "m1".into() }),
+        ChatEvent::Done(DoneData::of("m1")),
     ]
 }
 
@@ -58,7 +59,11 @@ fn a_record_folds_events_and_gives_them_back() {
     let mut expected = TurnRecord { document_xml: None, ..r.clone() };
     expected.tool_calls.iter_mut().for_each(|c| c.revision = None);
     assert_eq!(again, expected);
-    assert_eq!(r.events("m1").last(), Some(&ChatEvent::Done(DoneData { message_id: "m1".into() })));
+    // The last is `done`, carrying the record whole as its `final`.
+    let Some(ChatEvent::Done(done)) = r.events("m1").last().cloned() else { panic!("done last") };
+    assert_eq!(done.message_id, "m1");
+    assert_eq!(done.record.as_deref(), Some(&r.final_record()));
+    assert_eq!(done.record.unwrap().steps, r.tool_calls);
 }
 
 #[test]
@@ -75,9 +80,9 @@ fn steps_still_running_at_the_end_did_not_finish() {
 
 #[test]
 fn final_statuses_read_as_one_last_event() {
-    let e = |status, error| terminal_event(status, error, "m");
-    assert_eq!(e(MessageStatus::Complete, None), ChatEvent::Done(DoneData { message_id: "m".into() }));
-    assert_eq!(e(MessageStatus::Cancelled, None), ChatEvent::Cancelled(DoneData { message_id: "m".into() }));
+    let e = |status, error| terminal_event(status, error, "m", None);
+    assert_eq!(e(MessageStatus::Complete, None), ChatEvent::Done(DoneData::of("m")));
+    assert_eq!(e(MessageStatus::Cancelled, None), ChatEvent::Cancelled(DoneData::of("m")));
     let failed = ErrorData { code: "quota".into(), message: "No credit".into() };
     assert_eq!(e(MessageStatus::Error, Some(failed.clone())), ChatEvent::Error(Box::new(failed)));
     assert!(matches!(e(MessageStatus::Interrupted, None), ChatEvent::Error(x) if x.code == INTERRUPTED));
@@ -94,6 +99,7 @@ fn the_browser_reads_a_stored_step_as_the_server_does() {
         tool: "suggest_next".into(),
         args: ToolArgs::from_model(r#"{"replies":["Again"]}"#),
         display_text: "Suggesting".into(),
+        round_index: 1,
     });
     next.end(&ToolEndData {
         output: Some("Shown.".into()),

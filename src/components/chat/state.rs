@@ -287,7 +287,7 @@ impl Reply {
                 Some(format!("The reply failed: {}", e.message))
             }
             // A slow reader's warning: the merged text that follows is all it needs.
-            ChatEvent::RoundFinished(_) | ChatEvent::Usage(_) | ChatEvent::Warning(_) => None,
+            ChatEvent::RoundFinished(_) | ChatEvent::Usage(_) | ChatEvent::Warning(_) | ChatEvent::AssistantTextDone(_) => None,
         }
     }
 
@@ -365,6 +365,7 @@ mod tests {
                 tool: tool.into(),
                 args: ToolArgs::from_model(args),
                 display_text: label.into(),
+                round_index: 1,
             }))
         };
         let end = |id: &str, status, summary: Option<&str>| {
@@ -375,8 +376,8 @@ mod tests {
             }))
         };
         let events = vec![
-            ChatEvent::Reasoning(crate::chat::events::TextData { content: "The teacher wants ".into() }),
-            ChatEvent::Reasoning(crate::chat::events::TextData { content: "verbs <b>now</b>.".into() }),
+            ChatEvent::Reasoning(crate::chat::events::TextData { content: "The teacher wants ".into(), round_index: 1 }),
+            ChatEvent::Reasoning(crate::chat::events::TextData { content: "verbs <b>now</b>.".into(), round_index: 1 }),
             // Announced when its name came, then with its arguments.
             start("a", "load_skill", "{}", "Checking the rules"),
             start("a", "load_skill", r#"{"skill":"fill-blanks"}"#, "Checking fill-blanks rules"),
@@ -388,7 +389,7 @@ mod tests {
             ChatEvent::text("I added **three"),
             ChatEvent::text("** verbs.\n\n- one\n"),
             ChatEvent::text("- two\n\n```text\nx < y\n```\n\nDone"),
-            ChatEvent::Done(DoneData { message_id: "m1".into() }),
+            ChatEvent::Done(DoneData::of("m1")),
         ];
         let live = Reply::new("Add verbs");
         let mut record = TurnRecord::default();
@@ -410,6 +411,7 @@ mod tests {
             turn_id: None,
             created_at: String::new(),
             attachments: None,
+            rounds: record.rounds,
         };
         assert_eq!(stored.status, MessageStatus::Complete);
         let reloaded = Reply::stored(&stored, "Add verbs");

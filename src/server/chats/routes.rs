@@ -190,6 +190,9 @@ struct FinishedTurn {
     error: Option<crate::chat::events::ErrorData>,
     #[serde(skip_serializing_if = "Option::is_none")]
     model: Option<String>,
+    /// The turn's record, as `done` gives it.
+    #[serde(rename = "final")]
+    record: crate::chat::turn::TurnFinal,
 }
 
 /// Waits for a turn to end (however long it takes; the turn goes on if the
@@ -197,6 +200,7 @@ struct FinishedTurn {
 async fn finished(state: &AppState, user_id: &str, log: &turns::TurnLog) -> Result<Response> {
     log.finished().await;
     let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
+    let record = m.record().final_record();
     let reply = FinishedTurn {
         turn_id: log.turn_id.clone(),
         message_id: m.id,
@@ -207,6 +211,7 @@ async fn finished(state: &AppState, user_id: &str, log: &turns::TurnLog) -> Resu
         usage: m.usage,
         error: m.error,
         model: m.model,
+        record,
     };
     Ok(Json(reply).into_response())
 }

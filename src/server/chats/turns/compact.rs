@@ -22,16 +22,16 @@ use crate::chat::events::{ChatEvent, TextData};
 #[derive(Debug)]
 enum Entry {
     One { seq: u64, event: ChatEvent },
-    /// Text (or reasoning) events `first..first + ends.len()`; `ends[i]` is
-    /// where the text of event `first + i` ends in `text`.
-    Run { reasoning: bool, first: u64, text: String, ends: Vec<u32> },
+    /// Text (or reasoning) events `first..first + ends.len()` of one round;
+    /// `ends[i]` is where the text of event `first + i` ends in `text`.
+    Run { reasoning: bool, round: u32, first: u64, text: String, ends: Vec<u32> },
 }
 
-/// The text of a text or reasoning event, and which of the two it is.
-fn piece(e: &ChatEvent) -> Option<(bool, &str)> {
+/// The text of a text or reasoning event, which of the two it is, and its round.
+fn piece(e: &ChatEvent) -> Option<(bool, u32, &str)> {
     match e {
-        ChatEvent::Text(t) => Some((false, &t.content)),
-        ChatEvent::Reasoning(t) => Some((true, &t.content)),
+        ChatEvent::Text(t) => Some((false, t.round_index, &t.content)),
+        ChatEvent::Reasoning(t) => Some((true, t.round_index, &t.content)),
         _ => None,
     }
 }
@@ -62,7 +62,14 @@ pub struct Compacted {
 #[serde(untagged)]
 enum StoredEntry {
     One { s: u64, e: String, d: String },
-    Run { r: bool, f: u64, t: String, n: Vec<u32> },
+    Run {
+        r: bool,
+        f: u64,
+        t: String,
+        n: Vec<u32>,
+        #[serde(default)]
+        i: u32,
+    },
 }
 
 impl Compacted {
@@ -78,14 +85,15 @@ impl Compacted {
         let mut bytes = 0;
         for (i, event) in events.into_iter().enumerate() {
             let seq = first + i as u64;
-            if let Some((is_reasoning, content)) = piece(&event) {
+            if let Some((is_reasoning, in_round, content)) = piece(&event) {
                 match entries.last_mut() {
-                    Some(Entry::Run { reasoning, text, ends, .. }) if *reasoning == is_reasoning => {
+                    Some(Entry::Run { reasoning, round, text, ends, .. }) if *reasoning == is_reasoning && *round == in_round => {
                         text.push_str(content);
                         ends.push(end_of(text));
                     }
                     _ => entries.push(Entry::Run {
                         reasoning: is_reasoning,
+                        round: in_round,
                         first: seq,
                         text: content.to_string(),
                         ends: vec![end_of(content)],
@@ -130,8 +138,8 @@ impl Compacted {
         }
         let mut added = more.entries.into_iter().peekable();
         let next = self.last_seq().map_or(0, |l| l + 1);
-        if let (Some(Entry::Run { reasoning, text, ends, .. }), Some(Entry::Run { reasoning: r, first: f, .. })) = (self.entries.last_mut(), added.peek()) {
-            if *reasoning == *r && *f == next {
+        if let (Some(Entry::Run { reasoning, round, text, ends, .. }), Some(Entry::Run { reasoning: r, round: i, first: f, .. })) = (self.entries.last_mut(), added.peek()) {
+            if *reasoning == *r && *round == *i && *f == next {
                 if let Some(Entry::Run { text: t, ends: n, .. }) = added.next() {
                     let offset = end_of(text);
                     text.push_str(&t);
@@ -159,14 +167,14 @@ impl Compacted {
             match e {
                 Entry::One { seq, event } if *seq > after => out.push((*seq, event.clone())),
                 Entry::One { .. } => {}
-                Entry::Run { reasoning, first, text, ends } => {
+                Entry::Run { reasoning, round, first, text, ends } => {
                     let last = first + ends.len() as u64 - 1;
                     if last <= after {
                         continue;
                     }
                     let from = if after < *first { 0 } else { ends[(after - first) as usize] as usize };
-                    let rest = text[from..].to_string();
-                    let event = if *reasoning { ChatEvent::Reasoning(TextData { content: rest }) } else { ChatEvent::text(rest) };
+                    let rest = TextData { content: text[from..].to_string(), round_index: *round };
+                    let event = if *reasoning { ChatEvent::Reasoning(rest) } else { ChatEvent::Text(rest) };
                     out.push((last, event));
                 }
             }
@@ -191,7 +199,7 @@ impl Compacted {
             .iter()
             .map(|e| match e {
                 Entry::One { seq, event } => StoredEntry::One { s: *seq, e: event.name().into(), d: event.data_json() },
-                Entry::Run { reasoning, first, text, ends } => StoredEntry::Run { r: *reasoning, f: *first, t: text.clone(), n: ends.clone() },
+                Entry::Run { reasoning, round, first, text, ends } => StoredEntry::Run { r: *reasoning, f: *first, t: text.clone(), n: ends.clone(), i: *round },
             })
             .collect();
         serde_json::to_string(&stored).unwrap_or_else(|_| "[]".into())
@@ -204,13 +212,13 @@ impl Compacted {
         for s in stored {
             entries.push(match s {
                 StoredEntry::One { s, e, d } => Entry::One { seq: s, event: ChatEvent::from_sse(&e, &d)? },
-                StoredEntry::Run { r, f, t, n } => {
+                StoredEntry::Run { r, f, t, n, i } => {
                     // Ends must rise within the text and on char boundaries, or `since` would panic.
                     let fits = !n.is_empty() && n.windows(2).all(|w| w[0] <= w[1]) && n.iter().all(|&end| t.is_char_boundary(end as usize));
                     if !fits {
                         return Err("a stored run of text does not fit its ends".into());
                     }
-                    Entry::Run { reasoning: r, first: f, text: t, ends: n }
+                    Entry::Run { reasoning: r, round: i, first: f, text: t, ends: n }
                 }
             });
         }

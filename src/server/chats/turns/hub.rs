@@ -391,7 +391,7 @@ mod tests {
         for _ in 0..100 {
             log.push(ChatEvent::text(text));
         }
-        log.push(ChatEvent::Done(DoneData { message_id: log.message_id.clone() }));
+        log.push(ChatEvent::Done(DoneData::of(log.message_id.clone())));
         hub.ended(&log);
     }
 
@@ -424,7 +424,7 @@ mod tests {
             let edits = batch.iter().filter(|(_, e)| matches!(e, ChatEvent::ToolEnd(end) if end.document_xml.is_some())).count();
             assert_eq!(edits, usize::from(after < 13), "after {after}");
         }
-        log.push(ChatEvent::Done(DoneData { message_id: "msg".into() }));
+        log.push(ChatEvent::Done(DoneData::of("msg")));
         assert!(log.is_finished());
         hub.ended(&log);
         let (batch, finished) = log.since(0);

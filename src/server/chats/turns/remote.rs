@@ -162,7 +162,9 @@ fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u
                         }
                     }
                     r.done = true;
-                    let end = sse_event(r.cursor + 1, &terminal_event(status, error, &message_id));
+                    // Its record is not read here: this end is told only
+                    // when the turn's own last batch never came.
+                    let end = sse_event(r.cursor + 1, &terminal_event(status, error, &message_id, None));
                     return Some((futures::stream::iter(vec![Ok(end)]), r));
                 }
                 Ok(Some(_)) => {}

@@ -112,9 +112,10 @@ pub async fn run(job: TurnJob) {
             METRICS.failed(&e.code);
         }
     }
-    let last = terminal_event(status, error, &log.message_id);
     let mut record = result.record;
-    record.apply(&last);
+    record.apply(&terminal_event(status, error.clone(), &log.message_id, None));
+    // The same end, now with the record it closes as its `final`.
+    let last = terminal_event(status, error, &log.message_id, Some(&record));
     // Calls of tools outside the agent's set were refused as unknown tools;
     // they are kept too (a student's tutor asked to edit is one).
     let allowed = agent.tool_names();

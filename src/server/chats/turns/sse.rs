@@ -50,7 +50,7 @@ pub fn replay_response(turn_id: &str, message: &ChatMessage, lesson_now: Option<
 fn replay(m: &ChatMessage, lesson_now: Option<(String, i64)>) -> Vec<ChatEvent> {
     let mut record = m.record();
     if !record.is_over() {
-        record.apply(&terminal_event(MessageStatus::Interrupted, None, &m.id));
+        record.apply(&terminal_event(MessageStatus::Interrupted, None, &m.id, None));
     }
     let mut events = record.events(&m.id);
     let current = match (&record.document_xml, lesson_now) {
@@ -121,26 +121,31 @@ pub fn follow(log: Arc<TurnLog>, after: u64) -> impl Stream<Item = Result<Event,
 
 fn merge_text(batch: Vec<(u64, ChatEvent)>) -> Vec<Event> {
     let mut out = Vec::new();
-    let mut text: Option<(u64, String)> = None;
+    // The text gathered so far: the number of its last event, its round, the text.
+    let mut text: Option<(u64, u32, String)> = None;
     for (seq, e) in batch {
         match e {
             ChatEvent::Text(t) => match &mut text {
-                Some((last, s)) => {
+                Some((last, round, s)) if *round == t.round_index => {
                     *last = seq;
                     s.push_str(&t.content);
                 }
-                None => text = Some((seq, t.content)),
+                _ => {
+                    if let Some((last, round, s)) = text.replace((seq, t.round_index, t.content)) {
+                        out.push(sse_event(last, &ChatEvent::text_in(round, s)));
+                    }
+                }
             },
             other => {
-                if let Some((last, s)) = text.take() {
-                    out.push(sse_event(last, &ChatEvent::text(s)));
+                if let Some((last, round, s)) = text.take() {
+                    out.push(sse_event(last, &ChatEvent::text_in(round, s)));
                 }
                 out.push(sse_event(seq, &other));
             }
         }
     }
-    if let Some((last, s)) = text {
-        out.push(sse_event(last, &ChatEvent::text(s)));
+    if let Some((last, round, s)) = text {
+        out.push(sse_event(last, &ChatEvent::text_in(round, s)));
     }
     out
 }

@@ -200,7 +200,7 @@ pub async fn save_progress(db: &Db, message_id: &str, text: &str, reasoning: &st
 pub async fn finish_turn(db: &Db, message_id: &str, f: &TurnRecord) -> Result<()> {
     sqlx::query(
         "UPDATE chat_messages SET content = $1, reasoning = $2, tool_calls = $3, document_xml = $4, status = $5, error_code = $6,
-                error_message = $7, prompt_tokens = $8, completion_tokens = $9, total_tokens = $10
+                error_message = $7, prompt_tokens = $8, completion_tokens = $9, total_tokens = $10, rounds = $12
          WHERE id = $11",
     )
     .bind(&f.text)
@@ -214,6 +214,7 @@ pub async fn finish_turn(db: &Db, message_id: &str, f: &TurnRecord) -> Result<()
     .bind(f.usage.completion_tokens as i64)
     .bind(f.usage.total_tokens as i64)
     .bind(message_id)
+    .bind(i64::from(f.rounds))
     .execute(db)
     .await?;
     Ok(())

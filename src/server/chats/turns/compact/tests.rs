@@ -33,7 +33,7 @@ fn edit(id: &str, revision: i64) -> ChatEvent {
 fn event() -> impl Strategy<Value = ChatEvent> {
     prop_oneof![
         4 => "[a-zé€ ]{0,6}".prop_map(ChatEvent::text),
-        2 => "[a-z ]{0,6}".prop_map(|s| ChatEvent::Reasoning(TextData { content: s })),
+        2 => "[a-z ]{0,6}".prop_map(|s| ChatEvent::Reasoning(TextData { content: s, round_index: 0 })),
         1 => (0i64..50).prop_map(|r| edit(&format!("call_{r}"), r)),
     ]
 }
@@ -44,7 +44,7 @@ proptest! {
         mut events in prop::collection::vec(event(), 0..40),
         after in 0u64..45,
     ) {
-        events.push(ChatEvent::Done(DoneData { message_id: "m".into() }));
+        events.push(ChatEvent::Done(DoneData::of("m")));
         let c = Compacted::new(events.clone());
         prop_assert!(c.is_finished());
         let live = live_since(&events, after);
@@ -58,7 +58,7 @@ proptest! {
 
 #[test]
 fn only_the_last_edit_keeps_its_document() {
-    let events = vec![edit("a", 2), ChatEvent::text("x"), edit("b", 3), ChatEvent::Done(DoneData { message_id: "m".into() })];
+    let events = vec![edit("a", 2), ChatEvent::text("x"), edit("b", 3), ChatEvent::Done(DoneData::of("m"))];
     let c = Compacted::new(events);
     let docs: Vec<Option<String>> = c
         .since(0)
@@ -74,16 +74,16 @@ fn only_the_last_edit_keeps_its_document() {
 #[test]
 fn twenty_thousand_deltas_take_a_few_bytes_each() {
     let mut events: Vec<ChatEvent> = (0..20_000).map(|_| ChatEvent::text("abcde")).collect();
-    events.push(ChatEvent::Done(DoneData { message_id: "m".into() }));
+    events.push(ChatEvent::Done(DoneData::of("m")));
     let c = Compacted::new(events);
     // 100,000 bytes of text and four bytes a delta, not an event each.
     assert!(c.bytes < 200_000, "{}", c.bytes);
-    assert_eq!(c.since(19_999), vec![(20_000, ChatEvent::text("abcde")), (20_001, ChatEvent::Done(DoneData { message_id: "m".into() }))]);
+    assert_eq!(c.since(19_999), vec![(20_000, ChatEvent::text("abcde")), (20_001, ChatEvent::Done(DoneData::of("m")))]);
 }
 
 #[test]
 fn a_batch_keeps_its_numbers_through_storage() {
-    let events = vec![ChatEvent::text("Hel"), ChatEvent::text("lo"), edit("c1", 3), ChatEvent::text(" there"), ChatEvent::Done(DoneData { message_id: "m".into() })];
+    let events = vec![ChatEvent::text("Hel"), ChatEvent::text("lo"), edit("c1", 3), ChatEvent::text(" there"), ChatEvent::Done(DoneData::of("m"))];
     let batch = Compacted::starting_at(41, events);
     assert_eq!(batch.last(), Some(45));
     let back = Compacted::from_json(&batch.to_json()).unwrap();
