@@ -54,7 +54,8 @@ fn shape(events: &[ChatEvent]) -> Vec<String> {
                 if end.document_xml.is_some() { " +document" } else { "" }
             ),
             ChatEvent::RoundFinished(r) => format!("round {} {}", r.round, r.finish_reason),
-            ChatEvent::Usage(_) => continue,
+            // Each round's whole text is checked on its own (`every_event_names_its_round…`).
+            ChatEvent::Usage(_) | ChatEvent::AssistantTextDone(_) => continue,
             other => format!("{other:?}"),
         };
         out.push(line);
@@ -265,6 +266,40 @@ async fn every_event_names_its_round_and_each_rounds_text_is_told_whole() {
     }));
     assert_eq!(second.iter().filter(|e| matches!(e, ChatEvent::AssistantTextDone(_))).count(), 1);
     assert_eq!(r.result.rounds, 2);
+}
+
+#[tokio::test]
+async fn a_reply_reads_as_text_and_groups_of_steps_in_the_order_they_came() {
+    use margin::chat::turn::Part;
+    let r = run("Step by step please").await;
+    let record = &r.result.record;
+    let shown: Vec<String> = record
+        .parts()
+        .iter()
+        .map(|p| match p {
+            Part::Text(range) => format!("text: {}", record.text[range.clone()].trim()),
+            Part::Steps(ids) => format!("steps: {}", ids.iter().map(|&i| record.tool_calls[i].tool.as_str()).collect::<Vec<_>>().join(", ")),
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            "text: First I will check the rules for true-or-false exercises.",
+            "steps: load_skill",
+            "text: Now I will add the exercise.",
+            "steps: edit_document",
+            "text: Done: two statements about the sun and the moon.",
+        ]
+    );
+    // Replayed, the record's events come in the same order and build the same record.
+    let mut again = margin::chat::turn::TurnRecord { usage: record.usage, ..Default::default() };
+    for e in record.events("m") {
+        again.apply(&e);
+    }
+    assert_eq!(again.parts(), record.parts());
+    assert_eq!(again.text, record.text);
+    // The model's history is as before: the text whole, the steps in order.
+    assert!(record.text.starts_with("First I will check") && record.text.ends_with("the sun and the moon."));
 }
 
 #[tokio::test]

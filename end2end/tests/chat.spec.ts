@@ -92,6 +92,34 @@ test("adding an exercise shows each step live, updates the lesson, then folds in
   await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
 });
 
+test("a reply shows each group of steps where it happened, folded on its own, and the same after a reload", async ({ page }) => {
+  await openLesson(page, "parts");
+  await send(page, "Step by step please");
+  await expect(lastReply(page)).toContainText("Done: two statements about the sun and the moon.");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  const order = () =>
+    lastReply(page).evaluate((el) =>
+      Array.from(el.querySelectorAll(".reply, .steps-toggle")).map((e) =>
+        e.classList.contains("reply") ? `text: ${(e.textContent ?? "").trim()}` : `steps: ${e.textContent}`,
+      ),
+    );
+  const expected = [
+    "text: First I will check the rules for true-or-false exercises.",
+    "steps: Done (1 step)",
+    "text: Now I will add the exercise.",
+    "steps: Done (1 step)",
+    "text: Done: two statements about the sun and the moon.",
+  ];
+  await expect.poll(order).toEqual(expected);
+  // Each group opens on its own.
+  await lastReply(page).locator(".steps-toggle").nth(1).click();
+  await expect(lastReply(page).locator(".step-label")).toHaveText(["Editing document"]);
+
+  await page.reload();
+  await hydrated(page);
+  await expect.poll(order).toEqual(expected);
+});
+
 test("a vague request gets a clarifying question and no steps", async ({ page }) => {
   await openLesson(page, "vague");
   await send(page, "Add an exercise");

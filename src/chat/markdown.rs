@@ -146,11 +146,21 @@ impl MarkdownStream {
         let finished = if stable > 0 {
             let html = render(&rest[..stable]);
             self.done += stable;
-            Some(html)
+            // Blank lines alone (the gap after steps) make no block.
+            (!html.trim().is_empty()).then_some(html)
         } else {
             None
         };
         StreamUpdate { finished, tail: render(&self.text[self.done..]) }
+    }
+
+    /// Ends the block under way, as steps come between it and whatever
+    /// text follows: its HTML, if it has any text.
+    pub fn flush(&mut self) -> Option<String> {
+        let rest = &self.text[self.done..];
+        let html = (!rest.trim().is_empty()).then(|| render(rest));
+        self.done = self.text.len();
+        html
     }
 }
 

@@ -76,6 +76,9 @@ pub struct ToolCallRecord {
     pub actions: Vec<String>,
     /// The lesson a `create_lesson` call made.
     pub lesson: Option<super::events::MadeLesson>,
+    /// Where in the reply's text the step was called (its length then, in
+    /// bytes): the reply reads as text and groups of steps in that order.
+    pub at: u32,
     /// The step is under way in this process (never stored).
     running: bool,
 }
@@ -102,6 +105,7 @@ impl ToolCallRecord {
             replies: Vec::new(),
             actions: Vec::new(),
             lesson: None,
+            at: 0,
             running: true,
         }
     }
@@ -127,10 +131,14 @@ impl ToolCallRecord {
         struct Decided {
             #[serde(default)]
             proposal: Option<ProposalMark>,
+            #[serde(default)]
+            at: u32,
         }
         let mut step = Self::started(serde_json::from_str(json)?);
         step.end(&serde_json::from_str(json)?);
-        step.proposal = serde_json::from_str::<Decided>(json)?.proposal;
+        let decided = serde_json::from_str::<Decided>(json)?;
+        step.proposal = decided.proposal;
+        step.at = decided.at;
         Ok(step)
     }
 
@@ -238,7 +246,11 @@ impl TurnRecord {
             ChatEvent::ToolStart(s) => match self.tool_calls.iter_mut().rev().find(|c| c.call.id == s.id) {
                 // A call announced early is announced again with its arguments.
                 Some(c) if c.is_running() => c.call = (**s).clone(),
-                _ => self.tool_calls.push(ToolCallRecord::started((**s).clone())),
+                _ => {
+                    let mut step = ToolCallRecord::started((**s).clone());
+                    step.at = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+                    self.tool_calls.push(step);
+                }
             },
             ChatEvent::ToolEnd(end) => {
                 if let Some(c) = self.tool_calls.iter_mut().rev().find(|c| c.call.id == end.id) {
@@ -275,26 +287,65 @@ impl TurnRecord {
         self.status != MessageStatus::Running
     }
 
-    /// The events this record stands for: the reasoning, each step's start
-    /// and end, the text, then the last event if the turn is over (`message_id` names the
-    /// stored reply in `done` and `cancelled`). Documents are not repeated
-    /// here: whoever replays a turn knows whether its edit is still current.
+    /// The reply in the order it happened: pieces of text (byte ranges of
+    /// `text`) and groups of steps (indices into `tool_calls`) called
+    /// between them.
+    pub fn parts(&self) -> Vec<Part> {
+        let mut parts = Vec::new();
+        let mut cursor = 0;
+        let mut group = Vec::new();
+        for (i, step) in self.tool_calls.iter().enumerate() {
+            let at = (step.at as usize).clamp(cursor, self.text.len());
+            if at > cursor && self.text.is_char_boundary(at) {
+                if !group.is_empty() {
+                    parts.push(Part::Steps(std::mem::take(&mut group)));
+                }
+                parts.push(Part::Text(cursor..at));
+                cursor = at;
+            }
+            group.push(i);
+        }
+        if !group.is_empty() {
+            parts.push(Part::Steps(group));
+        }
+        if cursor < self.text.len() {
+            parts.push(Part::Text(cursor..self.text.len()));
+        }
+        parts
+    }
+
+    /// The events this record stands for: the reasoning, then its parts in
+    /// order (text, and each step's start and end), then the last event if
+    /// the turn is over (`message_id` names the stored reply in `done` and
+    /// `cancelled`). Documents are not repeated here: whoever replays a turn
+    /// knows whether its edit is still current.
     ///
-    /// Text and reasoning come whole, as of the turn's last round (a record
-    /// does not keep where each round's text began).
+    /// A piece of text is given the round of the steps after it (the
+    /// trailing text, the last round); reasoning, the last round.
     pub fn events(&self, message_id: &str) -> Vec<ChatEvent> {
         let mut out = Vec::with_capacity(self.tool_calls.len() * 2 + 3);
         if !self.reasoning.is_empty() {
             out.push(ChatEvent::Reasoning(TextData { content: self.reasoning.clone(), round_index: self.rounds }));
         }
-        for c in &self.tool_calls {
-            out.push(ChatEvent::ToolStart(Box::new(c.call.clone())));
-            if let Some(end) = c.end_event() {
-                out.push(ChatEvent::ToolEnd(Box::new(end)));
+        let parts = self.parts();
+        for (n, part) in parts.iter().enumerate() {
+            match part {
+                Part::Text(range) => {
+                    let round = match parts.get(n + 1) {
+                        Some(Part::Steps(ids)) => self.tool_calls[ids[0]].call.round_index,
+                        _ => self.rounds,
+                    };
+                    out.push(ChatEvent::Text(TextData { content: self.text[range.clone()].to_string(), round_index: round }));
+                }
+                Part::Steps(ids) => {
+                    for c in ids.iter().map(|&i| &self.tool_calls[i]) {
+                        out.push(ChatEvent::ToolStart(Box::new(c.call.clone())));
+                        if let Some(end) = c.end_event() {
+                            out.push(ChatEvent::ToolEnd(Box::new(end)));
+                        }
+                    }
+                }
             }
-        }
-        if !self.text.is_empty() {
-            out.push(ChatEvent::Text(TextData { content: self.text.clone(), round_index: self.rounds }));
         }
         if self.is_over() {
             out.push(terminal_event(self.status, self.error.clone(), message_id, Some(self)));
@@ -313,6 +364,15 @@ impl TurnRecord {
             rounds: self.rounds,
         }
     }
+}
+
+/// One part of a reply, in order: a piece of its text (a byte range of the
+/// record's `text`), or a group of steps called one after another with no
+/// text between them (indices into `tool_calls`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    Text(std::ops::Range<usize>),
+    Steps(Vec<usize>),
 }
 
 /// The code of the error a turn ends with when the server, not the teacher

@@ -39,6 +39,8 @@ pub struct Step {
     actions: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lesson: Option<MadeLesson>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    at: u32,
 }
 
 impl From<Step> for super::ToolCallRecord {
@@ -56,6 +58,7 @@ impl From<Step> for super::ToolCallRecord {
             replies: s.replies,
             actions: s.actions,
             lesson: s.lesson,
+            at: s.at,
             running: false,
         }
     }
@@ -80,6 +83,7 @@ impl From<super::ToolCallRecord> for Step {
             replies: r.replies,
             actions: r.actions,
             lesson: r.lesson,
+            at: r.at,
         }
     }
 }

@@ -133,7 +133,7 @@ fn steps_are_stored_flat() {
         r.apply(e);
     }
     let json = serde_json::to_string(&r.tool_calls[0]).unwrap();
-    assert_eq!(json, r#"{"id":"a","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules","status":"success"}"#);
+    assert_eq!(json, r#"{"id":"a","tool":"load_skill","args":{"skill":"fill-blanks"},"displayText":"Checking fill-blanks rules","roundIndex":1,"status":"success"}"#);
     let back: ToolCallRecord = serde_json::from_str(&json).unwrap();
     assert_eq!(back, r.tool_calls[0]);
     // A step saved while it ran reads back as one that did not finish.

@@ -1,13 +1,13 @@
 //! The conversation: user bubbles on the right, replies on the left with
-//! their thinking and steps above them and what the teacher can do under
-//! them.
+//! their thinking above them, their text and groups of steps in the order
+//! they came, and what the teacher can do under them.
 
 use leptos::{html, prelude::*};
 
 use super::{
     controller::Chat,
     review::{MadeLessons, Proposals},
-    state::{Phase, Reply, UiMessage},
+    state::{PartMark, Phase, Reply, UiMessage},
     steps::Steps,
     suggestions::Suggestions,
 };
@@ -45,46 +45,65 @@ fn UserMessage(m: UiMessage) -> impl IntoView {
 #[component]
 pub fn AssistantMessage(reply: Reply) -> impl IntoView {
     let chat = expect_context::<Chat>();
-    let streaming = move || reply.phase.get() == Phase::Streaming;
-    // Finished blocks only ever grow at the end: each is added to the page
-    // once, as it finishes, and never touched again. They are the sanitised
-    // output of `chat::markdown`, the one HTML the sidebar sets as HTML.
+    // The parts in the order they came: text, a group of steps, text…
+    // A part, once begun, keeps its place and its start.
+    let parts = move || reply.parts.get().into_iter().enumerate().collect::<Vec<_>>();
+    view! {
+        <div class="msg assistant">
+            <Thinking reply/>
+            <For each=parts key=|(i, _)| *i children=move |(index, part)| match part {
+                PartMark::Text { from } => view! { <ReplyText reply index from/> }.into_any(),
+                PartMark::Steps { from, expanded } => Suspend::new(steps_view(reply, index, from, expanded)).into_any(),
+            }/>
+            {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
+                <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
+            })}
+            {Suspend::new(review_view(reply, chat))}
+        </div>
+    }
+}
+
+/// One part of a reply's text: its finished blocks, and the growing tail
+/// while it is the reply's last part. Finished blocks only ever grow at the
+/// end: each is added to the page once, as it finishes, and never touched
+/// again. They are the sanitised output of `chat::markdown`, the one HTML
+/// the sidebar sets as HTML.
+#[component]
+fn ReplyText(reply: Reply, index: usize, from: usize) -> impl IntoView {
+    let last = move || reply.parts.with(|p| p.len() == index + 1);
+    // Where the next part of text begins: this part's blocks end there.
+    let to = move || reply.parts.with(|p| p.iter().skip(index + 1).find_map(|m| if let PartMark::Text { from } = m { Some(*from) } else { None }));
+    let streaming = move || last() && reply.phase.get() == Phase::Streaming;
     let blocks = NodeRef::<html::Div>::new();
-    let appended = StoredValue::new(0usize);
+    let appended = StoredValue::new(from);
     Effect::new(move |_| {
         let Some(container) = blocks.get() else { return };
+        let to = to();
         reply.blocks.with(|all| {
-            for block in all.iter().skip(appended.get_value()) {
+            let end = to.unwrap_or(all.len()).min(all.len());
+            for block in all.iter().take(end).skip(appended.get_value()) {
                 if let Ok(div) = document().create_element("div") {
                     div.set_class_name("md-block");
                     div.set_inner_html(block);
                     let _ = container.append_child(&div);
                 }
             }
-            appended.set_value(all.len());
+            appended.set_value(end.max(appended.get_value()));
         });
     });
     view! {
-        <div class="msg assistant">
-            <Thinking reply/>
-            {Suspend::new(steps_view(reply))}
-            {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
-                <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
-            })}
-            <div class="reply markdown" class:streaming=streaming>
-                <div class="md-blocks" node_ref=blocks></div>
-                <div class="md-block md-tail" inner_html=move || reply.tail.get()></div>
-            </div>
-            {Suspend::new(review_view(reply, chat))}
+        <div class="reply markdown" class:streaming=streaming>
+            <div class="md-blocks" node_ref=blocks></div>
+            {move || last().then(|| view! { <div class="md-block md-tail" inner_html=move || reply.tail.get()></div> })}
         </div>
     }
 }
 
-/// A reply's steps, their code in a part of the bundle of their own
-/// (`--split`): loaded with the first reply, not before the page is usable.
+/// A group of a reply's steps, its code in a part of the bundle of its own
+/// (`--split`): loaded with the first step, not before the page is usable.
 #[lazy]
-fn steps_view(reply: Reply) -> AnyView {
-    view! { <Steps reply/> }.into_any()
+fn steps_view(reply: Reply, index: usize, from: usize, expanded: RwSignal<bool>) -> AnyView {
+    view! { <Steps reply index from expanded/> }.into_any()
 }
 
 /// Under a reply: its proposals and how it ended (Retry, suggestions), in

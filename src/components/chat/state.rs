@@ -101,6 +101,21 @@ impl Step {
     }
 }
 
+/// Where a part of a reply begins: its text from finished block `from`
+/// (and the growing tail, while it is the last part), or a group of steps
+/// from step `from`, with whether its fold is open.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PartMark {
+    Text { from: usize },
+    Steps { from: usize, expanded: RwSignal<bool> },
+}
+
+impl PartMark {
+    fn is_text(&self) -> bool {
+        matches!(self, Self::Text { .. })
+    }
+}
+
 /// One reply of the assistant.
 #[derive(Clone, Copy)]
 pub struct Reply {
@@ -109,9 +124,10 @@ pub struct Reply {
     /// HTML of the block still growing.
     pub tail: RwSignal<String>,
     pub steps: RwSignal<Vec<Step>>,
+    /// The reply's parts in the order they came: text, a group of steps,
+    /// text… (`TurnRecord::parts`, as events build it).
+    pub parts: RwSignal<Vec<PartMark>>,
     pub phase: RwSignal<Phase>,
-    /// The folded steps are open.
-    pub expanded: RwSignal<bool>,
     /// What a reasoning model thought, as plain text.
     pub reasoning: RwSignal<String>,
     /// The "Thinking" section is open: while the model thinks, until its
@@ -133,8 +149,8 @@ impl Reply {
             blocks: RwSignal::new(Vec::new()),
             tail: RwSignal::new(String::new()),
             steps: RwSignal::new(Vec::new()),
+            parts: RwSignal::new(Vec::new()),
             phase: RwSignal::new(Phase::Thinking),
-            expanded: RwSignal::new(false),
             reasoning: RwSignal::new(String::new()),
             thinking_open: RwSignal::new(false),
             markdown: StoredValue::new(MarkdownStream::new()),
@@ -164,6 +180,44 @@ impl Reply {
         r
     }
 
+    /// Text is coming: a part of text begins unless one is under way.
+    fn text_part(&self) {
+        if !self.parts.with_untracked(|p| p.last().is_some_and(PartMark::is_text)) {
+            let from = self.blocks.with_untracked(Vec::len);
+            self.parts.update(|p| p.push(PartMark::Text { from }));
+        }
+    }
+
+    /// A step begins: the text before it is finished, and a group of steps
+    /// begins unless one is under way.
+    fn steps_part(&self) {
+        if self.parts.with_untracked(|p| p.last().is_some_and(|m| !m.is_text())) {
+            return;
+        }
+        if let Some(html) = self.markdown.try_update_value(MarkdownStream::flush).flatten() {
+            self.blocks.update(|b| b.push(html));
+        }
+        if !self.tail.with_untracked(String::is_empty) {
+            self.tail.set(String::new());
+        }
+        let from = self.steps.with_untracked(Vec::len);
+        self.parts.update(|p| p.push(PartMark::Steps { from, expanded: RwSignal::new(false) }));
+    }
+
+    /// Opens the fold of the group that holds step `id`.
+    pub fn open_step(&self, id: &str) {
+        let Some(at) = self.steps.with_untracked(|s| s.iter().position(|s| s.id == id)) else { return };
+        let group = self.parts.with_untracked(|p| {
+            p.iter().rev().find_map(|m| match m {
+                PartMark::Steps { from, expanded } if *from <= at => Some(*expanded),
+                _ => None,
+            })
+        });
+        if let Some(expanded) = group {
+            expanded.set(true);
+        }
+    }
+
     /// Changes one step in place (after the teacher acted on it).
     pub fn update_step(&self, id: &str, f: impl FnOnce(&mut Step)) {
         self.steps.update(|steps| {
@@ -187,6 +241,7 @@ impl Reply {
             }
             ChatEvent::Text(t) => {
                 self.streaming();
+                self.text_part();
                 if self.thinking_open.get_untracked() && self.blocks.with_untracked(Vec::is_empty) && self.tail.with_untracked(String::is_empty) {
                     self.thinking_open.set(false);
                 }
@@ -205,23 +260,23 @@ impl Reply {
                 }
                 let detail = detail_of(&s.tool, &s.args);
                 let input = s.args.json().to_string();
-                let mut said = None;
-                self.steps.update(|steps| match steps.iter_mut().find(|x| x.id == s.id) {
+                if self.steps.with_untracked(|steps| steps.iter().any(|x| x.id == s.id)) {
                     // Announced when its name came, now with its arguments
                     // (and so, for some tools, a more precise label).
-                    Some(step) => {
+                    let (id, label) = (s.id.clone(), s.display_text);
+                    self.update_step(&id, |step| {
                         step.input = input;
-                        step.label = s.display_text;
+                        step.label = label;
                         if !detail.is_empty() {
                             step.detail = detail;
                         }
-                    }
-                    None => {
-                        said = Some(format!("{}…", s.display_text));
-                        steps.push(Step::started(s.id, s.display_text, detail, input));
-                    }
-                });
-                said
+                    });
+                    return None;
+                }
+                let said = format!("{}…", s.display_text);
+                self.steps_part();
+                self.steps.update(|steps| steps.push(Step::started(s.id, s.display_text, detail, input)));
+                Some(said)
             }
             ChatEvent::ToolProgress(p) => {
                 let p = *p;
@@ -340,14 +395,70 @@ mod tests {
 
     /// What a reply shows: its markdown, its steps, where it stands, and its
     /// thinking (and whether that is open).
-    fn rendering(r: Reply) -> (String, Vec<Step>, Phase, String, bool) {
+    fn rendering(r: Reply) -> (String, Vec<Step>, Phase, String, bool, Vec<(bool, usize)>) {
         (
             r.blocks.get_untracked().concat() + &r.tail.get_untracked(),
             r.steps.get_untracked(),
             r.phase.get_untracked(),
             r.reasoning.get_untracked(),
             r.thinking_open.get_untracked(),
+            r.parts.get_untracked().iter().map(|m| match m {
+                PartMark::Text { from } => (true, *from),
+                PartMark::Steps { from, .. } => (false, *from),
+            }).collect(),
         )
+    }
+
+    #[test]
+    fn text_and_steps_show_in_the_order_they_came_live_and_reloaded() {
+        use crate::chat::{
+            events::{DoneData, ToolEndData, ToolStartData},
+            message::Role,
+            turn::TurnRecord,
+        };
+        let owner = Owner::new();
+        owner.set();
+        let start = ChatEvent::ToolStart(Box::new(ToolStartData {
+            id: "a".into(),
+            tool: "load_skill".into(),
+            args: ToolArgs::from_model(r#"{"skill":"true-false"}"#),
+            display_text: "Checking true-false rules".into(),
+            round_index: 1,
+        }));
+        let events = vec![
+            ChatEvent::text_in(1, "First the rules."),
+            start,
+            ChatEvent::ToolEnd(Box::new(ToolEndData::bare("a".into(), ToolStatus::Success))),
+            ChatEvent::text_in(2, "\n\nNow the **exercise**."),
+            ChatEvent::Done(DoneData::of("m1")),
+        ];
+        let live = Reply::new("Go");
+        let mut record = TurnRecord::default();
+        for e in events {
+            record.apply(&e);
+            live.apply(e, None);
+        }
+        let stored = ChatMessage {
+            id: "m1".into(),
+            role: Role::Assistant,
+            content: record.text.clone(),
+            reasoning: String::new(),
+            tool_calls: record.tool_calls.clone(),
+            document_xml: None,
+            status: record.status,
+            error: None,
+            model: None,
+            usage: record.usage,
+            turn_id: None,
+            created_at: String::new(),
+            attachments: None,
+            rounds: record.rounds,
+        };
+        let shown = rendering(live);
+        assert_eq!(shown.5, vec![(true, 0), (false, 0), (true, 1)], "text, a group of steps, text");
+        assert_eq!(live.blocks.get_untracked().len(), 1, "the text before the step is a finished block");
+        assert!(shown.0.starts_with("<p>First the rules.</p>") && shown.0.contains("<strong>exercise</strong>"), "{}", shown.0);
+        assert_eq!(rendering(Reply::stored(&stored, "Go")), shown);
     }
 
     #[test]
@@ -415,8 +526,8 @@ mod tests {
         };
         assert_eq!(stored.status, MessageStatus::Complete);
         let reloaded = Reply::stored(&stored, "Add verbs");
-        let (html, steps, phase, thought, open) = rendering(live);
-        assert_eq!(rendering(reloaded), (html.clone(), steps.clone(), phase.clone(), thought.clone(), open));
+        let (html, steps, phase, thought, open, parts) = rendering(live);
+        assert_eq!(rendering(reloaded), (html.clone(), steps.clone(), phase.clone(), thought.clone(), open, parts));
         assert_eq!(thought, "The teacher wants verbs <b>now</b>.");
         assert!(!open, "the thinking folds away once the reply has started");
         assert!(html.contains("<strong>three</strong>") && html.contains("x &lt; y"), "{html}");

@@ -1,5 +1,6 @@
-//! A reply's steps: listed live while the reply is written, then folded
-//! into "Done (N steps)", which opens and closes them. Each step is a keyed
+//! A group of a reply's steps (those called with no text between them):
+//! listed live while they run, then, once the reply has gone on past them,
+//! folded into "Done (N steps)", which opens and closes them. Each step is a keyed
 //! component over its own memo (`review::step_view`): a progress event or a
 //! decision redraws the text that changed and nothing else, so a `<details>`
 //! the teacher opened stays open while the reply goes on.
@@ -8,15 +9,24 @@ use leptos::prelude::*;
 
 use super::{
     review::{step_view, StepActions, StepChanges, StepView},
-    state::{Phase, Reply, Step, StepStatus},
+    state::{PartMark, Phase, Reply, Step, StepStatus},
 };
 
-/// The steps of a reply, with the fold once it is over.
+/// The group of steps that is part `index` of a reply, from step `from` to
+/// where the next group begins, with its fold once the reply has gone on
+/// past it (or ended).
 #[component]
-pub fn Steps(reply: Reply) -> impl IntoView {
-    let count = move || reply.steps.with(Vec::len);
-    let over = move || reply.phase.with(Phase::is_over);
-    let ids = move || reply.steps.with(|s| s.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+pub fn Steps(reply: Reply, index: usize, from: usize, expanded: RwSignal<bool>) -> impl IntoView {
+    let to = move || reply.parts.with(|p| p.iter().skip(index + 1).find_map(|m| if let PartMark::Steps { from, .. } = m { Some(*from) } else { None }));
+    let ids = move || {
+        let to = to();
+        reply.steps.with(|s| {
+            let end = to.unwrap_or(s.len()).min(s.len());
+            s[from.min(end)..end].iter().map(|s| s.id.clone()).collect::<Vec<_>>()
+        })
+    };
+    let count = move || ids().len();
+    let over = move || reply.phase.with(Phase::is_over) || reply.parts.with(|p| p.len() > index + 1);
     // Nothing at all until there is a step; the fold only once the reply
     // is over; the list while it runs, and when the fold is opened.
     view! {
@@ -26,14 +36,14 @@ pub fn Steps(reply: Reply) -> impl IntoView {
                     <button
                         type="button"
                         class="steps-toggle"
-                        aria-expanded=move || reply.expanded.get().to_string()
-                        on:click=move |_| reply.expanded.update(|o| *o = !*o)
+                        aria-expanded=move || expanded.get().to_string()
+                        on:click=move |_| expanded.update(|o| *o = !*o)
                     >{move || match count() {
                         1 => "Done (1 step)".to_string(),
                         n => format!("Done ({n} steps)"),
                     }}</button>
                 </Show>
-                <Show when=move || !over() || reply.expanded.get()>
+                <Show when=move || !over() || expanded.get()>
                     <div class="steps-host">
                         <ul class="steps">
                             <For each=ids key=|id| id.clone() children=move |id| view! { <StepItem step=step_view(reply, id) reply/> }/>

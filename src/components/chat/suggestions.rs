@@ -60,8 +60,8 @@ fn run(action: PageAction, reply: Reply, lesson: LessonState) {
             lesson.student.set(true);
         }
         PageAction::UndoEdit => {
-            reply.expanded.set(true);
             if let Some(id) = reply.steps.with_untracked(|s| last_edit(s).map(|s| s.id.clone())) {
+                reply.open_step(&id);
                 act(StepAction::Undo, id, reply, lesson);
             }
         }

@@ -2,7 +2,7 @@
 //! what to do next, and the plain answers of the offline demo.
 
 use serde_json::{json, Value};
-use super::{text, call, calls, load, edit, document, with_block, last_user, Ctx, Step};
+use super::{text, call, calls, load, edit, document, with_block, last_user, Call, Ctx, Step};
 
 const UNSAFE_REPLY: &str = "Here is some markup to show safely: <img src=x onerror=alert(1)> and <script>alert(1)</script>.\n\n\
 A [bad link](javascript:alert(1)), a [data link](data:text/html,<b>x</b>), a [good link](https://example.org) and an image ![pixel](https://example.org/pixel.png).";
@@ -154,6 +154,29 @@ pub(super) fn as_its_own_lesson(c: &Ctx) -> Step {
         (1, Some(answer)) if answer.starts_with("Error") => make(quiz),
         (_, Some(answer)) if answer.starts_with("Made the lesson") => text("I made a separate quiz lesson on the sun and the moon. Open it from the card below."),
         _ => text("I could not make the lesson."),
+    }
+}
+
+/// Says what it will do before each step: text, a step, text, a step,
+/// text. The reply shows each group of steps where it happened.
+pub(super) fn step_by_step(c: &Ctx) -> Step {
+    let Ctx { body, round, .. } = c;
+    let with_text = |text: &str, call: Call| Step::Calls {
+        text_before: Some(text.into()),
+        calls: vec![call],
+        piece: 7,
+        interleave: false,
+        whole: false,
+        finish: Some("tool_calls"),
+        delay_ms: 0,
+    };
+    match round {
+        0 => with_text("First I will check the rules for true-or-false exercises.", call("call_skill", "load_skill", json!({ "skill": "true-false" }))),
+        1 => with_text(
+            "Now I will add the exercise.",
+            call("call_edit", "edit_document", json!({ "documentXml": with_block(&document(body), FIXED_EXERCISE), "summary": "Added a true/false exercise" })),
+        ),
+        _ => text("Done: two statements about the sun and the moon."),
     }
 }
 
