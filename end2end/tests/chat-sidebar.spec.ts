@@ -92,6 +92,9 @@ test("every sidebar control is reachable by keyboard and shows where the focus i
   await send(page, "Add a fill-in-the-blank exercise about French verbs");
   const toggle = lastReply(page).getByRole("button", { name: "Done (2 steps)" });
   await expect(toggle).toBeVisible();
+  // The steps fold as soon as the reply's text begins; the chat's controls
+  // come back when it ends.
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
 
   // Tab from the chat picker to the message box, noting each stop.
   await picker(page).focus();
