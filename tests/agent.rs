@@ -551,7 +551,7 @@ async fn cancelling_mid_reply_keeps_what_was_said() {
     let llm = ScriptedLlm::start().await.unwrap();
     let config = AiConfig::scripted(llm.base_url.clone(), prompts());
     let agent = Agent::new(&config).unwrap();
-    let ctx = ToolContext { document: Memory::new(), student: None };
+    let ctx = ToolContext { document: Memory::new(), student: None, approvals: None };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();

@@ -10,7 +10,7 @@ use axum::{
     body::Body,
     http::{header, Method, Request, StatusCode},
 };
-use common::{app, teacher, Auth, Teacher, TestApp};
+use common::{teacher, Auth, Teacher, TestApp};
 use http_body_util::BodyExt;
 use margin::{
     chat::sse::{SseMessage, SseParser},
@@ -67,9 +67,16 @@ async fn save(app: &TestApp, t: &Teacher, xml: &str, base: i64) -> i64 {
 
 const ASK: &str = "Add a fill-in-the-blank exercise about French verbs";
 
+/// An app whose paused replies wait a second for the teacher: the turns of
+/// these tests end with their edit still waiting, as a pause that runs out
+/// leaves it (the teacher decides afterwards).
+async fn waiting_briefly() -> TestApp {
+    common::app_with(margin::server::config::Config { approval_wait_secs: 1, ..Default::default() }).await
+}
+
 #[tokio::test]
 async fn a_landed_edit_lists_its_changes_and_the_api_answers_them() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     let end = edit_end(&turn(&app, &t, ASK).await);
     assert_eq!(end["status"], "success");
@@ -96,11 +103,16 @@ async fn a_landed_edit_lists_its_changes_and_the_api_answers_them() {
 
 #[tokio::test]
 async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed_revision() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     review(&app, &t, true).await;
     let (before, rev) = lesson(&app, &t).await;
-    let end = edit_end(&turn(&app, &t, ASK).await);
+    let events = turn(&app, &t, ASK).await;
+    // The reply paused on the edit; nobody decided in the time it waits, so
+    // it went on and ended with the edit still waiting.
+    let paused = events.iter().position(|e| e.event == "awaiting_approval").expect("a pause");
+    assert!(paused < events.iter().rposition(|e| e.event == "tool_end").unwrap());
+    let end = edit_end(&events);
     assert_eq!(end["status"], "proposed");
     assert!(end.get("documentXml").is_none() && end.get("revision").is_none(), "{end}");
     let id = end["proposalId"].as_str().unwrap().to_string();
@@ -151,7 +163,7 @@ async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed
 
 #[tokio::test]
 async fn a_discard_is_remembered_and_the_next_turn_tells_the_model_why() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     review(&app, &t, true).await;
     let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
@@ -176,7 +188,7 @@ async fn a_discard_is_remembered_and_the_next_turn_tells_the_model_why() {
 
 #[tokio::test]
 async fn applying_after_the_teacher_edited_elsewhere_keeps_both() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     review(&app, &t, true).await;
     let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
@@ -192,7 +204,7 @@ async fn applying_after_the_teacher_edited_elsewhere_keeps_both() {
 
 #[tokio::test]
 async fn applying_over_a_change_to_the_same_block_is_refused_with_the_colliding_changes() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     // The lesson has a paragraph the wipe removes; the teacher edits it meanwhile.
     let end = edit_end(&turn(&app, &t, "Please do what the lesson says").await);
@@ -213,7 +225,7 @@ async fn applying_over_a_change_to_the_same_block_is_refused_with_the_colliding_
 
 #[tokio::test]
 async fn a_newer_proposal_replaces_a_pending_one() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     review(&app, &t, true).await;
     let first = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
@@ -228,7 +240,7 @@ async fn a_newer_proposal_replaces_a_pending_one() {
 
 #[tokio::test]
 async fn undo_takes_back_one_edit_even_after_later_ones() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     // Version 2: the agent adds an exercise. Version 3: the teacher edits the heading.
     turn(&app, &t, ASK).await;
@@ -271,7 +283,7 @@ async fn undo_takes_back_one_edit_even_after_later_ones() {
 
 #[tokio::test]
 async fn review_is_a_setting_of_the_teachers_own_lesson() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     let ben = app.sign_up("ben@x.org").await;
     let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&ben), json!({"reviewEdits": true})).await;
@@ -291,7 +303,7 @@ fn reply_text(events: &[SseMessage]) -> String {
 
 #[tokio::test]
 async fn the_agent_reads_the_teachers_other_lessons_and_never_another_teachers() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let ana = teacher(&app, "ana@example.com").await;
     let ben = teacher(&app, "ben@example.com").await;
     let ana_id = app.user_id(&ana.token).await;
@@ -326,7 +338,7 @@ async fn the_agent_reads_the_teachers_other_lessons_and_never_another_teachers()
 
 #[tokio::test]
 async fn the_agent_makes_a_lesson_of_its_own_for_the_teacher_and_leaves_this_one_alone() {
-    let app = app().await;
+    let app = waiting_briefly().await;
     let ana = teacher(&app, "ana@example.com").await;
     let ben = teacher(&app, "ben@example.com").await;
     let before = lesson(&app, &ana).await;

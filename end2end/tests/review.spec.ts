@@ -21,8 +21,8 @@ test("with review on, an exercise waits for Apply; applied, the lesson and Histo
   await send(page, ASK);
   await expect(card(page)).toContainText("Waiting for your review");
   await expect(card(page).getByRole("list", { name: "Proposed changes" })).toHaveText(ADDED);
-  await expect(lastReply(page)).toContainText("It is waiting for your review");
-  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  // The reply waits for the decision.
+  await expect(page.getByRole("button", { name: "Stop" })).toBeVisible();
   await expect(lessonView(page).locator(".exercise")).toHaveCount(0);
 
   // Preview shows the lesson it would make, without applying it.
@@ -35,6 +35,9 @@ test("with review on, an exercise waits for Apply; applied, the lesson and Histo
   await card(page).getByRole("button", { name: "Apply" }).click();
   await expect(card(page)).toContainText("Applied as version 2.");
   await expect(lessonView(page).locator(".exercise")).toContainText("Fill in the blanks");
+  // The same reply goes on from the decision.
+  await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
   // What changed is marked until the teacher turns it off.
   const show = page.getByRole("button", { name: "Show changes" });
   const marked = "rgb(255, 243, 196)";
@@ -66,6 +69,9 @@ test("Discard keeps the lesson as it was, and the next reply knows why", async (
   await expect(card(page)).toContainText("Discarded: “Too hard for year 7”");
   await expect(card(page).getByRole("button", { name: "Apply" })).toHaveCount(0);
   await expect(lessonView(page).locator(".exercise")).toHaveCount(0);
+  // The reply goes on, knowing.
+  await expect(lastReply(page)).toContainText("Understood: I left the lesson as it was.");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
 
   await send(page, "What did I decide about your suggestion?");
   await expect(lastReply(page)).toContainText('the teacher discarded it, saying: "Too hard for year 7"');
@@ -88,6 +94,45 @@ test("a pending change survives a reload and can be applied afterwards", async (
   await again.getByRole("button", { name: "Apply" }).click();
   await expect(again).toContainText("Applied as version 2.");
   await expect(lessonView(page).locator(".exercise")).toContainText("Fill in the blanks");
+  // The reply, paused through the reload, goes on.
+  await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
+});
+
+test("asked to review every edit, a reply pauses at each, goes on after Apply, and shows its steps where they happened", async ({ page }) => {
+  await openLesson(page, "continue");
+  await reviewOn(page);
+  await send(page, "Add an exercise and then its answer key");
+  const cards = lastReply(page).locator(".proposal");
+  await expect(cards).toHaveCount(1);
+  await expect(cards.first()).toContainText("Waiting for your review");
+  await cards.first().getByRole("button", { name: "Apply" }).click();
+  await expect(cards.first()).toContainText("Applied as version 2.");
+  // The same reply goes on to the key, which waits in its turn.
+  await expect(cards).toHaveCount(2);
+  await expect(cards.nth(1)).toContainText("Waiting for your review");
+  await cards.nth(1).getByRole("button", { name: "Apply" }).click();
+  await expect(cards.nth(1)).toContainText("Applied as version 3.");
+  await expect(lastReply(page)).toContainText("Done: the exercise and its answer key are in the lesson.");
+  await expect(lessonView(page)).toContainText("The sun is a star.");
+
+  const order = () =>
+    lastReply(page).evaluate((el) =>
+      Array.from(el.querySelectorAll(".reply, .steps-toggle")).map((e) =>
+        e.classList.contains("reply") ? `text: ${(e.textContent ?? "").trim()}` : `steps: ${e.textContent}`,
+      ),
+    );
+  const expected = [
+    "text: First the exercise.",
+    "steps: Done (1 step)",
+    "text: Now the answer key, as a note for you.",
+    "steps: Done (1 step)",
+    "text: Done: the exercise and its answer key are in the lesson.",
+  ];
+  await expect.poll(order).toEqual(expected);
+  await page.reload();
+  await hydrated(page);
+  await expect.poll(order).toEqual(expected);
+  await expect(page.locator(".proposal")).toHaveCount(2);
 });
 
 test("a wipe asked for by text inside the lesson is held for review even with review off", async ({ page }) => {

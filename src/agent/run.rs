@@ -175,7 +175,7 @@ impl Agent {
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {
-        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0, round: 1 };
+        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0, round: 1, paused: std::time::Duration::ZERO };
         // What fits in the model's window: the lesson and the question whole,
         // as much of the conversation as there is room for.
         // The sources are listed in every call's prompt (their text is read a page at a time).
@@ -199,6 +199,8 @@ impl Agent {
             turn.round = round;
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
+            // Time spent waiting for the teacher's decisions does not count.
+            let deadline = deadline + turn.paused;
             let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, deadline, meter)).await;
             let r = match streamed {
                 Ok(r) => r,
@@ -229,7 +231,7 @@ impl Agent {
                 // Cut off by the output cap, a call is not what the model
                 // meant, even when it happens to parse: it is not run.
                 let cut_off = finish == "length";
-                let (answer, ok) = self.run_call(call, cut_off, ctx, &mut turn).await;
+                let (answer, ok) = self.run_call(call, cut_off, ctx, &mut turn, cancel).await;
                 last_word &= ok && self.tools.ends_turn(&call.name);
                 messages.push(prompt::tool_result(&call.id, answer));
             }
@@ -240,7 +242,7 @@ impl Agent {
             if cancel.is_cancelled() {
                 return turn.ended(TurnOutcome::Cancelled);
             }
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline + turn.paused {
                 return turn.ended(TurnOutcome::Failed(self.turn_too_long()));
             }
         }

@@ -45,6 +45,11 @@ pub trait DocumentStore: Send + Sync {
     /// to apply or discard, on top of the revision the turn works on; nothing
     /// is saved to the lesson. Returns the proposal's id.
     fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>>;
+    /// Reads the lesson again after the teacher applied an edit of this
+    /// turn's, so the turn goes on from the version they made.
+    fn reload(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
     /// The lesson's sources (the teacher's material), as the turn began.
     fn sources(&self) -> Vec<crate::models::SourceSummary> {
         Vec::new()
@@ -115,6 +120,30 @@ pub struct ToolContext {
     /// A student's turn: what the tutor's tools read (the lesson's key stays
     /// behind it). `None` for a teacher's.
     pub student: Option<Arc<dyn StudentDesk>>,
+    /// Where the turn waits for the teacher's decision on an edit held for
+    /// review (the turn pauses, then goes on with it). `None`: a held edit
+    /// is left for later, and the model is told it waits.
+    pub approvals: Option<Arc<dyn Approvals>>,
+}
+
+/// What the teacher decided about an edit held for review.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Applied, as this revision of the lesson (which `DocumentStore::reload` reads).
+    Applied { revision: Option<i64> },
+    /// Discarded, with their reason if they gave one.
+    Discarded { reason: Option<String> },
+    /// A newer proposal took its place.
+    Replaced,
+    /// No decision came in the time a turn waits: the edit stays for later.
+    NotYet,
+}
+
+/// Waits for the teacher's decision on a proposal.
+pub trait Approvals: Send + Sync {
+    /// Waits until the teacher applies or discards `proposal_id` (or the
+    /// wait runs out: `Decision::NotYet`).
+    fn decision<'a>(&'a self, proposal_id: &'a str) -> BoxFuture<'a, Decision>;
 }
 
 pub trait Tool: Send + Sync {
@@ -277,7 +306,7 @@ mod tests {
     fn registry() -> (ToolRegistry, ToolContext) {
         let skills = Skills::from_list(vec![parse_skill("fill-blanks", "---\nlabel: Fill\ndescription: d\n---\nBlank rules.")]);
         let memory = Arc::new(Memory(Mutex::new(("<lesson/>".into(), 1))));
-        (ToolRegistry::standard(Arc::new(skills)), ToolContext { document: memory, student: None })
+        (ToolRegistry::standard(Arc::new(skills)), ToolContext { document: memory, student: None, approvals: None })
     }
 
     #[tokio::test]

@@ -31,6 +31,10 @@ pub enum ChatEvent {
     /// A tool call under way says how far it has come (shown under its
     /// spinner); not kept once the call ends.
     ToolProgress(Box<ToolProgressData>),
+    /// An edit was held for the teacher's review and the turn waits for
+    /// their decision (Apply or Discard), which the agent then reads as
+    /// the call's result and goes on.
+    AwaitingApproval(Box<AwaitingData>),
     /// A round's text is complete: all of it, once.
     AssistantTextDone(Box<TextDoneData>),
     /// One model call is over (the agent may call the model again).
@@ -59,6 +63,7 @@ impl ChatEvent {
             Self::ToolEnd(_) => "tool_end",
             Self::ToolProgress(_) => "tool_progress",
             Self::AssistantTextDone(_) => "assistant_text_done",
+            Self::AwaitingApproval(_) => "awaiting_approval",
             Self::RoundFinished(_) => "round_finished",
             Self::Usage(_) => "usage",
             Self::Warning(_) => "warning",
@@ -76,6 +81,7 @@ impl ChatEvent {
             Self::ToolEnd(d) => serde_json::to_string(d),
             Self::ToolProgress(d) => serde_json::to_string(d),
             Self::AssistantTextDone(d) => serde_json::to_string(d),
+            Self::AwaitingApproval(d) => serde_json::to_string(d),
             Self::RoundFinished(d) => serde_json::to_string(d),
             Self::Usage(d) => serde_json::to_string(d),
             Self::Done(d) | Self::Cancelled(d) => serde_json::to_string(d),
@@ -99,6 +105,7 @@ impl ChatEvent {
             "tool_end" => Self::ToolEnd(read(name, data)?),
             "tool_progress" => Self::ToolProgress(Box::new(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?)),
             "assistant_text_done" => Self::AssistantTextDone(read(name, data)?),
+            "awaiting_approval" => Self::AwaitingApproval(read(name, data)?),
             "round_finished" => Self::RoundFinished(read(name, data)?),
             "usage" => Self::Usage(read(name, data)?),
             "warning" => Self::Warning(read(name, data)?),
@@ -142,6 +149,19 @@ impl ChatEvent {
 #[serde(rename_all = "camelCase")]
 pub struct TextData {
     pub content: String,
+    #[serde(default)]
+    pub round_index: u32,
+}
+
+/// A held edit the turn waits on: the call (`id`), its proposal and what
+/// it would change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AwaitingData {
+    pub id: String,
+    pub proposal_id: String,
+    #[serde(default)]
+    pub changes: Vec<crate::lesson::Change>,
     #[serde(default)]
     pub round_index: u32,
 }

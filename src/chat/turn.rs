@@ -262,6 +262,16 @@ impl TurnRecord {
             }
             ChatEvent::Usage(u) => self.usage = *u,
             // Progress is for the spinner of the moment, not the record.
+            // Waiting for the teacher: the step shows the proposal until
+            // its end says what they decided.
+            ChatEvent::AwaitingApproval(a) => {
+                if let Some(c) = self.tool_calls.iter_mut().rev().find(|c| c.call.id == a.id) {
+                    c.status = ToolStatus::Proposed;
+                    c.error = None;
+                    c.changes.clone_from(&a.changes);
+                    c.proposal = Some(ProposalMark::pending(&a.proposal_id));
+                }
+            }
             // A warning is one reader's, never the turn's; a round's whole
             // text is already in.
             ChatEvent::ToolProgress(_) | ChatEvent::Warning(_) | ChatEvent::AssistantTextDone(_) => {}

@@ -188,6 +188,7 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["trim it bit by bit"], step: lessons::trim_it_bit_by_bit },
     Scenario { says: &["skill and edit at once"], step: lessons::skill_and_edit_at_once },
     Scenario { says: &["step by step"], step: lessons::step_by_step },
+    Scenario { says: &["and then its answer key"], step: lessons::exercise_then_key },
     Scenario { says: &["as its own lesson", "as its own broken lesson"], step: lessons::as_its_own_lesson },
     Scenario { says: &["the teacher selected this text"], step: lessons::the_teacher_selected_this_text },
     Scenario { says: &["not typed by the teacher"], step: lessons::not_typed_by_the_teacher },

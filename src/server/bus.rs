@@ -35,6 +35,8 @@ const NOTES_PER_STATEMENT: usize = 200;
 /// The channels.
 pub const TURNS: &str = "margin_turns";
 pub const LESSONS: &str = "margin_lessons";
+/// A proposal was decided (the payload is its id): a turn paused on it goes on.
+pub const PROPOSALS: &str = "margin_proposals";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Note {
@@ -195,7 +197,7 @@ async fn send(db: Db, mut outbox: mpsc::UnboundedReceiver<Note>) {
 async fn listen(url: String, local: broadcast::Sender<Note>, handed: Arc<AtomicU64>, listening: watch::Sender<bool>) {
     loop {
         match sqlx::postgres::PgListener::connect(&url).await {
-            Ok(mut listener) => match listener.listen_all([TURNS, LESSONS]).await {
+            Ok(mut listener) => match listener.listen_all([TURNS, LESSONS, PROPOSALS]).await {
                 Ok(()) => {
                     listening.send_replace(true);
                     // `recv` reconnects by itself; notes sent meanwhile are

@@ -64,6 +64,10 @@ pub struct Config {
     pub lesson_sweep_ms: u64,
     /// The token `/metrics` asks for (`MARGIN_METRICS_TOKEN`); unset, there is no `/metrics`.
     pub metrics_token: Option<String>,
+    /// How long a reply paused on an edit held for review waits for the
+    /// teacher before it ends, leaving the edit for later
+    /// (`MARGIN_APPROVAL_WAIT_SECS`).
+    pub approval_wait_secs: u64,
 }
 
 impl Default for Config {
@@ -91,6 +95,7 @@ impl Default for Config {
             lesson_streams_per_account: 24,
             lesson_sweep_ms: 5_000,
             metrics_token: None,
+            approval_wait_secs: 30 * 60,
         }
     }
 }
@@ -132,6 +137,7 @@ impl Config {
             lesson_streams_per_account: env.number("MARGIN_LESSON_STREAMS_PER_ACCOUNT", d.lesson_streams_per_account, 0, 1_000_000, "pages; 0 for no limit"),
             lesson_sweep_ms: env.number("MARGIN_LESSON_SWEEP_MS", d.lesson_sweep_ms, 50, 3_600_000, "milliseconds"),
             metrics_token: env.secret("MARGIN_METRICS_TOKEN").filter(|t| !t.trim().is_empty()),
+            approval_wait_secs: env.number("MARGIN_APPROVAL_WAIT_SECS", d.approval_wait_secs, 1, 7 * 24 * 3600, "seconds"),
         }
     }
 }

@@ -59,7 +59,7 @@ impl AppState {
             crate::server::material::sandbox::ChildLimits { memory_bytes: config.extract_memory_mb * 1024 * 1024, ..Default::default() },
             config.extractions_at_once,
         );
-        let turns = Arc::new(TurnHub::default().with_lease(lease));
+        let turns = Arc::new(TurnHub::default().with_lease(lease).with_approval_wait(Duration::from_secs(config.approval_wait_secs)));
         if bus.shared() {
             turns.start_relay(db.clone(), bus.clone());
         }

@@ -89,7 +89,7 @@ pub fn prompts() -> PathBuf {
 /// Runs one turn on `doc` and collects everything it sent.
 pub async fn run_turn(llm: ScriptedLlm, config: AiConfig, doc: Arc<Memory>, history: Vec<PastMessage>, said: &str) -> Run {
     let agent = Agent::new(&config).expect("agent");
-    let ctx = ToolContext { document: doc.clone(), student: None };
+    let ctx = ToolContext { document: doc.clone(), student: None, approvals: None };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let result = agent
         .run_turn(TurnRequest { history, user_text: said.into() }, &ctx, &tx, &CancellationToken::new(), &margin::agent::meter::Unmetered)

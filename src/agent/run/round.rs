@@ -13,9 +13,9 @@ use crate::{
         assemble::{AssembledCall, ToolCallAssembler},
         meter::{estimate_tokens, CallOutcome, CallUsage, Meter},
         provider::{wire::SentMessage, ProviderError},
-        tools::ToolContext,
+        tools::{Approvals, Decision, ToolContext},
     },
-    chat::events::{ChatEvent, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
+    chat::events::{AwaitingData, ChatEvent, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
 };
 
 /// How often a call announced early reports its progress: each time this
@@ -33,6 +33,8 @@ pub(super) struct Turn<'a> {
     pub(super) call_output: usize,
     /// The round under way (from 1): every event says which it belongs to.
     pub(super) round: u32,
+    /// How long the turn has waited for the teacher's decisions.
+    pub(super) paused: std::time::Duration,
 }
 
 impl Turn<'_> {
@@ -265,7 +267,7 @@ impl Agent {
     /// Runs one call (or, `cut_off`, reports it failed without running it),
     /// reporting its start and its end; returns
     /// what the model is told, and whether the call succeeded.
-    pub(super) async fn run_call(&self, call: &AssembledCall, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>) -> (String, bool) {
+    pub(super) async fn run_call(&self, call: &AssembledCall, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>, cancel: &CancellationToken) -> (String, bool) {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
         let start = ToolStartData {
             id: call.id.clone(),
@@ -309,9 +311,65 @@ impl Agent {
                 (end, answer)
             }
         };
+        let (end, answer) = match (end.proposal_id.clone(), &ctx.approvals) {
+            (Some(proposal), Some(approvals)) if end.status == ToolStatus::Proposed => {
+                Box::pin(self.await_decision(proposal, end, answer, approvals.as_ref(), ctx, turn, cancel)).await
+            }
+            _ => (end, answer),
+        };
         let ok = end.status != ToolStatus::Error;
         turn.emit(ChatEvent::ToolEnd(Box::new(end)));
         (answer, ok)
+    }
+
+    /// An edit held for review pauses the turn until the teacher decides;
+    /// the decision is the call's answer, and the turn goes on from it.
+    /// Stopped while it waits, the edit stays for later and the turn stops
+    /// at the end of the round.
+    #[allow(clippy::too_many_arguments)]
+    async fn await_decision(
+        &self,
+        proposal: String,
+        mut end: ToolEndData,
+        answer: String,
+        approvals: &dyn Approvals,
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+    ) -> (ToolEndData, String) {
+        turn.emit(ChatEvent::AwaitingApproval(Box::new(AwaitingData {
+            id: end.id.clone(),
+            proposal_id: proposal.clone(),
+            changes: end.changes.clone(),
+            round_index: turn.round,
+        })));
+        let started = Instant::now();
+        let decision = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => None,
+            d = approvals.decision(&proposal) => Some(d),
+        };
+        turn.paused += started.elapsed();
+        let answer = match decision {
+            None | Some(Decision::NotYet) => return (end, answer),
+            Some(Decision::Applied { revision }) => {
+                if let Err(e) = ctx.document.reload().await {
+                    tracing::warn!(error = %e, "could not read the lesson after an applied edit");
+                }
+                let version = revision.map(|r| format!(" as version {r}")).unwrap_or_default();
+                format!(
+                    "The teacher applied this edit{version}. The lesson now reads:\n```xml\n{}```\nGo on with what they asked.",
+                    ctx.document.current()
+                )
+            }
+            Some(Decision::Discarded { reason }) => format!(
+                "The teacher discarded this edit{}. The lesson is unchanged. Take that into account, and do not send the same edit again.",
+                reason.map(|r| format!(", saying: “{r}”")).unwrap_or_default()
+            ),
+            Some(Decision::Replaced) => "A newer suggestion took this edit's place, so it was not applied. The lesson is unchanged.".to_string(),
+        };
+        end.output = Some(shown(&answer));
+        (end, answer)
     }
 }
 

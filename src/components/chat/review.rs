@@ -205,6 +205,9 @@ pub fn act(action: StepAction, id: String, reply: Reply, lesson: LessonState) {
     if step.busy {
         return;
     }
+    // The teacher works in this group of steps: it stays open when the
+    // reply goes on past it (as a paused reply does once they decide).
+    reply.open_step(&id);
     let proposal = step.proposal.as_ref().map(|p| p.id.clone()).unwrap_or_default();
     let reason = if action == StepAction::Discard {
         // Cancelling the question keeps the proposal; an empty answer discards it without a reason.

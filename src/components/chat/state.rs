@@ -14,7 +14,7 @@ use crate::{
         events::{ChatEvent, MadeLesson, ToolArgs, ToolStatus},
         markdown::MarkdownStream,
         message::ChatMessage,
-        proposal::ProposalMark,
+        proposal::{ProposalMark, ProposalStatus},
     },
     components::lesson_state::LessonState,
     lesson::Change,
@@ -306,7 +306,12 @@ impl Reply {
                         }
                         step.changes.clone_from(&end.changes);
                         step.revision = end.revision;
-                        step.proposal = end.proposal_id.clone().map(ProposalMark::pending);
+                        // A paused turn's edit ends once the teacher has
+                        // decided: what they decided stays shown.
+                        let decided = step.proposal.as_ref().is_some_and(|p| Some(&p.id) == end.proposal_id.as_ref() && p.status != ProposalStatus::Pending);
+                        if !decided {
+                            step.proposal = end.proposal_id.clone().map(ProposalMark::pending);
+                        }
                         said = Some(format!(
                             "{}: {}",
                             step.label,
@@ -340,6 +345,19 @@ impl Reply {
                 self.finish_tail();
                 self.phase.set(Phase::Failed(e.message.clone()));
                 Some(format!("The reply failed: {}", e.message))
+            }
+            ChatEvent::AwaitingApproval(a) => {
+                let mut said = None;
+                self.update_step(&a.id, |step| {
+                    step.progress = None;
+                    step.status = StepStatus::Proposed;
+                    step.changes.clone_from(&a.changes);
+                    if step.proposal.as_ref().is_none_or(|p| p.id != a.proposal_id) {
+                        step.proposal = Some(ProposalMark::pending(&a.proposal_id));
+                    }
+                    said = Some(format!("{}: waiting for your review. The reply goes on once you apply or discard it.", step.label));
+                });
+                said
             }
             // A slow reader's warning: the merged text that follows is all it needs.
             ChatEvent::RoundFinished(_) | ChatEvent::Usage(_) | ChatEvent::Warning(_) | ChatEvent::AssistantTextDone(_) => None,

@@ -69,6 +69,10 @@ pub(super) fn fill_in_the_blank(c: &Ctx) -> Step {
             }
             other => other,
         },
+        // Discarded by the teacher while the reply waited: nothing was added.
+        _ if last_tool.as_deref().is_some_and(|t| t.contains("discarded this edit")) => {
+            text("Understood: I left the lesson as it was. Tell me what you would like instead.")
+        }
         // An edit held for review is not done: say so, as a model told
         // by the tool would.
         _ if last_tool.as_deref().is_some_and(|t| t.contains("not applied")) => Step::Text {
@@ -177,6 +181,39 @@ pub(super) fn step_by_step(c: &Ctx) -> Step {
             call("call_edit", "edit_document", json!({ "documentXml": with_block(&document(body), FIXED_EXERCISE), "summary": "Added a true/false exercise" })),
         ),
         _ => text("Done: two statements about the sun and the moon."),
+    }
+}
+
+/// "Add an exercise and then its answer key": two edits, each said before
+/// it is made, the second made only once the first is in. With review on,
+/// each pauses the reply until the teacher decides; the script goes on from
+/// what they decided.
+pub(super) fn exercise_then_key(c: &Ctx) -> Step {
+    let Ctx { body, round, last_tool, .. } = c;
+    let said = |text: &str, xml: String, summary: &str| Step::Calls {
+        text_before: Some(text.into()),
+        calls: vec![call("call_edit", "edit_document", json!({ "documentXml": xml, "summary": summary }))],
+        piece: 7,
+        interleave: false,
+        whole: false,
+        finish: Some("tool_calls"),
+        delay_ms: 0,
+    };
+    let answer = last_tool.as_deref().unwrap_or_default();
+    let discarded = || answer.split("saying: “").nth(1).and_then(|r| r.split('”').next()).map(str::to_string);
+    match round {
+        0 => said("First the exercise.", with_block(&document(body), FIXED_EXERCISE), "Added a true/false exercise"),
+        1 if answer.starts_with("Saved") || answer.contains("applied this edit") => said(
+            "Now the answer key, as a note for you.",
+            with_block(&document(body), "\n  <note>Answer key: 1 true, 2 false.</note>"),
+            "Added the answer key",
+        ),
+        _ if answer.contains("discarded this edit") => match discarded() {
+            Some(reason) => text(&format!("Understood, I left the lesson as it was. You said: “{reason}”. Tell me what to change and I will try again.")),
+            None => text("Understood, I left the lesson as it was."),
+        },
+        _ if answer.contains("waits for the teacher") => text("I suggested it; it is waiting for your review."),
+        _ => text("Done: the exercise and its answer key are in the lesson."),
     }
 }
 

@@ -10,6 +10,7 @@
 //! edited through `document`. The HTTP handlers in `chat_routes` only check
 //! the request and call in here.
 
+mod approval;
 mod compact;
 mod desk;
 mod document;

@@ -12,6 +12,7 @@ use axum::{
 
 use crate::server::{
     accounts::current_user::CurrentUser,
+    bus,
     http::error::Result,
     http::extractors::{ApiJson, ApiPath},
     lessons::events,
@@ -36,7 +37,10 @@ async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, Api
 
 async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<SaveReply>> {
     let lesson_id = proposals::lesson_of(&state.db, &user.id, &id).await?;
-    let reply = proposals::apply(&state.db, &user.id, &id).await?;
+    let reply = proposals::apply(&state.db, &user.id, &id).await;
+    // A turn paused on it goes on (with what became of it, applied or not).
+    state.bus.publish(&state.db, bus::PROPOSALS, &id).await;
+    let reply = reply?;
     events::tell_saved(&state.bus, &state.db, &lesson_id, &reply.outcome).await;
     Ok(Json(reply))
 }
@@ -55,5 +59,6 @@ async fn discard(
 ) -> Result<Json<Discarded>> {
     let reason = body.map(|ApiJson(b)| b.reason).unwrap_or_default();
     proposals::discard(&state.db, &user.id, &id, &reason).await?;
+    state.bus.publish(&state.db, bus::PROPOSALS, &id).await;
     Ok(Json(Discarded { status: ProposalStatus::Discarded }))
 }

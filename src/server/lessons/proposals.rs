@@ -194,6 +194,20 @@ pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<
 /// Longest reason for a discard kept, in characters.
 pub const MAX_REASON_CHARS: usize = 500;
 
+/// Where one of the teacher's proposals stands; `None` when there is no
+/// such proposal (or its lesson is in the trash).
+pub async fn mark(db: &Db, owner_id: &str, id: &str) -> Result<Option<ProposalMark>> {
+    let row: Option<(String, String, Option<i64>, Option<String>)> = sqlx::query_as(
+        "SELECT id, status, applied_revision, reason FROM proposals
+         WHERE id = $1 AND owner_id = $2 AND lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)",
+    )
+    .bind(id)
+    .bind(owner_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| marks(vec![r]).remove(id)).flatten())
+}
+
 /// Where each proposal of a chat stands, by id: what its step shows and what
 /// the next turn tells the model.
 pub async fn marks_for_chat(db: &Db, session_id: &str) -> Result<HashMap<String, ProposalMark>> {

@@ -111,6 +111,14 @@ impl DocumentStore for DbDocument {
         self.sources.clone()
     }
 
+    fn reload(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            let l = lessons::get_owned(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| e.to_string())?;
+            self.set(l.document_xml, l.revision);
+            Ok(())
+        })
+    }
+
     fn create_lesson(&self, title: String, xml: String) -> BoxFuture<'_, Result<MadeLesson, String>> {
         Box::pin(async move {
             use std::sync::atomic::Ordering;

@@ -206,7 +206,13 @@ pub struct TurnHub {
     relay: std::sync::OnceLock<Arc<Relay>>,
     /// How many of a running turn's latest events stay one per delta.
     live_events: usize,
+    /// How long a turn paused on a held edit waits for the teacher
+    /// (`MARGIN_APPROVAL_WAIT_SECS`).
+    pub approval_wait: Duration,
 }
+
+/// How long a paused turn waits for the teacher's decision unless configured.
+pub const APPROVAL_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// How long a running reply's lease lasts unless renewed (`MARGIN_TURN_LEASE_SECS`).
 pub const LEASE: Duration = Duration::from_secs(30);
@@ -236,7 +242,14 @@ impl TurnHub {
             lease: LEASE,
             relay: std::sync::OnceLock::new(),
             live_events: LIVE_EVENTS,
+            approval_wait: APPROVAL_WAIT,
         }
+    }
+
+    /// The same hub with paused turns waiting at most `wait` for the teacher.
+    pub fn with_approval_wait(mut self, wait: Duration) -> Self {
+        self.approval_wait = wait;
+        self
     }
 
     /// The same hub keeping `n` events of a running turn one per delta.

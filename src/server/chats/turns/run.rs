@@ -79,10 +79,11 @@ pub async fn run(job: TurnJob) {
     let lesson = lesson_id.clone();
     let ctx = if student {
         let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
-        ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)) }
+        ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)), approvals: None }
     } else {
         let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
-        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None }
+        let approvals = super::approval::DbApprovals { db: db.clone(), bus: bus.clone(), owner_id: log.owner_id.clone(), wait: hub.approval_wait };
+        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None, approvals: Some(Arc::new(approvals)) }
     };
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };

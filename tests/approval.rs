@@ -1,0 +1,127 @@
+//! A reply that pauses on an edit held for review and goes on with the
+//! teacher's decision, over HTTP with a real database and the scripted
+//! model: Apply and Discard (with its reason) resume the same reply, a
+//! reload in the pause finds it waiting, and Stop ends it leaving the edit.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Request, StatusCode},
+};
+use common::{app, read_events, start_turn, teacher, Auth, Teacher, TestApp};
+use margin::chat::sse::{SseMessage, SseParser};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+const ASK: &str = "Add an exercise and then its answer key";
+
+async fn review_on(app: &TestApp, t: &Teacher) {
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"reviewEdits": true})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
+
+/// Reads until an event named `name` (returned), keeping all in `seen`.
+async fn until(body: &mut Body, parser: &mut SseParser, seen: &mut Vec<SseMessage>, name: &str) -> Value {
+    loop {
+        let more = read_events(body, parser, 1).await;
+        assert!(!more.is_empty(), "the stream ended before `{name}`: {seen:?}");
+        seen.extend(more);
+        let last = seen.last().unwrap();
+        assert!(last.event != "done" || name == "done", "the reply ended before `{name}`: {seen:?}");
+        if last.event == name {
+            return serde_json::from_str(&last.data).unwrap();
+        }
+    }
+}
+
+fn text_of(events: &[SseMessage]) -> String {
+    events.iter().filter(|e| e.event == "text").map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["content"].as_str().unwrap().to_string()).collect()
+}
+
+#[tokio::test]
+async fn apply_and_discard_resume_the_same_reply_which_goes_on_from_the_decision() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    let res = start_turn(&app, &t.token, &t.session_id, ASK).await;
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
+
+    // The first edit pauses the reply.
+    let first = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    assert_eq!(first["id"], "call_edit");
+    assert_eq!(first["roundIndex"], 1);
+    let p1 = first["proposalId"].as_str().unwrap().to_string();
+    assert!(first["changes"][0]["text"].as_str().unwrap().starts_with("Added exercise 1"), "{first}");
+    assert!(!seen.iter().any(|e| e.event == "tool_end"), "the edit has not ended: it waits");
+
+    // A reload in the pause finds the reply waiting on the same proposal.
+    let req = Request::builder()
+        .uri(format!("/api/chat/turns/{turn}/events?after=0"))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .body(Body::empty())
+        .unwrap();
+    let mut again = app.router.clone().oneshot(req).await.unwrap().into_body();
+    let (mut again_parser, mut again_seen) = (SseParser::new(), Vec::new());
+    let waiting = until(&mut again, &mut again_parser, &mut again_seen, "awaiting_approval").await;
+    assert_eq!(waiting["proposalId"].as_str(), Some(p1.as_str()));
+    drop(again);
+
+    // Apply: the same reply goes on, and its next edit is made on the applied lesson.
+    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let second = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let p2 = second["proposalId"].as_str().unwrap().to_string();
+    assert_ne!(p1, p2);
+    assert_eq!(second["roundIndex"], 2);
+    assert!(second["changes"][0]["text"].as_str().unwrap().contains("Answer key"), "{second}");
+
+    // Discard with a reason: the reply reads it and says so.
+    let r = app.post_json(&format!("/api/proposals/{p2}/discard"), Auth::Bearer(&t.token), json!({"reason": "Keep keys out of the lesson"})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let done = until(&mut body, &mut parser, &mut seen, "done").await;
+    let text = text_of(&seen);
+    assert!(text.starts_with("First the exercise.") && text.contains("Now the answer key"), "{text}");
+    assert!(text.ends_with("You said: “Keep keys out of the lesson”. Tell me what to change and I will try again."), "{text}");
+    assert_eq!(done["final"]["rounds"], 3);
+    let steps = done["final"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert!(steps[0]["output"].as_str().unwrap().starts_with("The teacher applied this edit as version 2."), "{}", steps[0]);
+    assert!(steps[1]["output"].as_str().unwrap().contains("discarded this edit, saying: “Keep keys out of the lesson”"), "{}", steps[1]);
+
+    // The lesson has the exercise and not the key; the stored reply marks both decisions.
+    let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    let xml = lesson["documentXml"].as_str().unwrap();
+    assert!(xml.contains("The sun is a star.") && !xml.contains("Answer key"), "{xml}");
+    let m = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
+    let stored = &m["messages"][1];
+    assert_eq!(stored["status"], "complete");
+    assert_eq!(stored["toolCalls"][0]["proposal"]["status"], "applied");
+    assert_eq!(stored["toolCalls"][1]["proposal"]["status"], "discarded");
+    // One request per round, the decisions as the edits' answers.
+    let requests = app.state.ai.scripted().unwrap().requests();
+    assert_eq!(requests.len(), 3);
+}
+
+#[tokio::test]
+async fn stop_in_the_pause_ends_the_reply_and_leaves_the_edit_waiting() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    let res = start_turn(&app, &t.token, &t.session_id, ASK).await;
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
+    let first = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let p1 = first["proposalId"].as_str().unwrap().to_string();
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let rest = read_events(&mut body, &mut parser, usize::MAX).await;
+    assert_eq!(rest.last().unwrap().event, "cancelled");
+    let p = app.get(&format!("/api/proposals/{p1}"), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(p["status"], "pending", "{p}");
+    // Applied later, it lands as before.
+    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
