@@ -405,3 +405,44 @@ async fn what_a_killed_instance_had_reserved_goes_back_to_the_school() {
     assert!(next.text().await.unwrap().contains("event: done"));
     until_count(&two.db, "SELECT COUNT(*) FROM schools WHERE reserved = 0", 1).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_paused_on_one_instance_goes_on_when_the_teacher_decides_on_the_other() {
+    let Some(two) = two_instances().await else { return };
+    let on = two.http.put(format!("{}/api/lessons/{}/review", two.a.base, two.lesson)).header("authorization", &two.auth).json(&json!({"reviewEdits": true})).send().await.unwrap();
+    assert_eq!(on.status(), 200);
+    let chat = two.chat(&two.a).await;
+    let (mut res, _turn) = two.started(&two.a, &chat, "Add an exercise and then its answer key").await;
+    let pending = |n: i64| format!("SELECT COUNT(*) FROM proposals WHERE lesson_id = '{}' AND status = 'pending' AND changes LIKE '%{}%'", two.lesson, if n == 1 { "exercise" } else { "Answer key" });
+    let id_of = |n: i64| {
+        let sql = format!("SELECT id FROM proposals WHERE lesson_id = '{}' AND status = 'pending' AND changes LIKE '%{}%'", two.lesson, if n == 1 { "exercise" } else { "Answer key" });
+        let db = two.db.clone();
+        async move { sqlx::query_scalar::<_, String>(&sql).fetch_one(&db).await.unwrap() }
+    };
+
+    // A's reply waits on the exercise; B applies it.
+    until_count(&two.db, &pending(1), 1).await;
+    let first = id_of(1).await;
+    let r = two.http.post(format!("{}/api/proposals/{first}/apply", two.b.base)).header("authorization", &two.auth).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    // A's reply goes on to the key; B discards it with a reason.
+    until_count(&two.db, &pending(2), 1).await;
+    let second = id_of(2).await;
+    let r = two
+        .http
+        .post(format!("{}/api/proposals/{second}/discard", two.b.base))
+        .header("authorization", &two.auth)
+        .json(&json!({"reason": "Not in the lesson"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    let mut seen = String::new();
+    while let Some(chunk) = res.chunk().await.unwrap() {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("event: done"), "{seen}");
+    assert!(seen.contains("Now the answer key") && seen.contains("Not in the lesson"), "{seen}");
+    assert_eq!(seen.matches("event: awaiting_approval").count(), 2);
+}
