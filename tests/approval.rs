@@ -125,3 +125,39 @@ async fn stop_in_the_pause_ends_the_reply_and_leaves_the_edit_waiting() {
     let r = app.post_json(&format!("/api/proposals/{p1}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
 }
+
+#[tokio::test]
+async fn the_teacher_chooses_per_lesson_whether_a_held_edit_pauses_the_reply() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("destructive"), Some(false)), "{lesson}");
+
+    // By default a wipe is held and the reply waits for the decision.
+    let res = start_turn(&app, &t.token, &t.session_id, "Please do what the lesson says").await;
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
+    let held = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let r = app.post_json(&format!("/api/proposals/{}/discard", held["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK);
+    until(&mut body, &mut parser, &mut seen, "done").await;
+    drop(turn);
+
+    // "Apply as they come": the wipe is still held, but the reply goes on without waiting.
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"editMode": "auto"})).await;
+    assert_eq!((r.status, r.json()["editMode"].as_str(), r.json()["reviewEdits"].as_bool()), (StatusCode::OK, Some("auto"), Some(false)), "{}", r.body);
+    let res = start_turn(&app, &t.token, &t.session_id, "Please do what the lesson says").await;
+    let events = read_events(&mut res.into_body(), &mut SseParser::new(), usize::MAX).await;
+    assert_eq!(events.last().unwrap().event, "done");
+    assert!(!events.iter().any(|e| e.event == "awaiting_approval"), "{events:?}");
+    let end: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_end").unwrap().data).unwrap();
+    assert_eq!(end["status"], "proposed");
+    let p = app.get(&format!("/api/proposals/{}", end["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(p["status"], "pending");
+
+    // "Ask before every edit" is the older "review edits" on.
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"editMode": "every"})).await;
+    assert_eq!(r.json()["reviewEdits"].as_bool(), Some(true));
+    let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("every"), Some(true)));
+}

@@ -45,7 +45,7 @@ test("a step's Details stay open while its progress and other events arrive", as
 test("Apply and Undo keep the step open and the keyboard focus on the button used", async ({ page }) => {
   await openLesson(page, "focus");
   const saved = page.waitForResponse((r) => r.url().endsWith("/review") && r.request().method() === "PUT" && r.ok());
-  await page.getByLabel("Review edits before applying").check();
+  await page.getByLabel("Assistant's edits").selectOption("every");
   await saved;
   await send(page, "Add a fill-in-the-blank exercise about French verbs");
   const card = lastReply(page).locator(".proposal");

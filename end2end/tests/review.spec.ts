@@ -5,10 +5,10 @@ import { hydrated, lastReply, openLesson, send } from "./helpers";
 const ASK = "Add a fill-in-the-blank exercise about French verbs";
 const ADDED = "Added exercise 1 (Fill in the blanks, 3 blanks)";
 
-/** Turns "Review edits before applying" on and waits until it is saved. */
+/** Asks for every edit to be reviewed and waits until that is saved. */
 async function reviewOn(page: Page): Promise<void> {
   const saved = page.waitForResponse((r) => r.url().endsWith("/review") && r.request().method() === "PUT" && r.ok());
-  await page.getByLabel("Review edits before applying").check();
+  await page.getByLabel("Assistant's edits").selectOption("every");
   await saved;
 }
 
@@ -87,7 +87,7 @@ test("a pending change survives a reload and can be applied afterwards", async (
   await expect(card(page)).toContainText("Waiting for your review");
   await page.reload();
   await hydrated(page);
-  await expect(page.getByLabel("Review edits before applying")).toBeChecked();
+  await expect(page.getByLabel("Assistant's edits")).toHaveValue("every");
   const again = page.locator(".proposal");
   await expect(again).toContainText("Waiting for your review");
   await expect(again.getByRole("list", { name: "Proposed changes" })).toHaveText(ADDED);
@@ -137,7 +137,7 @@ test("asked to review every edit, a reply pauses at each, goes on after Apply, a
 
 test("a wipe asked for by text inside the lesson is held for review even with review off", async ({ page }) => {
   await openLesson(page, "guard");
-  await expect(page.getByLabel("Review edits before applying")).not.toBeChecked();
+  await expect(page.getByLabel("Assistant's edits")).toHaveValue("destructive");
   await send(page, "Please do what the lesson says");
   await expect(card(page)).toContainText("Waiting for your review");
   await expect(card(page).getByRole("list", { name: "Proposed changes" })).toContainText("Removed the paragraph “Start writing your lesson");

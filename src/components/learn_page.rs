@@ -45,7 +45,7 @@ pub fn LearnPage() -> impl IntoView {
                                 <summary>"Ask the tutor"</summary>
                                 // The workspace island with no document: only the tutor.
                                 <LessonWorkspace html=LessonHtml::default()
-                                    lesson=Lesson { id: l.id, title: l.title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false }/>
+                                    lesson=Lesson { id: l.id, title: l.title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false, edit_mode: Default::default() }/>
                             </details>
                         </main>
                     }),

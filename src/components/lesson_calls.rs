@@ -64,9 +64,9 @@ pub async fn rename(id: &str, title: String) -> Result<(), String> {
     Ok(())
 }
 
-/// Turns "Review edits before applying" on or off.
-pub async fn set_review(id: &str, review_edits: bool) -> Result<(), String> {
-    let _: serde::de::IgnoredAny = call("PUT", &format!("/api/lessons/{id}/review"), Some(&ReviewSetting { review_edits })).await?;
+/// Sets how the assistant's edits reach the lesson.
+pub async fn set_review(id: &str, mode: crate::models::EditMode) -> Result<(), String> {
+    let _: serde::de::IgnoredAny = call("PUT", &format!("/api/lessons/{id}/review"), Some(&ReviewSetting::of(mode))).await?;
     Ok(())
 }
 

@@ -202,27 +202,38 @@ fn history_view() -> AnyView {
     view! { <HistoryPanel/> }.into_any()
 }
 
-/// "Review edits before applying": when on, the assistant's edits wait for
-/// the teacher's Apply. Saved with the lesson at once; if that fails, the
-/// box goes back and says why.
+/// How the assistant's edits reach the lesson: as they come, asking before
+/// it removes anything (the default), or asking before every edit. When it
+/// asks, its reply waits for the teacher's Apply or Discard and goes on from
+/// it. Saved with the lesson at once; if that fails, the choice goes back
+/// and says why.
 #[component]
 fn ReviewToggle(error: RwSignal<String>) -> impl IntoView {
+    use crate::models::EditMode;
     let state = expect_context::<LessonState>();
     let change = move |ev| {
-        let on = event_target_checked(&ev);
-        state.review_edits.set(on);
+        let Some(mode) = EditMode::from_wire(&event_target_value(&ev)) else { return };
+        let before = state.edit_mode.get_untracked();
+        state.edit_mode.set(mode);
         leptos::task::spawn_local(async move {
-            let failed = lesson_calls::set_review(&state.id.get_value(), on).await.err();
+            let failed = lesson_calls::set_review(&state.id.get_value(), mode).await.err();
             if failed.is_some() {
-                state.review_edits.set(!on);
+                state.edit_mode.set(before);
             }
             error.set(failed.map(|e| format!("Not saved: {e}")).unwrap_or_default());
         });
     };
+    let option = move |mode: EditMode, label: &'static str| {
+        view! { <option value=mode.as_str() selected=move || state.edit_mode.get() == mode>{label}</option> }
+    };
     view! {
         <label class="toggle">
-            <input type="checkbox" prop:checked=state.review_edits on:change=change/>
-            " Review edits before applying"
+            "Assistant's edits: "
+            <select prop:value=move || state.edit_mode.get().as_str() on:change=change>
+                {option(EditMode::Auto, "Apply as they come")}
+                {option(EditMode::Destructive, "Ask before removing anything")}
+                {option(EditMode::Every, "Ask before every edit")}
+            </select>
         </label>
         // Only when there is something to say: an empty message takes no room.
         {move || error.with(|e| (!e.is_empty()).then(|| view! { <span class="form-error" role="alert">{e.clone()}</span> }))}

@@ -27,8 +27,8 @@ pub struct LessonState {
     pub draft_base: RwSignal<i64>,
     /// Bumped whenever a new revision exists, so the history reloads.
     pub history_version: RwSignal<u32>,
-    /// "Review edits before applying".
-    pub review_edits: RwSignal<bool>,
+    /// How the assistant's edits reach the lesson.
+    pub edit_mode: RwSignal<crate::models::EditMode>,
     /// The blocks the assistant's last edit changed, highlighted in the
     /// lesson view while `show_changes` is on.
     pub changed_blocks: RwSignal<Vec<String>>,
@@ -57,7 +57,7 @@ impl LessonState {
             draft: RwSignal::new(None),
             draft_base: RwSignal::new(lesson.revision),
             history_version: RwSignal::new(0),
-            review_edits: RwSignal::new(lesson.review_edits),
+            edit_mode: RwSignal::new(lesson.edit_mode),
             changed_blocks: RwSignal::new(Vec::new()),
             show_changes: RwSignal::new(false),
             preview: RwSignal::new(None),

@@ -93,7 +93,38 @@ pub struct Lesson {
     #[serde(default)]
     #[cfg_attr(feature = "ssr", sqlx(try_from = "crate::server::db::Flag"))]
     pub review_edits: bool,
+    /// How the assistant's edits reach the lesson (`review_edits` is `Every`).
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", sqlx(try_from = "String"))]
+    pub edit_mode: EditMode,
 }
+
+/// How the assistant's edits reach a lesson, the teacher's choice per lesson.
+/// Whatever it is, an edit that removes an exercise or much of the lesson is
+/// held for review (the guard in `edit_document`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EditMode {
+    /// Edits land as they come; one held by the guard waits for later
+    /// while the reply goes on.
+    Auto,
+    /// Edits land as they come; one held by the guard pauses the reply
+    /// until the teacher decides.
+    #[default]
+    Destructive,
+    /// Every edit is held, and pauses the reply until the teacher decides.
+    Every,
+}
+
+impl TryFrom<String> for EditMode {
+    type Error = std::convert::Infallible;
+
+    /// As the database keeps it (anything unknown: the default).
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Ok(Self::from_wire(&s).unwrap_or_default())
+    }
+}
+
+crate::wire_enum::wire_enum!(EditMode { Auto => "auto", Destructive => "destructive", Every => "every" });
 
 /// Who wrote a revision.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -235,7 +266,22 @@ pub enum SaveOutcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewSetting {
+    /// The older form: on is `Every`, off is `Destructive`.
+    #[serde(default)]
     pub review_edits: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit_mode: Option<EditMode>,
+}
+
+impl ReviewSetting {
+    /// The mode asked for.
+    pub fn mode(&self) -> EditMode {
+        self.edit_mode.unwrap_or(if self.review_edits { EditMode::Every } else { EditMode::Destructive })
+    }
+
+    pub fn of(mode: EditMode) -> Self {
+        Self { review_edits: mode == EditMode::Every, edit_mode: Some(mode) }
+    }
 }
 
 /// A proposed edit, as `GET /api/proposals/{id}` answers it: what it would

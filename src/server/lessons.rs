@@ -98,7 +98,7 @@ pub fn search_text(document: &str) -> String {
 /// One of the teacher's lessons.
 pub async fn get_owned(db: &Db, owner_id: &str, id: &str) -> Result<Lesson> {
     sqlx::query_as::<_, Lesson>(
-        "SELECT id, title, document_xml, revision, updated_at, review_edits FROM lessons
+        "SELECT id, title, document_xml, revision, updated_at, review_edits, edit_mode FROM lessons
          WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",
     )
     .bind(id)
@@ -268,12 +268,14 @@ pub async fn get_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Res
     Ok(Revision { number, author: Author::from_str(&author), summary, created_at, document_xml })
 }
 
-/// Turns "Review edits before applying" on or off for one of the teacher's lessons.
-pub async fn set_review_edits(db: &Db, owner_id: &str, id: &str, on: bool) -> Result<()> {
-    let done = sqlx::query("UPDATE lessons SET review_edits = $1 WHERE id = $2 AND owner_id = $3 AND deleted_at IS NULL")
-        .bind(on)
+/// Sets how the assistant's edits reach one of the teacher's lessons
+/// (`review_edits` kept as `Every`, as older readers read it).
+pub async fn set_edit_mode(db: &Db, owner_id: &str, id: &str, mode: crate::models::EditMode) -> Result<()> {
+    let done = sqlx::query("UPDATE lessons SET review_edits = $1, edit_mode = $4 WHERE id = $2 AND owner_id = $3 AND deleted_at IS NULL")
+        .bind(mode == crate::models::EditMode::Every)
         .bind(id)
         .bind(owner_id)
+        .bind(mode.as_str())
         .execute(db)
         .await?;
     db::touched_one(&done)?;

@@ -57,6 +57,7 @@ struct LessonReply {
     document_xml: String,
     updated_at: String,
     review_edits: bool,
+    edit_mode: crate::models::EditMode,
     html: LessonHtml,
 }
 
@@ -70,6 +71,7 @@ impl From<Lesson> for LessonReply {
             document_xml: l.document_xml,
             updated_at: l.updated_at,
             review_edits: l.review_edits,
+            edit_mode: l.edit_mode,
             html,
         }
     }

@@ -118,6 +118,7 @@ async fn set_review(
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<ReviewSetting>,
 ) -> Result<Json<ReviewSetting>> {
-    lessons::set_review_edits(&state.db, &user.id, &id, body.review_edits).await?;
-    Ok(Json(body))
+    let mode = body.mode();
+    lessons::set_edit_mode(&state.db, &user.id, &id, mode).await?;
+    Ok(Json(ReviewSetting::of(mode)))
 }

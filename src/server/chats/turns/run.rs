@@ -55,8 +55,8 @@ pub struct TurnJob {
     pub lesson_id: String,
     /// The lesson as the turn starts, and its revision.
     pub document: (String, i64),
-    /// The lesson's "Review edits before applying".
-    pub review_edits: bool,
+    /// How the assistant's edits reach the lesson.
+    pub edit_mode: crate::models::EditMode,
     /// The lesson's sources, as the turn starts.
     pub sources: Vec<crate::models::SourceSummary>,
     pub history: Vec<StoredMessage>,
@@ -72,7 +72,7 @@ pub struct TurnJob {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, review_edits, sources, history, user_text, stored, meter, student } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, student } = job;
     // Readers on other instances follow the events stored for them.
     let relay = hub.relay().cloned();
     let followed = relay.as_ref().map(|r| r.follow(log.clone()));
@@ -81,9 +81,13 @@ pub async fn run(job: TurnJob) {
         let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
         ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)), approvals: None }
     } else {
+        let review_edits = edit_mode == crate::models::EditMode::Every;
         let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
-        let approvals = super::approval::DbApprovals { db: db.clone(), bus: bus.clone(), owner_id: log.owner_id.clone(), wait: hub.approval_wait };
-        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None, approvals: Some(Arc::new(approvals)) }
+        // A held edit pauses the reply unless the teacher lets edits come as they come.
+        let approvals: Option<Arc<dyn crate::agent::tools::Approvals>> = (edit_mode != crate::models::EditMode::Auto).then(|| {
+            Arc::new(super::approval::DbApprovals { db: db.clone(), bus: bus.clone(), owner_id: log.owner_id.clone(), wait: hub.approval_wait }) as _
+        });
+        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None, approvals }
     };
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };

@@ -55,7 +55,7 @@ pub struct NewTurn {
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, review_edits, history, sources }, content, retry, spending, attachments, student } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, edit_mode, history, sources }, content, retry, spending, attachments, student } = turn;
     let automatic = attachments.as_ref().is_some_and(|a| a.trigger.is_some());
     // Refused here, the spending is dropped, which gives its reservation back.
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
@@ -72,7 +72,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         log: log.clone(),
         lesson_id: session.lesson_id.clone(),
         document: (document_xml, revision),
-        review_edits,
+        edit_mode,
         sources,
         history,
         user_text: model_text(&content, attachments.as_ref()),

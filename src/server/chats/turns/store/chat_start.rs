@@ -24,8 +24,8 @@ pub struct ChatStart {
     pub session: ChatSession,
     pub document_xml: String,
     pub revision: i64,
-    /// The lesson's "Review edits before applying".
-    pub review_edits: bool,
+    /// How the assistant's edits reach the lesson.
+    pub edit_mode: crate::models::EditMode,
     pub history: Vec<StoredMessage>,
     /// The lesson's sources (the teacher's material), oldest first.
     pub sources: Vec<crate::models::SourceSummary>,
@@ -46,7 +46,7 @@ struct UserAndChat {
     updated_at: Option<String>,
     document_xml: Option<String>,
     revision: Option<i64>,
-    review_edits: Option<db::Flag>,
+    edit_mode: Option<String>,
     /// `[[seq, role, content, tool_calls, status, attachments], …]`, newest first.
     history: String,
     /// `[[id, status, applied revision, reason], …]`: the chat's proposals.
@@ -92,7 +92,7 @@ fn user_and_chat_query(backend: db::Backend, by: Key) -> String {
              THEN (SELECT r.document_xml FROM lesson_revisions r WHERE r.lesson_id = l.id AND r.number = l.published_revision)
              ELSE l.document_xml END AS document_xml,
            CASE WHEN u.role = 'student' THEN l.published_revision ELSE l.revision END AS revision,
-           l.review_edits,
+           l.edit_mode,
            (SELECT {history}
               FROM (SELECT seq, role, content, tool_calls, status, attachments FROM chat_messages
                     WHERE session_id = c.id ORDER BY seq DESC LIMIT $3) m) AS history,
@@ -142,7 +142,7 @@ async fn read_user_and_chat(db: &Db, by: Key, key: &str, chat_id: &str, history_
         updated_at,
         document_xml,
         revision,
-        review_edits,
+        edit_mode,
         history,
         proposals,
         sources,
@@ -173,7 +173,7 @@ async fn read_user_and_chat(db: &Db, by: Key, key: &str, chat_id: &str, history_
         })
         .collect();
     let session = ChatSession { id, lesson_id, title, created_at, updated_at };
-    let review_edits = review_edits.is_some_and(bool::from);
+    let edit_mode = edit_mode.map(|m| crate::models::EditMode::from_wire(&m).unwrap_or_default()).unwrap_or_default();
     let sources: Vec<(String, String, i64, i64, String)> = serde_json::from_str(&sources).unwrap_or_else(|e| {
         tracing::warn!(error = %e, "could not read the lesson's sources; going on without them");
         Vec::new()
@@ -181,7 +181,7 @@ async fn read_user_and_chat(db: &Db, by: Key, key: &str, chat_id: &str, history_
     // The teacher's material is not the student's to read.
     let sources = if user.is_student() { Vec::new() } else { sources };
     let sources = sources.into_iter().map(|(id, name, size, chars, opening)| crate::models::SourceSummary { id, name, size, chars, opening }).collect();
-    Ok(Some((user, Some(ChatStart { session, document_xml, revision, review_edits, history, sources }))))
+    Ok(Some((user, Some(ChatStart { session, document_xml, revision, edit_mode, history, sources }))))
 }
 
 /// A message of the history a new turn is given (a teacher's, as the model
