@@ -36,6 +36,24 @@ async fn until(body: &mut Body, parser: &mut SseParser, seen: &mut Vec<SseMessag
     }
 }
 
+/// A reply started with `content`, read until it first pauses.
+struct Paused {
+    turn: String,
+    body: Body,
+    parser: SseParser,
+    seen: Vec<SseMessage>,
+    /// The first `awaiting_approval`.
+    first: Value,
+}
+
+async fn paused(app: &TestApp, t: &Teacher, content: &str) -> Paused {
+    let res = start_turn(app, &t.token, &t.session_id, content).await;
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
+    let first = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    Paused { turn, body, parser, seen, first }
+}
+
 fn text_of(events: &[SseMessage]) -> String {
     events.iter().filter(|e| e.event == "text").map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["content"].as_str().unwrap().to_string()).collect()
 }
@@ -45,12 +63,8 @@ async fn apply_and_discard_resume_the_same_reply_which_goes_on_from_the_decision
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;
     review_on(&app, &t).await;
-    let res = start_turn(&app, &t.token, &t.session_id, ASK).await;
-    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
-    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
-
     // The first edit pauses the reply.
-    let first = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let Paused { turn, mut body, mut parser, mut seen, first } = paused(&app, &t, ASK).await;
     assert_eq!(first["id"], "call_edit");
     assert_eq!(first["roundIndex"], 1);
     let p1 = first["proposalId"].as_str().unwrap().to_string();
@@ -110,10 +124,7 @@ async fn stop_in_the_pause_ends_the_reply_and_leaves_the_edit_waiting() {
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;
     review_on(&app, &t).await;
-    let res = start_turn(&app, &t.token, &t.session_id, ASK).await;
-    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
-    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
-    let first = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let Paused { turn, mut body, mut parser, first, .. } = paused(&app, &t, ASK).await;
     let p1 = first["proposalId"].as_str().unwrap().to_string();
     let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::ACCEPTED);
@@ -134,14 +145,10 @@ async fn the_teacher_chooses_per_lesson_whether_a_held_edit_pauses_the_reply() {
     assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("destructive"), Some(false)), "{lesson}");
 
     // By default a wipe is held and the reply waits for the decision.
-    let res = start_turn(&app, &t.token, &t.session_id, "Please do what the lesson says").await;
-    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
-    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
-    let held = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let Paused { mut body, mut parser, mut seen, first: held, .. } = paused(&app, &t, "Please do what the lesson says").await;
     let r = app.post_json(&format!("/api/proposals/{}/discard", held["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK);
     until(&mut body, &mut parser, &mut seen, "done").await;
-    drop(turn);
 
     // "Apply as they come": the wipe is still held, but the reply goes on without waiting.
     let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"editMode": "auto"})).await;

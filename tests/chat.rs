@@ -71,6 +71,15 @@ fn text_of(events: &[SseMessage]) -> String {
         .collect()
 }
 
+/// `GET /api/chat/turns/{turn}/events` as the teacher, with `Last-Event-ID: last` when given.
+async fn resume(app: &TestApp, t: &Teacher, turn: &str, last: Option<&str>) -> Response<Body> {
+    let mut req = Request::builder().uri(format!("/api/chat/turns/{turn}/events")).header(header::AUTHORIZATION, format!("Bearer {}", t.token));
+    if let Some(last) = last {
+        req = req.header("last-event-id", last);
+    }
+    app.router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap()
+}
+
 async fn messages(app: &TestApp, t: &Teacher) -> Vec<Value> {
     let r = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -246,13 +255,7 @@ async fn resuming_replays_the_rest_exactly_once_then_follows_the_live_turn() {
     drop(body);
     let last = parser.last_id.clone().unwrap();
 
-    let req = Request::builder()
-        .uri(format!("/api/chat/turns/{turn}/events"))
-        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
-        .header("last-event-id", last.clone())
-        .body(Body::empty())
-        .unwrap();
-    let rest = read_all(app.router.clone().oneshot(req).await.unwrap()).await;
+    let rest = read_all(resume(&app, &t, &turn, Some(&last)).await).await;
     assert!(rest.iter().all(|e| e.id.as_ref().unwrap().parse::<u64>().unwrap() > last.parse::<u64>().unwrap()));
     assert_eq!(rest.last().unwrap().event, "done");
     let whole = format!("{}{}", text_of(&seen), text_of(&rest));
@@ -367,13 +370,7 @@ async fn stopping_a_resumed_stream_then_reloading_shows_the_text_once() {
     let last = parser.last_id.clone().unwrap();
 
     // Resumed where the dropped stream ended, and followed until the model holds.
-    let req = Request::builder()
-        .uri(format!("/api/chat/turns/{turn}/events"))
-        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
-        .header("last-event-id", last)
-        .body(Body::empty())
-        .unwrap();
-    let mut body = app.router.clone().oneshot(req).await.unwrap().into_body();
+    let mut body = resume(&app, &t, &turn, Some(&last)).await.into_body();
     let mut parser = SseParser::new();
     let mut resumed = Vec::new();
     while !format!("{}{}", text_of(&first), text_of(&resumed)).ends_with("one moment") {
@@ -392,14 +389,7 @@ async fn stopping_a_resumed_stream_then_reloading_shows_the_text_once() {
     // A reload: the stored reply and the turn's replay hold the text once.
     let stored = messages(&app, &t).await;
     assert_eq!((stored.len(), stored[1]["status"].as_str(), stored[1]["content"].as_str()), (2, Some("cancelled"), Some(said)));
-    let all = read_all(
-        app.router
-            .clone()
-            .oneshot(Request::builder().uri(format!("/api/chat/turns/{turn}/events?after=0")).header(header::AUTHORIZATION, format!("Bearer {}", t.token)).body(Body::empty()).unwrap())
-            .await
-            .unwrap(),
-    )
-    .await;
+    let all = read_all(resume(&app, &t, &turn, Some("0")).await).await;
     assert_eq!(text_of(&all), said);
     assert_eq!(all.last().unwrap().event, "cancelled");
 }

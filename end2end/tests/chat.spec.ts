@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { hydrated, lastReply, openLesson, replies, send } from "./helpers";
+import { hydrated, lastReply, openLesson, partsInOrder, replies, send } from "./helpers";
 
 
 /** Records, in order, every state of interest the page passes through. */
@@ -97,12 +97,7 @@ test("a reply shows each group of steps where it happened, folded on its own, an
   await send(page, "Step by step please");
   await expect(lastReply(page)).toContainText("Done: two statements about the sun and the moon.");
   await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
-  const order = () =>
-    lastReply(page).evaluate((el) =>
-      Array.from(el.querySelectorAll(".reply, .steps-toggle")).map((e) =>
-        e.classList.contains("reply") ? `text: ${(e.textContent ?? "").trim()}` : `steps: ${e.textContent}`,
-      ),
-    );
+  const order = () => partsInOrder(page);
   const expected = [
     "text: First I will check the rules for true-or-false exercises.",
     "steps: Done (1 step)",

@@ -55,3 +55,11 @@ export async function send(page: Page, text: string): Promise<void> {
 
 export const replies = (page: Page) => page.locator(".msg.assistant");
 export const lastReply = (page: Page) => replies(page).last();
+
+/** The last reply's parts in the order shown: its pieces of text and the folds of its groups of steps. */
+export const partsInOrder = (page: Page): Promise<string[]> =>
+  lastReply(page).evaluate((el) =>
+    Array.from(el.querySelectorAll(".reply, .steps-toggle")).map((e) =>
+      e.classList.contains("reply") ? `text: ${(e.textContent ?? "").trim()}` : `steps: ${e.textContent}`,
+    ),
+  );

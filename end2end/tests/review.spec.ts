@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { hydrated, lastReply, openLesson, send } from "./helpers";
+import { hydrated, lastReply, openLesson, partsInOrder, send } from "./helpers";
 
 const ASK = "Add a fill-in-the-blank exercise about French verbs";
 const ADDED = "Added exercise 1 (Fill in the blanks, 3 blanks)";
@@ -115,12 +115,7 @@ test("asked to review every edit, a reply pauses at each, goes on after Apply, a
   await expect(lastReply(page)).toContainText("Done: the exercise and its answer key are in the lesson.");
   await expect(lessonView(page)).toContainText("The sun is a star.");
 
-  const order = () =>
-    lastReply(page).evaluate((el) =>
-      Array.from(el.querySelectorAll(".reply, .steps-toggle")).map((e) =>
-        e.classList.contains("reply") ? `text: ${(e.textContent ?? "").trim()}` : `steps: ${e.textContent}`,
-      ),
-    );
+  const order = () => partsInOrder(page);
   const expected = [
     "text: First the exercise.",
     "steps: Done (1 step)",

@@ -269,6 +269,20 @@ impl ToolRegistry {
     }
 }
 
+/// A document the checker refused, in words the model can act on: what did
+/// not happen (`what`, e.g. "The document was not saved"), every problem,
+/// and how to call `tool` again.
+pub(crate) fn refused_document(what: &str, tool: &str, errors: &[crate::lesson::LessonError]) -> String {
+    let one = errors.len() == 1;
+    format!(
+        "{what}: it has {} problem{}.\n{}\nFix {} and call {tool} again with the whole corrected document.",
+        errors.len(),
+        if one { "" } else { "s" },
+        crate::lesson::describe_errors(errors),
+        if one { "it" } else { "them" },
+    )
+}
+
 /// Reads a tool's arguments into its typed form, with an error the model can act on.
 pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(tool: &str, args: Value) -> Result<T, String> {
     serde_json::from_value(args).map_err(|e| format!("Wrong arguments for {tool}: {e}. Check the tool's parameters and call it again."))

@@ -115,12 +115,10 @@ pub enum EditMode {
     Every,
 }
 
-impl TryFrom<String> for EditMode {
-    type Error = std::convert::Infallible;
-
+impl From<String> for EditMode {
     /// As the database keeps it (anything unknown: the default).
-    fn try_from(s: String) -> Result<Self, Self::Error> {
-        Ok(Self::from_wire(&s).unwrap_or_default())
+    fn from(s: String) -> Self {
+        Self::from_wire(&s).unwrap_or_default()
     }
 }
 

@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{parse_args, Tool, ToolContext, ToolOutput};
+use super::{parse_args, refused_document, Tool, ToolContext, ToolOutput};
 use crate::lesson;
 
 pub struct CreateLesson;
@@ -64,15 +64,7 @@ impl Tool for CreateLesson {
             if args.document_xml.len() > lesson::MAX_BYTES {
                 return Err(format!("The lesson is larger than {} KB, so it was not made. Make it shorter.", lesson::MAX_BYTES / 1024));
             }
-            let root = lesson::normalize(&args.document_xml).map_err(|errors| {
-                format!(
-                    "The lesson was not made: it has {} problem{}.\n{}\nFix {} and call create_lesson again with the whole corrected document.",
-                    errors.len(),
-                    if errors.len() == 1 { "" } else { "s" },
-                    lesson::describe_errors(&errors),
-                    if errors.len() == 1 { "it" } else { "them" },
-                )
-            })?;
+            let root = lesson::normalize(&args.document_xml).map_err(|errors| refused_document("The lesson was not made", self.name(), &errors))?;
             let made = ctx.document.create_lesson(title, root.to_xml()).await?;
             Ok(ToolOutput {
                 content: format!(

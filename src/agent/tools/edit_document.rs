@@ -16,7 +16,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{parse_args, SaveRejection, Tool, ToolContext, ToolOutput};
+use super::{parse_args, refused_document, SaveRejection, Tool, ToolContext, ToolOutput};
 use crate::lesson;
 
 pub struct EditDocument;
@@ -79,15 +79,8 @@ impl Tool for EditDocument {
             // The lesson as it is: new ids avoid its ids, and the edit is
             // described (and judged) against it.
             let before = lesson::parse(&ctx.document.current()).ok();
-            let root = lesson::normalize_after(&args.document_xml, before.as_ref()).map_err(|errors| {
-                format!(
-                    "The document was not saved: it has {} problem{}.\n{}\nFix {} and call edit_document again with the whole corrected document.",
-                    errors.len(),
-                    if errors.len() == 1 { "" } else { "s" },
-                    lesson::describe_errors(&errors),
-                    if errors.len() == 1 { "it" } else { "them" },
-                )
-            })?;
+            let root = lesson::normalize_after(&args.document_xml, before.as_ref())
+                .map_err(|errors| refused_document("The document was not saved", self.name(), &errors))?;
             let xml = root.to_xml();
             let summary = match args.summary.trim() {
                 "" => "Edited the lesson".to_string(),

@@ -411,6 +411,26 @@ mod tests {
 
     use super::*;
 
+    /// A reply as the chat's messages store it, from its record.
+    fn stored_reply(record: &crate::chat::turn::TurnRecord) -> ChatMessage {
+        ChatMessage {
+            id: "m1".into(),
+            role: crate::chat::message::Role::Assistant,
+            content: record.text.clone(),
+            reasoning: record.reasoning.clone(),
+            tool_calls: record.tool_calls.clone(),
+            document_xml: None,
+            status: record.status,
+            error: None,
+            model: None,
+            usage: record.usage,
+            turn_id: None,
+            created_at: String::new(),
+            attachments: None,
+            rounds: record.rounds,
+        }
+    }
+
     /// What a reply shows: its markdown, its steps, where it stands, and its
     /// thinking (and whether that is open).
     fn rendering(r: Reply) -> (String, Vec<Step>, Phase, String, bool, Vec<(bool, usize)>) {
@@ -431,7 +451,6 @@ mod tests {
     fn text_and_steps_show_in_the_order_they_came_live_and_reloaded() {
         use crate::chat::{
             events::{DoneData, ToolEndData, ToolStartData},
-            message::Role,
             turn::TurnRecord,
         };
         let owner = Owner::new();
@@ -456,22 +475,7 @@ mod tests {
             record.apply(&e);
             live.apply(e, None);
         }
-        let stored = ChatMessage {
-            id: "m1".into(),
-            role: Role::Assistant,
-            content: record.text.clone(),
-            reasoning: String::new(),
-            tool_calls: record.tool_calls.clone(),
-            document_xml: None,
-            status: record.status,
-            error: None,
-            model: None,
-            usage: record.usage,
-            turn_id: None,
-            created_at: String::new(),
-            attachments: None,
-            rounds: record.rounds,
-        };
+        let stored = stored_reply(&record);
         let shown = rendering(live);
         assert_eq!(shown.5, vec![(true, 0), (false, 0), (true, 1)], "text, a group of steps, text");
         assert_eq!(live.blocks.get_untracked().len(), 1, "the text before the step is a finished block");
@@ -483,7 +487,7 @@ mod tests {
     fn a_reloaded_reply_shows_what_the_live_one_showed() {
         use crate::chat::{
             events::{DoneData, ToolEndData, ToolStartData},
-            message::{MessageStatus, Role},
+            message::MessageStatus,
             turn::TurnRecord,
         };
         let owner = Owner::new();
@@ -526,22 +530,7 @@ mod tests {
             record.apply(&e);
             live.apply(e, None);
         }
-        let stored = ChatMessage {
-            id: "m1".into(),
-            role: Role::Assistant,
-            content: record.text.clone(),
-            reasoning: record.reasoning.clone(),
-            tool_calls: record.tool_calls.clone(),
-            document_xml: None,
-            status: record.status,
-            error: None,
-            model: None,
-            usage: record.usage,
-            turn_id: None,
-            created_at: String::new(),
-            attachments: None,
-            rounds: record.rounds,
-        };
+        let stored = stored_reply(&record);
         assert_eq!(stored.status, MessageStatus::Complete);
         let reloaded = Reply::stored(&stored, "Add verbs");
         let (html, steps, phase, thought, open, parts) = rendering(live);
