@@ -355,11 +355,13 @@ async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
             "round 1 tool_calls",
             "tool_start call_edit edit_document \"Editing document\"",
             "tool_end call_edit error",
-            "tool_start call_edit edit_document \"Editing document\"",
+            // The scripted model numbers its calls afresh each round, as
+            // some providers do: the turn keeps each call's id its own.
+            "tool_start call_edit_2 edit_document \"Editing document\"",
             "round 2 tool_calls",
             // And again, with its arguments, as it runs.
-            "tool_start call_edit edit_document \"Editing document\"",
-            "tool_end call_edit success +document",
+            "tool_start call_edit_2 edit_document \"Editing document\"",
+            "tool_end call_edit_2 success +document",
             "text: I added a true-or-false exercise about the sun and the moon.",
             "round 3 stop",
         ]
@@ -372,6 +374,11 @@ async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
     assert!(to_model.starts_with("Error: The document was not saved"), "{to_model}");
     assert!(r.doc.current().contains(r#"<statement id="st-2" answer="false">The moon makes its own light.</statement>"#));
     assert_eq!(r.doc.summaries().len(), 1, "the invalid document was never stored");
+    // The model's own history answers each call under the id the turn gave it.
+    let third = r.llm.requests()[2]["messages"].as_array().unwrap().clone();
+    let answered: Vec<&str> = third.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+    let called: Vec<&str> = third.iter().filter_map(|m| m["tool_calls"].as_array()).flatten().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!((answered, called), (vec!["call_edit", "call_edit_2"], vec!["call_edit", "call_edit_2"]));
 }
 
 #[tokio::test]

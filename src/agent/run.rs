@@ -175,7 +175,7 @@ impl Agent {
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {
-        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0, round: 1, paused: std::time::Duration::ZERO };
+        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0, round: 1, paused: std::time::Duration::ZERO, ids: Vec::new() };
         // What fits in the model's window: the lesson and the question whole,
         // as much of the conversation as there is room for.
         // The sources are listed in every call's prompt (their text is read a page at a time).

@@ -35,6 +35,8 @@ pub(super) struct Turn<'a> {
     pub(super) round: u32,
     /// How long the turn has waited for the teacher's decisions.
     pub(super) paused: std::time::Duration,
+    /// The call ids the turn has used so far (`Round::own_id`).
+    pub(super) ids: Vec<String>,
 }
 
 impl Turn<'_> {
@@ -78,6 +80,30 @@ pub(super) struct Round {
     /// It came as `reasoning_content`, which DeepSeek wants back with the
     /// tool results of the same turn.
     pub(super) reasoning_content: bool,
+    /// The provider's id of each call of this round, and the id the turn
+    /// gives it (`own_id`).
+    pub(super) renamed: Vec<(String, String)>,
+}
+
+impl Round {
+    /// The id a call is known by in this turn: the provider's, unless an
+    /// earlier call of the turn had it (some providers number calls afresh
+    /// in every round), then the provider's with `_2`, `_3`… Steps, events
+    /// and the model's own history all use it, so each call's is unique.
+    fn own_id(&mut self, turn: &mut Turn<'_>, provider: &str) -> String {
+        if let Some((_, own)) = self.renamed.iter().find(|(p, _)| p == provider) {
+            return own.clone();
+        }
+        let mut own = provider.to_string();
+        let mut n = 1;
+        while turn.ids.contains(&own) {
+            n += 1;
+            own = format!("{provider}_{n}");
+        }
+        turn.ids.push(own.clone());
+        self.renamed.push((provider.to_string(), own.clone()));
+        own
+    }
 }
 
 impl Agent {
@@ -159,6 +185,7 @@ impl Agent {
             announced: Vec::new(),
             reasoning: String::new(),
             reasoning_content: false,
+            renamed: Vec::new(),
         };
         let usage_before = turn.result.record.usage;
         loop {
@@ -235,7 +262,8 @@ impl Agent {
                 .map(|(id, name)| (id.to_string(), name.to_string(), self.tools.early_label(name).unwrap_or_else(|| self.tools.display_text(name, &Value::Null))))
                 .collect();
             for (id, tool, display_text) in early {
-                turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: id.clone(), tool, args: ToolArgs::empty(), display_text, round_index: turn.round })));
+                let own = round.own_id(turn, &id);
+                turn.emit(ChatEvent::ToolStart(Box::new(ToolStartData { id: own, tool, args: ToolArgs::empty(), display_text, round_index: turn.round })));
                 round.announced.push((id, 0));
             }
             self.report_progress(&calls, &mut round, ctx, turn);
@@ -245,7 +273,11 @@ impl Agent {
         if round.finish.is_none() && !stream.saw_done() {
             return Err(TurnOutcome::Failed(ProviderError::cut_off()));
         }
-        round.calls = calls.finish();
+        let mut assembled = calls.finish();
+        for call in &mut assembled {
+            call.id = round.own_id(turn, &call.id);
+        }
+        round.calls = assembled;
         Ok(round)
     }
 
@@ -258,8 +290,9 @@ impl Agent {
                 continue;
             }
             *reported = bytes;
+            let own = round.renamed.iter().find(|(p, _)| p == id).map_or_else(|| id.clone(), |(_, o)| o.clone());
             if let Some((message, fraction)) = self.tools.progress(name, bytes, ctx) {
-                turn.emit(ChatEvent::ToolProgress(Box::new(ToolProgressData { id: id.clone(), message, fraction, round_index: turn.round })));
+                turn.emit(ChatEvent::ToolProgress(Box::new(ToolProgressData { id: own, message, fraction, round_index: turn.round })));
             }
         }
     }
