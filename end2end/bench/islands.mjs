@@ -38,6 +38,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 // load as parts of their own (`#[lazy]`, `--split`): what the first load
 // costs is measured by end2end/bench/delivery.spec.ts, not here. The budgets
 // moved to the new sizes plus about 10%; shrinking them is the next work.
+// 2026-11-25 (#38): a reply is now its parts in order (a keyed list of text
+// and groups of steps), pauses for the teacher's decision, shows the lessons
+// it made, and says each step to screen readers: code 1,033,532 → 1,095,375
+// bytes (chat sidebar 254 → 285 KB, shared 116 → 128 KB, the framework's
+// generic code 480 → 496 KB), after writing the screen readers' lines to the
+// page directly and keeping the growing block's element (-13 KB). The
+// framework's budget moved to 505 KB (measured + ~2%); the others still hold.
 // With the parts split (`#[lazy]`) the XML editor reads 36 KB and the
 // versions 89 KB here (the code that builds a part now counts in it).
 const PARTS = [
@@ -67,7 +74,7 @@ const PARTS = [
   // started by the workspace island when it is a student's tutor).
   { name: "LessonWorkspace › student's answer sheet", paths: ["margin::components::answer_sheet"], budget: 3_500 },
   { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 150_000 },
-  { name: "framework, serde and std", paths: [""], budget: 488_000 },
+  { name: "framework, serde and std", paths: [""], budget: 505_000 },
 ];
 
 /** A test for names under `path`, in either form a name takes: mangled

@@ -94,7 +94,8 @@ fn ReplyText(reply: Reply, index: usize, from: usize) -> impl IntoView {
     view! {
         <div class="reply markdown" class:streaming=streaming>
             <div class="md-blocks" node_ref=blocks></div>
-            {move || last().then(|| view! { <div class="md-block md-tail" inner_html=move || reply.tail.get()></div> })}
+            // The growing block, only ever in the last part.
+            <div class="md-block md-tail" inner_html=move || if last() { reply.tail.get() } else { String::new() }></div>
         </div>
     }
 }
