@@ -200,8 +200,8 @@ impl Agent {
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
             // Time spent waiting for the teacher's decisions does not count.
-            let deadline = deadline + turn.paused;
-            let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, deadline, meter)).await;
+            let round_deadline = deadline + turn.paused;
+            let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, round_deadline, meter)).await;
             let r = match streamed {
                 Ok(r) => r,
                 Err(outcome) => return turn.ended(outcome),

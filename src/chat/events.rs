@@ -116,6 +116,20 @@ impl ChatEvent {
         })
     }
 
+    /// The round an event belongs to, for those that say (0: none given).
+    pub fn round_index(&self) -> Option<u32> {
+        match self {
+            Self::Text(t) | Self::Reasoning(t) => Some(t.round_index),
+            Self::ToolStart(s) => Some(s.round_index),
+            Self::ToolEnd(e) => Some(e.round_index),
+            Self::ToolProgress(p) => Some(p.round_index),
+            Self::AwaitingApproval(a) => Some(a.round_index),
+            Self::AssistantTextDone(d) => Some(d.round_index),
+            Self::RoundFinished(r) => Some(r.round),
+            Self::Usage(_) | Self::Warning(_) | Self::Done(_) | Self::Cancelled(_) | Self::Error(_) => None,
+        }
+    }
+
     /// Whether this event ends the turn.
     pub fn is_terminal(&self) -> bool {
         matches!(self, Self::Done(_) | Self::Cancelled(_) | Self::Error(_))

@@ -229,20 +229,12 @@ impl Default for TurnRecord {
 impl TurnRecord {
     /// Folds one event in.
     pub fn apply(&mut self, event: &ChatEvent) {
+        if let Some(round) = event.round_index() {
+            self.rounds = self.rounds.max(round);
+        }
         match event {
-            ChatEvent::Text(t) => {
-                self.rounds = self.rounds.max(t.round_index);
-                self.text.push_str(&t.content);
-            }
-            ChatEvent::Reasoning(t) => {
-                self.rounds = self.rounds.max(t.round_index);
-                self.reasoning.push_str(&t.content);
-            }
-            ChatEvent::RoundFinished(r) => self.rounds = self.rounds.max(r.round),
-            ChatEvent::ToolStart(s) if s.round_index > self.rounds => {
-                self.rounds = s.round_index;
-                self.apply(event);
-            }
+            ChatEvent::Text(t) => self.text.push_str(&t.content),
+            ChatEvent::Reasoning(t) => self.reasoning.push_str(&t.content),
             ChatEvent::ToolStart(s) => match self.tool_calls.iter_mut().rev().find(|c| c.call.id == s.id) {
                 // A call announced early is announced again with its arguments.
                 Some(c) if c.is_running() => c.call = (**s).clone(),
@@ -274,7 +266,7 @@ impl TurnRecord {
             }
             // A warning is one reader's, never the turn's; a round's whole
             // text is already in.
-            ChatEvent::ToolProgress(_) | ChatEvent::Warning(_) | ChatEvent::AssistantTextDone(_) => {}
+            ChatEvent::RoundFinished(_) | ChatEvent::ToolProgress(_) | ChatEvent::Warning(_) | ChatEvent::AssistantTextDone(_) => {}
             ChatEvent::Done(_) => self.end(MessageStatus::Complete, None),
             ChatEvent::Cancelled(_) => self.end(MessageStatus::Cancelled, None),
             ChatEvent::Error(e) => {

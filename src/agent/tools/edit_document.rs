@@ -87,9 +87,9 @@ impl Tool for EditDocument {
                 s => s.to_string(),
             };
             let changes = before.as_ref().map(|b| lesson::changes(b, &root)).unwrap_or_default();
-            let found = lesson::parse(&ctx.document.found()).ok();
             let destructive = before.as_ref().and_then(|b| destructive(b, &root)).map(|r| format!(" {r}")).or_else(|| {
-                let reason = destructive(found.as_ref()?, &root)?;
+                let found = lesson::parse(&ctx.document.found()).ok()?;
+                let reason = destructive(&found, &root)?;
                 Some(format!(", with your earlier edits in this reply, {reason}"))
             });
             if destructive.is_some() || ctx.document.reviews_edits() {

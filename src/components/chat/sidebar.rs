@@ -109,33 +109,16 @@ pub fn ChatSidebar() -> impl IntoView {
     }
 }
 
-/// The live region screen readers hear: each sentence added as a line of
-/// its own (never re-drawn, so only the new line is read), the oldest taken
-/// away past the few kept. Lines are plain text. Written to the page
-/// directly rather than with `<For>`: this is all it does, and a keyed list
-/// costs the bundle several KB of generic code.
+/// The live region screen readers hear: each sentence a line of its own,
+/// keyed, so a new one is added and the others are never drawn again (only
+/// the new line is read); the oldest go past the few kept.
 #[component]
 fn Announcements(chat: Chat) -> impl IntoView {
-    let region = NodeRef::<html::Div>::new();
-    let shown = StoredValue::new(None::<u64>);
-    Effect::new(move |_| {
-        let Some(region) = region.get() else { return };
-        chat.conversation.announce.with(|all| {
-            for (n, said) in all.iter().filter(|(n, _)| shown.get_value().is_none_or(|last| *n > last)) {
-                if let Ok(line) = document().create_element("p") {
-                    line.set_text_content(Some(said));
-                    let _ = region.append_child(&line);
-                }
-                shown.set_value(Some(*n));
-            }
-            while region.child_element_count() as usize > all.len() {
-                if let Some(first) = region.first_element_child() {
-                    first.remove();
-                }
-            }
-        });
-    });
-    view! { <div class="sr-only announcements" aria-live="polite" aria-relevant="additions" node_ref=region></div> }
+    view! {
+        <div class="sr-only announcements" aria-live="polite" aria-relevant="additions">
+            <For each=move || chat.conversation.announce.get() key=|(n, _)| *n children=|(_, said)| view! { <p>{said}</p> }/>
+        </div>
+    }
 }
 
 /// The conversation, its code in a part of the bundle of its own.

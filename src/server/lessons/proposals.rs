@@ -205,7 +205,7 @@ pub async fn mark(db: &Db, owner_id: &str, id: &str) -> Result<Option<ProposalMa
     .bind(owner_id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|r| marks(vec![r]).remove(id)).flatten())
+    Ok(row.and_then(|r| marks(vec![r]).remove(id)))
 }
 
 /// Where each proposal of a chat stands, by id: what its step shows and what

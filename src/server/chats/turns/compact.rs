@@ -129,11 +129,14 @@ impl Compacted {
         let more = Self::starting_at(first, events);
         let has_document = |e: &Entry| matches!(e, Entry::One { event: ChatEvent::ToolEnd(end), .. } if end.document_xml.is_some());
         if more.entries.iter().any(has_document) {
-            for e in &mut self.entries {
+            // Only entries that still carry a document are weighed again.
+            for e in self.entries.iter_mut().filter(|e| has_document(e)) {
+                let was = e.bytes();
                 if let Entry::One { event: ChatEvent::ToolEnd(end), .. } = e {
                     end.document_xml = None;
                     end.document_html = None;
                 }
+                self.bytes = self.bytes.saturating_sub(was - e.bytes());
             }
         }
         let mut added = more.entries.into_iter().peekable();
@@ -148,7 +151,8 @@ impl Compacted {
             }
         }
         self.entries.extend(added);
-        self.bytes = self.entries.iter().map(Entry::bytes).sum();
+        // A run joined to the last one counts its own 64 bytes too: roughly.
+        self.bytes += more.bytes;
     }
 
     /// The number of the last event held.
