@@ -12,6 +12,7 @@ pub mod assemble;
 pub mod config;
 pub mod context;
 pub mod meter;
+pub mod pause;
 pub mod prompt;
 pub mod provider;
 pub mod run;

@@ -446,3 +446,53 @@ async fn a_reply_paused_on_one_instance_goes_on_when_the_teacher_decides_on_the_
     assert!(seen.contains("Now the answer key") && seen.contains("Not in the lesson"), "{seen}");
     assert_eq!(seen.matches("event: awaiting_approval").count(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_paused_on_an_instance_that_was_killed_is_taken_on_by_the_other_and_goes_on_with_the_decisions_made_there() {
+    let Some(mut two) = two_instances().await else { return };
+    let every = two.http.put(format!("{}/api/lessons/{}/review", two.a.base, two.lesson)).header("authorization", &two.auth).json(&json!({"editMode": "every"})).send().await.unwrap();
+    assert_eq!(every.status(), 200);
+    let chat = two.chat(&two.a).await;
+    let (res, turn) = two.started(&two.a, &chat, "Add an exercise and then its answer key").await;
+    // A second tab follows the reply through B.
+    let mut follower = two.get(&two.b, &format!("/api/chat/turns/{turn}/events"), None).await;
+    let mut parser = margin::chat::sse::SseParser::new();
+    let paused = |got: &[margin::chat::sse::SseMessage]| got.iter().any(|m| m.event == "awaiting_approval");
+    let before = read_until(&mut follower, &mut parser, paused).await;
+    let proposal = |got: &[margin::chat::sse::SseMessage]| {
+        let data: Value = serde_json::from_str(&got.iter().rev().find(|m| m.event == "awaiting_approval").expect("a pause").data).unwrap();
+        data["proposalId"].as_str().unwrap().to_string()
+    };
+    let p1 = proposal(&before);
+    until_count(&two.db, &format!("SELECT COUNT(*) FROM chat_messages WHERE turn_id = '{turn}' AND resume_state IS NOT NULL"), 1).await;
+
+    // A dies in the pause. Applied on B (before or after B has taken the
+    // reply on), the same reply goes on, on B, to its next pause.
+    two.a.signal("-KILL");
+    two.a.wait();
+    drop(res);
+    let r = two.http.post(format!("{}/api/proposals/{p1}/apply", two.b.base)).header("authorization", &two.auth).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let between = read_until(&mut follower, &mut parser, paused).await;
+    let p2 = proposal(&between);
+    assert_ne!(p1, p2);
+    assert!(text_of(&between).contains("Now the answer key") && !text_of(&between).contains("First the exercise"), "{between:?}");
+    assert!(ids(&between).windows(2).all(|w| w[0] < w[1]), "{between:?}");
+    assert_eq!(ids(&between).first().copied(), ids(&before).last().map(|n| n + 1), "goes on from the last event read");
+
+    let r = two
+        .http
+        .post(format!("{}/api/proposals/{p2}/discard", two.b.base))
+        .header("authorization", &two.auth)
+        .json(&json!({"reason": "Not in the lesson"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let end = read_until(&mut follower, &mut parser, |got| got.iter().any(|m| m.event == "done")).await;
+    assert!(text_of(&end).contains("Not in the lesson"), "{end:?}");
+    let stored: (String, String) = sqlx::query_as(&format!("SELECT status, content FROM chat_messages WHERE turn_id = '{turn}'")).fetch_one(&two.db).await.unwrap();
+    assert_eq!(stored.0, "complete");
+    assert_eq!(stored.1.matches("First the exercise.").count(), 1, "{}", stored.1);
+    assert!(stored.1.contains("Now the answer key"), "{}", stored.1);
+}

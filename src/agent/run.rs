@@ -13,12 +13,14 @@ use tokio_util::sync::CancellationToken;
 
 mod round;
 
-use round::Turn;
+use round::{Pausing, Talk, Turn};
 
 use super::{
+    assemble::AssembledCall,
     config::{AiConfig, Limits},
     context::{self, Budget},
     meter::{estimate_tokens, Meter},
+    pause::PausedTurn,
     prompt::{self, PastMessage},
     provider::{Provider, ProviderError},
     skills::Skills,
@@ -47,6 +49,9 @@ pub enum TurnOutcome {
     Cancelled,
     /// A failure of the provider (or of Margin) ended it.
     Failed(ProviderError),
+    /// Paused on a held edit when the process stopped: not ended, but put
+    /// aside (stored) for another process to resume (`Agent::resume_turn`).
+    Parked,
 }
 
 /// What a turn produced: its record (still `running`: the caller ends it),
@@ -175,7 +180,7 @@ impl Agent {
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {
-        let mut turn = Turn { events, result: TurnResult::default(), call_usage: None, call_output: 0, round: 1, paused: std::time::Duration::ZERO, ids: Vec::new() };
+        let mut turn = Turn::new(events, TurnRecord::default(), 1, Vec::new());
         // What fits in the model's window: the lesson and the question whole,
         // as much of the conversation as there is room for.
         // The sources are listed in every call's prompt (their text is read a page at a time).
@@ -189,23 +194,73 @@ impl Agent {
         // The conversation without the system prompt: that is written anew
         // for every model call (it holds the lesson as it is then) and not
         // kept between calls.
-        let mut messages = prompt::turn_messages(&history, &request.user_text);
-        // This turn's reasoning to send back, by the index of the assistant
-        // message it led to (only where the provider wants it back).
-        let mut thoughts: Vec<(usize, String)> = Vec::new();
-
+        let mut talk = Talk { messages: prompt::turn_messages(&history, &request.user_text), thoughts: Vec::new() };
         let deadline = Instant::now() + self.limits.turn_timeout;
-        for round in 1..=self.max_steps {
+        match Box::pin(self.rounds(&mut talk, 1, deadline, ctx, &mut turn, cancel, meter)).await {
+            Ok(()) => turn.ended(TurnOutcome::Complete),
+            Err(outcome) => turn.ended(outcome),
+        }
+    }
+
+    /// Goes on with a turn that paused on a held edit (`PausedTurn`), in
+    /// this process or another: waits for the teacher's decision (unless it
+    /// already came), answers the paused call with it, runs the rest of
+    /// that round's calls and then the rounds after, as `run_turn` would
+    /// have. `record` is the turn's record as stored at the pause; the
+    /// events go on from there.
+    pub async fn resume_turn(
+        &self,
+        paused: PausedTurn,
+        record: TurnRecord,
+        ctx: &ToolContext,
+        events: &UnboundedSender<ChatEvent>,
+        cancel: &CancellationToken,
+        meter: &dyn Meter,
+    ) -> TurnResult {
+        let PausedTurn { messages, thoughts, round, calls, cut_off, last_word, proposal_id, end, answer, left_ms, ids } = paused;
+        let mut turn = Turn::new(events, record, round, ids);
+        let mut talk = Talk { messages, thoughts };
+        let deadline = Instant::now() + std::time::Duration::from_millis(left_ms);
+        let calls: Vec<AssembledCall> = calls.into_iter().map(Into::into).collect();
+        let Some(approvals) = ctx.approvals.clone() else {
+            return turn.ended(TurnOutcome::Failed(ProviderError::new("not_resumable", "This reply cannot go on here.".to_string())));
+        };
+        let ended = async {
+            let Some((answer, ok)) = self.decided(proposal_id, end, answer, approvals.as_ref(), ctx, &mut turn, cancel).await else {
+                return Err(TurnOutcome::Parked);
+            };
+            let last_word = last_word && ok && self.tools.ends_turn(&calls[0].name);
+            talk.messages.push(prompt::tool_result(&calls[0].id, answer));
+            let last_word = self.run_calls(&mut talk, &calls, 1, cut_off, last_word, deadline, ctx, &mut turn, cancel).await?;
+            self.after_round(last_word, deadline, &turn, cancel)?;
+            Box::pin(self.rounds(&mut talk, round + 1, deadline, ctx, &mut turn, cancel, meter)).await
+        };
+        match Box::pin(ended).await {
+            Ok(()) => turn.ended(TurnOutcome::Complete),
+            Err(outcome) => turn.ended(outcome),
+        }
+    }
+
+    /// Rounds from `first` on until one calls no tool, something ends the
+    /// turn (`Err`: how), or the step cap is reached (`Ok`, with a note).
+    #[allow(clippy::too_many_arguments)]
+    async fn rounds(
+        &self,
+        talk: &mut Talk,
+        first: u32,
+        deadline: Instant,
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+        meter: &dyn Meter,
+    ) -> Result<(), TurnOutcome> {
+        for round in first..=self.max_steps {
             turn.round = round;
             // Boxed, as is the tool call below: a future is as large as its
             // largest await, and a turn spends its life streaming.
             // Time spent waiting for the teacher's decisions does not count.
             let round_deadline = deadline + turn.paused;
-            let streamed = Box::pin(self.stream_round(&messages, &thoughts, ctx, &mut turn, cancel, round_deadline, meter)).await;
-            let r = match streamed {
-                Ok(r) => r,
-                Err(outcome) => return turn.ended(outcome),
-            };
+            let r = Box::pin(self.stream_round(&talk.messages, &talk.thoughts, ctx, turn, cancel, round_deadline, meter)).await?;
             let finish = r.finish.as_deref().unwrap_or("none");
             if !r.text.is_empty() {
                 turn.emit(ChatEvent::AssistantTextDone(Box::new(TextDoneData { full_text: r.text.clone(), round_index: round })));
@@ -217,39 +272,65 @@ impl Agent {
                     "content_filter" => turn.note("(The provider's content filter stopped this reply.)"),
                     _ => {}
                 }
-                return turn.ended(TurnOutcome::Complete);
+                return Err(TurnOutcome::Complete);
             }
             if r.reasoning_content && !r.reasoning.is_empty() {
-                thoughts.push((messages.len(), r.reasoning));
+                talk.thoughts.push((talk.messages.len(), r.reasoning));
             }
-            messages.push(prompt::assistant(r.text, &r.calls));
+            talk.messages.push(prompt::assistant(r.text, &r.calls));
             // A round that only offered what to do next, successfully, after
             // the reply was written, is the turn's end: nothing is left for
             // the model to say.
-            let mut last_word = !turn.result.record.text.is_empty();
-            for call in &r.calls {
-                // Cut off by the output cap, a call is not what the model
-                // meant, even when it happens to parse: it is not run.
-                let cut_off = finish == "length";
-                let (answer, ok) = self.run_call(call, cut_off, ctx, &mut turn, cancel).await;
-                last_word &= ok && self.tools.ends_turn(&call.name);
-                messages.push(prompt::tool_result(&call.id, answer));
-            }
-            if last_word {
-                return turn.ended(TurnOutcome::Complete);
-            }
-            // Stop between rounds, never in the middle of a tool.
-            if cancel.is_cancelled() {
-                return turn.ended(TurnOutcome::Cancelled);
-            }
-            if Instant::now() >= deadline + turn.paused {
-                return turn.ended(TurnOutcome::Failed(self.turn_too_long()));
-            }
+            let last_word = !turn.result.record.text.is_empty();
+            // Cut off by the output cap, a call is not what the model
+            // meant, even when it happens to parse: it is not run.
+            let cut_off = finish == "length";
+            let last_word = self.run_calls(talk, &r.calls, 0, cut_off, last_word, deadline, ctx, turn, cancel).await?;
+            self.after_round(last_word, deadline, turn, cancel)?;
         }
-
         turn.note(&format!("I stopped after {} steps without finishing. Tell me to go on if you want me to continue.", self.max_steps));
         turn.result.hit_step_cap = true;
-        turn.ended(TurnOutcome::Complete)
+        Ok(())
+    }
+
+    /// Runs a round's calls from `from` on, each answered in `talk`; returns
+    /// whether all of them only offered what to do next (`last_word` so far).
+    #[allow(clippy::too_many_arguments)]
+    async fn run_calls(
+        &self,
+        talk: &mut Talk,
+        calls: &[AssembledCall],
+        from: usize,
+        cut_off: bool,
+        mut last_word: bool,
+        deadline: Instant,
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<bool, TurnOutcome> {
+        for (i, call) in calls.iter().enumerate().skip(from) {
+            let here = Pausing { talk, calls: &calls[i..], cut_off, last_word, deadline };
+            let (answer, ok) = self.run_call(call, cut_off, ctx, turn, cancel, &here).await.ok_or(TurnOutcome::Parked)?;
+            last_word &= ok && self.tools.ends_turn(&call.name);
+            talk.messages.push(prompt::tool_result(&call.id, answer));
+        }
+        Ok(last_word)
+    }
+
+    /// After a round's calls: the turn ends when they were its last word,
+    /// when it was stopped (between rounds, never in the middle of a tool),
+    /// or when its time is up.
+    fn after_round(&self, last_word: bool, deadline: Instant, turn: &Turn<'_>, cancel: &CancellationToken) -> Result<(), TurnOutcome> {
+        if last_word {
+            return Err(TurnOutcome::Complete);
+        }
+        if cancel.is_cancelled() {
+            return Err(TurnOutcome::Cancelled);
+        }
+        if Instant::now() >= deadline + turn.paused {
+            return Err(TurnOutcome::Failed(self.turn_too_long()));
+        }
+        Ok(())
     }
 
     fn turn_too_long(&self) -> ProviderError {

@@ -144,6 +144,18 @@ pub trait Approvals: Send + Sync {
     /// Waits until the teacher applies or discards `proposal_id` (or the
     /// wait runs out: `Decision::NotYet`).
     fn decision<'a>(&'a self, proposal_id: &'a str) -> BoxFuture<'a, Decision>;
+
+    /// The turn pauses now: `state` is what resuming it needs, kept so that
+    /// the pause outlives the process (`Agent::resume_turn`).
+    fn pause(&self, state: &crate::agent::pause::PausedTurn) {
+        let _ = state;
+    }
+
+    /// Whether the process is stopping: a paused turn stopped then is put
+    /// aside for another process to resume, not ended.
+    fn stopping(&self) -> bool {
+        false
+    }
 }
 
 pub trait Tool: Send + Sync {

@@ -21,6 +21,8 @@ use crate::lesson::Change;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MessageStatus {
     Running,
+    /// Running, paused on an edit held for the teacher's decision.
+    Awaiting,
     Complete,
     Error,
     Interrupted,
@@ -28,13 +30,18 @@ pub enum MessageStatus {
 }
 
 impl MessageStatus {
+    /// Whether the reply is still under way (paused counts).
+    pub fn is_running(self) -> bool {
+        matches!(self, Self::Running | Self::Awaiting)
+    }
+
     /// A status as the database stores it (anything unknown: complete).
     pub fn parse(s: &str) -> Self {
         Self::from_wire(s).unwrap_or(Self::Complete)
     }
 }
 
-crate::wire_enum::wire_enum!(MessageStatus { Running => "running", Complete => "complete", Error => "error", Interrupted => "interrupted", Cancelled => "cancelled" });
+crate::wire_enum::wire_enum!(MessageStatus { Running => "running", Awaiting => "awaiting", Complete => "complete", Error => "error", Interrupted => "interrupted", Cancelled => "cancelled" });
 
 /// What an unfinished step says once its turn is over.
 pub const DID_NOT_FINISH: &str = "did not finish";
@@ -140,6 +147,12 @@ impl ToolCallRecord {
         step.proposal = decided.proposal;
         step.at = decided.at;
         Ok(step)
+    }
+
+    /// Under way again: the step a stored turn paused on, when the turn is
+    /// resumed (its end is still to come).
+    pub fn reopen(&mut self) {
+        self.running = true;
     }
 
     pub fn is_running(&self) -> bool {
@@ -286,7 +299,7 @@ impl TurnRecord {
     }
 
     pub fn is_over(&self) -> bool {
-        self.status != MessageStatus::Running
+        !self.status.is_running()
     }
 
     /// The reply in the order it happened: pieces of text (byte ranges of

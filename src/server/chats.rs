@@ -141,7 +141,9 @@ struct MessageRow {
 }
 
 /// Columns of `chat_messages m`, as `MessageRow` reads them.
-const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.reasoning, m.tool_calls, m.document_xml, m.status, m.error_code, m.error_message,
+/// A running reply paused on a held edit reads as `awaiting`.
+const MESSAGE_COLUMNS: &str = "m.id, m.role, m.content, m.reasoning, m.tool_calls, m.document_xml,
+     CASE WHEN m.status = 'running' AND m.resume_state IS NOT NULL THEN 'awaiting' ELSE m.status END AS status, m.error_code, m.error_message,
      m.model, m.prompt_tokens, m.completion_tokens, m.total_tokens, m.turn_id, m.created_at, m.attachments, m.rounds";
 
 fn role(role: &str) -> Role {

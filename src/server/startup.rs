@@ -85,7 +85,25 @@ pub async fn run() -> ExitCode {
     let state = AppState::new(leptos_options, pool.clone(), config, ai);
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
-    crate::server::chats::turns::leases::spawn(state.turn_writer.clone(), turns.clone());
+    // Replies paused on a held edit outlive their process: adopted here
+    // (SQLite: every one, before the first request), or by any instance's
+    // lease tick once nobody holds them (`turns::resume`).
+    let resumer = chats::turns::resume::Resumer {
+        db: state.turn_writer.clone(),
+        hub: turns.clone(),
+        bus: state.bus.clone(),
+        agent: state.ai.agent().ok(),
+        default: crate::server::accounts::budget::default_allowance(state.config.monthly_tokens),
+        clock: state.clock.clone(),
+    };
+    if all {
+        match resumer.adopt(true).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(turns = n, "resumed replies paused on a held edit"),
+            Err(e) => tracing::error!(error = %e, "could not resume paused replies"),
+        }
+    }
+    crate::server::chats::turns::leases::spawn(state.turn_writer.clone(), turns.clone(), resumer);
     let app = router::build(state);
 
     let listener = match tokio::net::TcpListener::bind(addr).await {

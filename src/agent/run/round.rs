@@ -8,11 +8,13 @@ use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, TurnOutcome, TurnResult};
+use crate::chat::turn::TurnRecord;
 use crate::{
     agent::{
         assemble::{AssembledCall, ToolCallAssembler},
         meter::{estimate_tokens, CallOutcome, CallUsage, Meter},
         provider::{wire::SentMessage, ProviderError},
+        pause::{PausedCall, PausedTurn},
         tools::{Approvals, Decision, ToolContext},
     },
     chat::events::{AwaitingData, ChatEvent, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
@@ -39,7 +41,19 @@ pub(super) struct Turn<'a> {
     pub(super) ids: Vec<String>,
 }
 
-impl Turn<'_> {
+impl<'a> Turn<'a> {
+    pub(super) fn new(events: &'a UnboundedSender<ChatEvent>, record: TurnRecord, round: u32, ids: Vec<String>) -> Self {
+        Self {
+            events,
+            result: TurnResult { record, ..TurnResult::default() },
+            call_usage: None,
+            call_output: 0,
+            round,
+            paused: std::time::Duration::ZERO,
+            ids,
+        }
+    }
+
     pub(super) fn emit(&mut self, e: ChatEvent) {
         self.result.record.apply(&e);
         // A closed receiver only means nobody listens any more; the turn goes on.
@@ -64,6 +78,25 @@ impl Turn<'_> {
     pub(super) fn ended(self, outcome: TurnOutcome) -> TurnResult {
         TurnResult { outcome, ..self.result }
     }
+}
+
+/// The conversation a turn carries from round to round: every message
+/// after the system prompt, and the reasoning to send back.
+pub(super) struct Talk {
+    pub(super) messages: Vec<ChatCompletionRequestMessage>,
+    /// This turn's reasoning to send back, by the index of the assistant
+    /// message it led to (only where the provider wants it back).
+    pub(super) thoughts: Vec<(usize, String)>,
+}
+
+/// Where a call stands in its turn, for the state kept if it pauses.
+pub(super) struct Pausing<'t> {
+    pub(super) talk: &'t Talk,
+    /// The round's calls from this one on.
+    pub(super) calls: &'t [AssembledCall],
+    pub(super) cut_off: bool,
+    pub(super) last_word: bool,
+    pub(super) deadline: Instant,
 }
 
 /// What one streamed model call produced.
@@ -300,7 +333,17 @@ impl Agent {
     /// Runs one call (or, `cut_off`, reports it failed without running it),
     /// reporting its start and its end; returns
     /// what the model is told, and whether the call succeeded.
-    pub(super) async fn run_call(&self, call: &AssembledCall, cut_off: bool, ctx: &ToolContext, turn: &mut Turn<'_>, cancel: &CancellationToken) -> (String, bool) {
+    /// `None`: the call paused on a held edit and the process is stopping
+    /// (the turn is put aside, `TurnOutcome::Parked`).
+    pub(super) async fn run_call(
+        &self,
+        call: &AssembledCall,
+        cut_off: bool,
+        ctx: &ToolContext,
+        turn: &mut Turn<'_>,
+        cancel: &CancellationToken,
+        here: &Pausing<'_>,
+    ) -> Option<(String, bool)> {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
         let start = ToolStartData {
             id: call.id.clone(),
@@ -346,21 +389,48 @@ impl Agent {
         };
         let (end, answer) = match (end.proposal_id.clone(), &ctx.approvals) {
             (Some(proposal), Some(approvals)) if end.status == ToolStatus::Proposed => {
-                Box::pin(self.await_decision(proposal, end, answer, approvals.as_ref(), ctx, turn, cancel)).await
+                self.pause(&proposal, &end, &answer, approvals.as_ref(), turn, here);
+                return Box::pin(self.decided(proposal, end, answer, approvals.as_ref(), ctx, turn, cancel)).await;
             }
             _ => (end, answer),
         };
         let ok = end.status != ToolStatus::Error;
         turn.emit(ChatEvent::ToolEnd(Box::new(end)));
-        (answer, ok)
+        Some((answer, ok))
     }
 
-    /// An edit held for review pauses the turn until the teacher decides;
-    /// the decision is the call's answer, and the turn goes on from it.
-    /// Stopped while it waits, the edit stays for later and the turn stops
-    /// at the end of the round.
+    /// An edit held for review pauses the turn: what resuming it needs is
+    /// handed over to be kept, and the pause is said.
+    fn pause(&self, proposal: &str, end: &ToolEndData, answer: &str, approvals: &dyn Approvals, turn: &mut Turn<'_>, here: &Pausing<'_>) {
+        let left = (here.deadline + turn.paused).saturating_duration_since(Instant::now());
+        approvals.pause(&PausedTurn {
+            messages: here.talk.messages.clone(),
+            thoughts: here.talk.thoughts.clone(),
+            round: turn.round,
+            calls: here.calls.iter().map(PausedCall::from).collect(),
+            cut_off: here.cut_off,
+            last_word: here.last_word,
+            proposal_id: proposal.to_string(),
+            end: end.clone(),
+            answer: answer.to_string(),
+            left_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
+            ids: turn.ids.clone(),
+        });
+        turn.emit(ChatEvent::AwaitingApproval(Box::new(AwaitingData {
+            id: end.id.clone(),
+            proposal_id: proposal.to_string(),
+            changes: end.changes.clone(),
+            round_index: turn.round,
+        })));
+    }
+
+    /// Waits for the teacher's decision on a paused call's edit; the
+    /// decision is the call's answer, and the turn goes on from it. Its end
+    /// is said here. Stopped while it waits, the edit stays for later and
+    /// the turn stops at the end of the round, unless the process is
+    /// stopping: then `None`, and the turn is put aside as it is.
     #[allow(clippy::too_many_arguments)]
-    async fn await_decision(
+    pub(super) async fn decided(
         &self,
         proposal: String,
         mut end: ToolEndData,
@@ -369,13 +439,7 @@ impl Agent {
         ctx: &ToolContext,
         turn: &mut Turn<'_>,
         cancel: &CancellationToken,
-    ) -> (ToolEndData, String) {
-        turn.emit(ChatEvent::AwaitingApproval(Box::new(AwaitingData {
-            id: end.id.clone(),
-            proposal_id: proposal.clone(),
-            changes: end.changes.clone(),
-            round_index: turn.round,
-        })));
+    ) -> Option<(String, bool)> {
         let started = Instant::now();
         let decision = tokio::select! {
             biased;
@@ -383,8 +447,14 @@ impl Agent {
             d = approvals.decision(&proposal) => Some(d),
         };
         turn.paused += started.elapsed();
+        if decision.is_none() && approvals.stopping() {
+            return None;
+        }
         let answer = match decision {
-            None | Some(Decision::NotYet) => return (end, answer),
+            None | Some(Decision::NotYet) => {
+                turn.emit(ChatEvent::ToolEnd(Box::new(end)));
+                return Some((answer, true));
+            }
             Some(Decision::Applied { revision }) => {
                 if let Err(e) = ctx.document.reload().await {
                     tracing::warn!(error = %e, "could not read the lesson after an applied edit");
@@ -402,7 +472,8 @@ impl Agent {
             Some(Decision::Replaced) => "A newer suggestion took this edit's place, so it was not applied. The lesson is unchanged.".to_string(),
         };
         end.output = Some(shown(&answer));
-        (end, answer)
+        turn.emit(ChatEvent::ToolEnd(Box::new(end)));
+        Some((answer, true))
     }
 }
 

@@ -246,7 +246,7 @@ async fn resume(
     }
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
     // Running on another instance, or run there lately: its stored events.
-    if state.bus.shared() && (message.status == MessageStatus::Running || turns::remote::has_stored(&state.db, &turn_id).await?) {
+    if state.bus.shared() && (message.status.is_running() || turns::remote::has_stored(&state.db, &turn_id).await?) {
         return Ok(turns::remote_response(state.db.clone(), &state.bus, &user.id, &turn_id, &message.id, after, keepalive(&state)));
     }
     // Not in this process any more: replay what the database kept.
@@ -326,7 +326,7 @@ async fn messages(State(state): State<AppState>, Member(user): Member, ApiPath(i
     let mut running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
     if running_turn_id.is_none() && state.bus.shared() {
         // Running on another instance: the page follows it through this one.
-        running_turn_id = messages.iter().rev().find(|m| m.status == MessageStatus::Running).and_then(|m| m.turn_id.clone());
+        running_turn_id = messages.iter().rev().find(|m| m.status.is_running()).and_then(|m| m.turn_id.clone());
     }
     Ok(Json(SessionMessages { messages, running_turn_id }).into_response())
 }

@@ -11,8 +11,12 @@ use std::{sync::Arc, time::Duration};
 use futures::future::BoxFuture;
 use tokio::sync::broadcast::error::RecvError;
 
+use super::{hub::TurnHub, pause::PauseSlot};
 use crate::{
-    agent::tools::{Approvals, Decision},
+    agent::{
+        pause::PausedTurn,
+        tools::{Approvals, Decision},
+    },
     chat::proposal::ProposalStatus,
     server::{
         bus::{self, Bus},
@@ -29,9 +33,21 @@ pub struct DbApprovals {
     pub bus: Arc<Bus>,
     pub owner_id: String,
     pub wait: Duration,
+    /// Whether the process is stopping.
+    pub hub: Arc<TurnHub>,
+    /// Where a pausing turn's state goes, for the turn's writer to store.
+    pub slot: PauseSlot,
 }
 
 impl Approvals for DbApprovals {
+    fn pause(&self, state: &PausedTurn) {
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(state.clone());
+    }
+
+    fn stopping(&self) -> bool {
+        self.hub.is_closing()
+    }
+
     fn decision<'a>(&'a self, proposal_id: &'a str) -> BoxFuture<'a, Decision> {
         Box::pin(async move {
             let mut notes = self.bus.subscribe();

@@ -41,11 +41,25 @@ struct Live {
     tail: Vec<ChatEvent>,
     /// The number of `tail[0]` (1 while nothing is folded).
     tail_first: u64,
+    /// The last number of the events a resumed turn starts with (folded
+    /// from the start: no reader of them is behind); 0 for a new turn.
+    resumed_at: u64,
 }
 
 impl Live {
     fn new() -> Self {
-        Self { folded: None, tail: Vec::new(), tail_first: 1 }
+        Self { folded: None, tail: Vec::new(), tail_first: 1, resumed_at: 0 }
+    }
+
+    /// The log of a turn resumed after a pause: its events so far
+    /// (`before`, rebuilt from its stored record), numbered to end at
+    /// `last`, the number of the last event the turn had sent, so that a
+    /// reader that had read up to there goes on exactly from there.
+    fn resumed(before: Vec<ChatEvent>, last: u64) -> Self {
+        let last = last.max(before.len() as u64);
+        let first = last + 1 - before.len() as u64;
+        let folded = (!before.is_empty()).then(|| Compacted::starting_at(first, before));
+        Self { folded, tail: Vec::new(), tail_first: last + 1, resumed_at: last }
     }
 
     /// Adds an event; returns its number.
@@ -72,8 +86,10 @@ impl Live {
             None => self.folded.as_ref().is_some_and(Compacted::is_finished),
         };
         let mut batch = Vec::new();
-        let behind = after.saturating_add(1) < self.tail_first;
-        if behind {
+        // Behind: some of the events it has not read were folded while the
+        // turn ran (not those a resumed turn started with).
+        let behind = self.tail_first - 1 > after.max(self.resumed_at);
+        if after.saturating_add(1) < self.tail_first {
             if let Some(f) = &self.folded {
                 batch = f.since(after);
             }
@@ -107,6 +123,9 @@ pub struct TurnLog {
     pub(super) interrupted: AtomicBool,
     /// How many of the latest events stay one per delta (`LIVE_EVENTS`).
     keep: usize,
+    /// Paused when its process stopped, and put aside for another to
+    /// resume: its readers end without a last event (and reconnect).
+    parked: AtomicBool,
 }
 
 impl TurnLog {
@@ -120,6 +139,16 @@ impl TurnLog {
             live.push(event, self.keep)
         };
         self.latest.send_replace(seq);
+    }
+
+    /// The number of the latest event.
+    pub fn latest(&self) -> u64 {
+        *self.latest.borrow()
+    }
+
+    /// Whether the turn was put aside for another process (`TurnHub::parked`).
+    pub fn is_parked(&self) -> bool {
+        self.parked.load(Ordering::SeqCst)
     }
 
     /// Events after `after`, with their numbers, and whether the turn is over.
@@ -166,10 +195,11 @@ impl TurnLog {
         self.since(u64::MAX).1
     }
 
-    /// Waits until the turn has ended (its last event is in the log).
+    /// Waits until the turn has ended (its last event is in the log) or
+    /// was put aside.
     pub async fn finished(&self) {
         let mut rx = self.subscribe();
-        while !self.is_finished() {
+        while !self.is_finished() && !self.is_parked() {
             if rx.changed().await.is_err() {
                 return;
             }
@@ -299,20 +329,52 @@ impl TurnHub {
         if running.contains_key(session_id) {
             return Err(AppError::Conflict(super::store::TURN_IN_CHAT.into()));
         }
-        let log = Arc::new(TurnLog {
+        let log = self.new_log(turn_id, owner_id, session_id, message_id, Live::new());
+        running.insert(session_id.to_string(), log.clone());
+        self.turns.lock().unwrap_or_else(|p| p.into_inner()).insert(turn_id.to_string(), log.clone());
+        Ok(log)
+    }
+
+    fn new_log(&self, turn_id: &str, owner_id: &str, session_id: &str, message_id: &str, live: Live) -> Arc<TurnLog> {
+        let latest = live.tail_first - 1;
+        Arc::new(TurnLog {
             turn_id: turn_id.to_string(),
             owner_id: owner_id.to_string(),
             session_id: session_id.to_string(),
             message_id: message_id.to_string(),
-            events: Mutex::new(Events::Live(Live::new())),
-            latest: watch::channel(0).0,
+            events: Mutex::new(Events::Live(live)),
+            latest: watch::channel(latest).0,
             cancel: CancellationToken::new(),
             interrupted: AtomicBool::new(false),
             keep: self.live_events,
-        });
+            parked: AtomicBool::new(false),
+        })
+    }
+
+    /// Takes on a paused turn that this process adopted: its log starts
+    /// with the events it had (`before`, ending with event number `last`).
+    /// Refused while the instance is stopping, or if it is already here.
+    pub fn adopt(&self, turn_id: &str, owner_id: &str, session_id: &str, message_id: &str, before: Vec<ChatEvent>, last: u64) -> Result<Arc<TurnLog>, AppError> {
+        if self.closing.load(Ordering::SeqCst) {
+            return Err(AppError::Unavailable("The server is restarting.".into()));
+        }
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if running.contains_key(session_id) {
+            return Err(AppError::Conflict(super::store::TURN_IN_CHAT.into()));
+        }
+        let log = self.new_log(turn_id, owner_id, session_id, message_id, Live::resumed(before, last));
         running.insert(session_id.to_string(), log.clone());
         self.turns.lock().unwrap_or_else(|p| p.into_inner()).insert(turn_id.to_string(), log.clone());
         Ok(log)
+    }
+
+    /// A paused turn put aside as its process stops: it leaves this
+    /// process, and its readers end (they reconnect, to whichever instance
+    /// adopts it).
+    pub(super) fn parked(&self, log: &TurnLog) {
+        log.parked.store(true, Ordering::SeqCst);
+        self.abandon(log);
+        log.latest.send_modify(|_| {});
     }
 
     /// Gives the session back when a turn could not start after all.

@@ -12,7 +12,7 @@ use std::{sync::Arc, time::Duration};
 
 use tokio::task::JoinHandle;
 
-use super::hub::TurnHub;
+use super::{hub::TurnHub, resume::Resumer};
 use crate::server::{
     db::{time, Db},
     http::error::Result,
@@ -45,8 +45,9 @@ pub async fn tick(db: &Db, hub: &TurnHub) -> Result<u64> {
     Ok(interrupted)
 }
 
-/// Runs `tick` every `TICK` until the process ends.
-pub fn spawn(db: Db, hub: Arc<TurnHub>) -> JoinHandle<()> {
+/// Runs `tick` every `TICK` until the process ends, and on the same tick
+/// adopts the paused replies nobody holds (`resume`).
+pub fn spawn(db: Db, hub: Arc<TurnHub>, resumer: Resumer) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(TICK);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -56,6 +57,11 @@ pub fn spawn(db: Db, hub: Arc<TurnHub>) -> JoinHandle<()> {
                 Ok(0) => {}
                 Ok(n) => tracing::warn!(replies = n, "marked replies whose instance stopped renewing them as interrupted"),
                 Err(e) => tracing::warn!(error = %e, "could not renew or check the leases of running replies"),
+            }
+            match resumer.adopt(false).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(replies = n, "adopted replies paused on a held edit that their instance left"),
+                Err(e) => tracing::warn!(error = %e, "could not look for paused replies to adopt"),
             }
         }
     })

@@ -54,6 +54,15 @@ impl Spending {
     }
 }
 
+/// The meter of a paused turn resumed by this process: nothing is reserved
+/// for it (its calls so far were settled), so its next call reserves as
+/// any later call does.
+pub fn unreserved(spending: (Db, String, String), default: i64, clock: MonthClock, turn_id: &str, model: &str, stored: Stored) -> SchoolMeter {
+    let (db, school_id, user_id) = spending;
+    let spending = Spending { db, school_id, user_id, default, clock, first: 0, held: false };
+    SchoolMeter { spending, turn_id: turn_id.into(), model: model.into(), held: Mutex::new(None), prepaid: Mutex::new(false), stored }
+}
+
 impl Drop for Spending {
     fn drop(&mut self) {
         if !std::mem::take(&mut self.held) {

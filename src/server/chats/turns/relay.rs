@@ -131,10 +131,12 @@ impl Relay {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Follows a running reply: its events are written as they come.
-    pub fn follow(self: &Arc<Self>, log: Arc<dyn Numbered>) -> Followed {
+    /// Follows a running reply: its events after `written` (those already
+    /// stored: none for a new reply, those before the pause for a resumed
+    /// one) are written as they come.
+    pub fn follow(self: &Arc<Self>, log: Arc<dyn Numbered>, written: u64) -> Followed {
         let turn_id = log.turn_id().to_string();
-        self.lock().turns.insert(turn_id.clone(), Following { log, written: 0, finished: None });
+        self.lock().turns.insert(turn_id.clone(), Following { log, written, finished: None });
         Followed { relay: Arc::downgrade(self), turn_id }
     }
 
@@ -273,7 +275,7 @@ async fn store(db: &Db, batches: &[Batch], checkpoints: &[Checkpoint], wanted: &
             "UPDATE chat_messages AS m SET content = m.content || v.text, reasoning = m.reasoning || v.reasoning,
                     tool_calls = COALESCE(v.steps, m.tool_calls)
              FROM (VALUES {}) AS v(id, text, reasoning, steps)
-             WHERE m.id = v.id AND m.status = 'running'",
+             WHERE m.id = v.id AND m.status = 'running' AND m.resume_state IS NULL",
             rows.join(", ")
         );
         let mut q = sqlx::query(&sql);

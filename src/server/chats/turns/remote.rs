@@ -30,7 +30,7 @@ use super::{
     sse::{sse_event, with_turn_headers},
 };
 use crate::{
-    chat::{events::ChatEvent, message::MessageStatus, turn::terminal_event},
+    chat::{events::ChatEvent, turn::terminal_event},
     server::{
         bus::{self, Bus, Note},
         chats,
@@ -153,7 +153,7 @@ fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u
                 return Some((futures::stream::iter(out), r));
             }
             match store::turn_end(&r.db, &r.turn_id).await {
-                Ok(Some((status, error, message_id))) if status != MessageStatus::Running => {
+                Ok(Some((status, error, message_id))) if !status.is_running() => {
                     // Over, with nothing more stored: one last look (its last
                     // batch may have landed meanwhile), then its end as stored.
                     if let Ok((late, _)) = stored_since(&r.db, &r.turn_id, r.cursor).await {

@@ -17,7 +17,10 @@ use futures::future::BoxFuture;
 use crate::server::{bus::Bus, db::Db};
 use tokio::{sync::mpsc, time::Instant};
 
-use super::relay::Progress;
+use super::{
+    pause::{Parked, PauseSlot},
+    relay::Progress,
+};
 
 use super::{
     document::{DbDocument, DocumentTarget},
@@ -26,6 +29,7 @@ use super::{
 };
 use crate::{
     agent::{
+        pause::PausedTurn,
         prompt,
         run::{Agent, TurnOutcome, TurnRequest},
         tools::ToolContext,
@@ -66,16 +70,33 @@ pub struct TurnJob {
     pub meter: super::meter::SchoolMeter,
     /// A student's turn with the tutor (see `NewTurn::student`).
     pub student: bool,
+    /// A paused turn this process adopted, to go on from its pause
+    /// (`resume`); `history` and `user_text` are not read then.
+    pub resumed: Option<Resumed>,
 }
+
+/// What a turn resumed after its pause goes on from.
+pub struct Resumed {
+    pub paused: PausedTurn,
+    /// Its record as stored at the pause.
+    pub record: TurnRecord,
+    /// What is left of the wait for the teacher's decision.
+    pub wait: Duration,
+    /// The number of the event before the first of its log's.
+    pub written: u64,
+}
+
 
 /// Runs a turn to its end and stores its result. Spawned as soon as the
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, student } = job;
-    // Readers on other instances follow the events stored for them.
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, student, mut resumed } = job;
+    // Readers on other instances follow the events stored for them (a
+    // resumed turn's from its first: the ones stored before may be gone).
     let relay = hub.relay().cloned();
-    let followed = relay.as_ref().map(|r| r.follow(log.clone()));
+    let followed = relay.as_ref().map(|r| r.follow(log.clone(), resumed.as_ref().map_or(0, |r| r.written)));
+    let slot = PauseSlot::default();
     let lesson = lesson_id.clone();
     let ctx = if student {
         let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
@@ -84,17 +105,29 @@ pub async fn run(job: TurnJob) {
         let review_edits = edit_mode == crate::models::EditMode::Every;
         let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
         // A held edit pauses the reply unless the teacher lets edits come as they come.
-        let approvals: Option<Arc<dyn crate::agent::tools::Approvals>> = (edit_mode != crate::models::EditMode::Auto).then(|| {
-            Arc::new(super::approval::DbApprovals { db: db.clone(), bus: bus.clone(), owner_id: log.owner_id.clone(), wait: hub.approval_wait }) as _
+        // (A resumed turn waits on, whatever the lesson's setting is now.)
+        let approvals: Option<Arc<dyn crate::agent::tools::Approvals>> = (edit_mode != crate::models::EditMode::Auto || resumed.is_some()).then(|| {
+            Arc::new(super::approval::DbApprovals {
+                db: db.clone(),
+                bus: bus.clone(),
+                owner_id: log.owner_id.clone(),
+                wait: resumed.as_ref().map_or(hub.approval_wait, |r| r.wait),
+                hub: hub.clone(),
+                slot: slot.clone(),
+            }) as _
         });
         ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None, approvals }
     };
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
-    let forwarder = tokio::spawn(forward(rx, log.clone(), Writer { db: db.clone(), relay }, stored.clone(), every));
+    let start = resumed.as_ref().map(|r| r.record.clone());
+    let writer = Writer { db: db.clone(), relay, slot };
+    let forwarder = tokio::spawn(forward(rx, log.clone(), writer, stored.clone(), every, start));
 
-    let request = TurnRequest { history: prompt::past_messages(history), user_text };
-    let result = agent.run_turn(request, &ctx, &tx, &log.cancel, &meter).await;
+    let result = match resumed.take() {
+        Some(Resumed { paused, record, .. }) => agent.resume_turn(paused, record, &ctx, &tx, &log.cancel, &meter).await,
+        None => agent.run_turn(TurnRequest { history: prompt::past_messages(history), user_text }, &ctx, &tx, &log.cancel, &meter).await,
+    };
     meter.close().await;
     drop(tx);
     let _ = forwarder.await;
@@ -110,6 +143,14 @@ pub async fn run(job: TurnJob) {
         ),
         TurnOutcome::Cancelled => (MessageStatus::Cancelled, None),
         TurnOutcome::Failed(e) => (MessageStatus::Error, Some(ErrorData { code: e.code.into(), message: e.message.clone() })),
+        TurnOutcome::Parked => {
+            // Paused as the process stops: stored as it is, for any instance to adopt.
+            if let Err(e) = store::park(&db, &log.message_id).await {
+                tracing::warn!(error = %e, turn = %log.turn_id, "could not put a paused reply aside; it is adopted when its lease runs out");
+            }
+            hub.parked(&log);
+            return;
+        }
     };
     if let Some(e) = &error {
         tracing::warn!(turn = %log.turn_id, code = %e.code, "turn ended with an error");
@@ -189,11 +230,18 @@ type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
 
 /// Passes the agent's events on to the turn's log and checkpoints them. The
 /// text and reasoning still to store are the record's past `saved`.
-async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, writer: Writer, stored: Stored, every: Duration) {
+/// A resumed turn starts from its record as stored at the pause (`start`).
+///
+/// A pause (`awaiting_approval`) is stored at once, after any checkpoint
+/// under way: the whole record and what resuming needs (the agent left it
+/// in the writer's slot just before). The next event unpauses the stored
+/// reply before anything else is written to it.
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, writer: Writer, stored: Stored, every: Duration, start: Option<TurnRecord>) {
     let started = Instant::now();
     let mut first = true;
-    let mut record = TurnRecord::default();
-    let mut saved = Saved::default();
+    let mut paused = start.is_some();
+    let mut record = start.unwrap_or_default();
+    let mut saved = Saved::of(&record);
     let mut steps_changed = false;
     let mut writing: Option<Writing> = None;
     // When the next checkpoint is due. One timer, moved as needed: a new one
@@ -208,7 +256,30 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                 if std::mem::take(&mut first) {
                     METRICS.provider_first_event.observe(started.elapsed().as_secs_f64());
                 }
+                if std::mem::take(&mut paused) {
+                    writer.unpause(&log.message_id, &stored).await;
+                }
                 record.apply(&event);
+                if matches!(event, ChatEvent::AwaitingApproval(_)) {
+                    log.push(event);
+                    // What a checkpoint under way failed to write is in the
+                    // whole record stored now.
+                    let failed = match writing.take() {
+                        Some(w) => w.await,
+                        None => None,
+                    };
+                    paused = writer.pause(&log, &record, &stored).await;
+                    if paused {
+                        saved = Saved::of(&record);
+                        (steps_changed, due) = (false, false);
+                    } else if let Some((from, steps)) = failed {
+                        saved = from;
+                        steps_changed |= steps;
+                        timer.as_mut().reset(Instant::now() + every);
+                        due = true;
+                    }
+                    continue;
+                }
                 steps_changed |= matches!(event, ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_));
                 // Steps are saved as soon as they end; text once per period.
                 let now_please = steps_changed && matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_));
@@ -259,6 +330,42 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
 struct Writer {
     db: Db,
     relay: Option<Arc<super::relay::Relay>>,
+    /// A pausing turn's state, from the agent (`DbApprovals::pause`).
+    slot: PauseSlot,
+}
+
+impl Writer {
+    /// Stores the turn as it pauses; whether it was.
+    async fn pause(&self, log: &TurnLog, record: &TurnRecord, stored: &Stored) -> bool {
+        let Some(turn) = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take() else { return false };
+        if !stored.wait().await {
+            return false;
+        }
+        let parked = Parked { turn, seq: log.latest(), paused_at: crate::server::db::time::now() };
+        let state = match serde_json::to_string(&parked) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not write down a paused turn");
+                return false;
+            }
+        };
+        match store::pause_turn(&self.db, &log.message_id, record, &state).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, turn = %log.turn_id, "could not store a paused turn; it does not outlive this process");
+                false
+            }
+        }
+    }
+
+    async fn unpause(&self, message_id: &str, stored: &Stored) {
+        if !stored.wait().await {
+            return;
+        }
+        if let Err(e) = store::unpause(&self.db, message_id).await {
+            tracing::warn!(error = %e, "could not mark a paused turn as going on");
+        }
+    }
 }
 
 fn checkpoint(writer: Writer, message_id: String, stored: Stored, from: Saved, added: Progress) -> Writing {

@@ -111,7 +111,9 @@ pub fn follow(log: Arc<TurnLog>, after: u64) -> impl Stream<Item = Result<Event,
                 let events: Vec<Result<Event, Infallible>> = warning.into_iter().chain(merge_text(batch)).map(Ok).collect();
                 return Some((futures::stream::iter(events), (log, last, rx, terminal, warned || warn)));
             }
-            if finished || rx.changed().await.is_err() {
+            // A turn put aside for another process ends here without its
+            // last event: the reader reconnects and finds it there.
+            if finished || log.is_parked() || rx.changed().await.is_err() {
                 return None;
             }
         }

@@ -79,6 +79,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         stored,
         meter,
         student,
+        resumed: None,
     }));
     // Stored in a task of its own: a client that leaves now cannot leave the
     // turn half-begun (running, but with its messages unsaved or its chat

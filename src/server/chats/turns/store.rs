@@ -185,7 +185,7 @@ pub async fn save_progress(db: &Db, message_id: &str, text: &str, reasoning: &st
     let tool_calls = (!tool_calls.is_empty()).then_some(tool_calls);
     sqlx::query(
         "UPDATE chat_messages SET content = content || $1, reasoning = reasoning || $4, tool_calls = COALESCE($2, tool_calls)
-         WHERE id = $3 AND status = 'running'",
+         WHERE id = $3 AND status = 'running' AND resume_state IS NULL",
     )
     .bind(text)
     .bind(tool_calls.map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into())))
@@ -228,13 +228,94 @@ pub async fn interrupt_abandoned(db: &Db, now: &str, all: bool) -> Result<u64> {
     let done = sqlx::query(
         "UPDATE chat_messages SET status = 'interrupted', error_code = 'interrupted',
                 error_message = 'The server stopped before this reply was finished.'
-         WHERE status = 'running' AND ($2 OR lease_until IS NULL OR lease_until < $1)",
+         WHERE status = 'running' AND resume_state IS NULL AND ($2 OR lease_until IS NULL OR lease_until < $1)",
     )
     .bind(now)
     .bind(all)
     .execute(db)
     .await?;
     Ok(done.rows_affected())
+}
+
+/// Stores a reply pausing on a held edit: its record so far (whole, so
+/// nothing a checkpoint had not written yet is lost) and what resuming it
+/// needs (`state`). Checkpoints do not write to it while it is paused.
+pub async fn pause_turn(db: &Db, message_id: &str, f: &TurnRecord, state: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE chat_messages SET content = $1, reasoning = $2, tool_calls = $3, document_xml = $4, prompt_tokens = $5,
+                completion_tokens = $6, total_tokens = $7, rounds = $8, resume_state = $9
+         WHERE id = $10 AND status = 'running'",
+    )
+    .bind(&f.text)
+    .bind(&f.reasoning)
+    .bind(serde_json::to_string(&f.tool_calls).unwrap_or_else(|_| "[]".into()))
+    .bind(f.document_xml.as_deref())
+    .bind(f.usage.prompt_tokens as i64)
+    .bind(f.usage.completion_tokens as i64)
+    .bind(f.usage.total_tokens as i64)
+    .bind(i64::from(f.rounds))
+    .bind(state)
+    .bind(message_id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// A paused reply goes on: checkpoints write to it again.
+pub async fn unpause(db: &Db, message_id: &str) -> Result<()> {
+    sqlx::query("UPDATE chat_messages SET resume_state = NULL WHERE id = $1").bind(message_id).execute(db).await?;
+    Ok(())
+}
+
+/// A paused reply whose process is stopping: its lease is given up, so that
+/// any instance adopts it at its next tick (`adopt_paused`).
+pub async fn park(db: &Db, message_id: &str) -> Result<()> {
+    sqlx::query("UPDATE chat_messages SET lease_until = NULL, instance_id = '' WHERE id = $1 AND resume_state IS NOT NULL").bind(message_id).execute(db).await?;
+    Ok(())
+}
+
+/// Takes over the paused replies nobody holds: those whose lease ran out
+/// before `now`, or, with `all`, every paused one (SQLite at start-up).
+/// They are leased to `instance` until `until`; returns their turns.
+pub async fn adopt_paused(db: &Db, instance: &str, now: &str, until: &str, all: bool) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar::<_, Option<String>>(
+        "UPDATE chat_messages SET instance_id = $1, lease_until = $2
+         WHERE status = 'running' AND resume_state IS NOT NULL AND ($4 OR lease_until IS NULL OR lease_until < $3)
+         RETURNING turn_id",
+    )
+    .bind(instance)
+    .bind(until)
+    .bind(now)
+    .bind(all)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .flatten()
+    .collect())
+}
+
+/// A paused reply that could not be resumed ends as interrupted.
+pub async fn give_up(db: &Db, turn_id: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE chat_messages SET status = 'interrupted', error_code = 'interrupted', resume_state = NULL,
+                error_message = 'The server stopped before this reply was finished.'
+         WHERE turn_id = $1 AND status = 'running'",
+    )
+    .bind(turn_id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// What resuming a paused reply reads: its message, chat and owner, and the state stored at the pause.
+pub async fn paused(db: &Db, turn_id: &str) -> Result<Option<(String, String, String, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT m.id, m.session_id, s.owner_id, m.resume_state FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
+         WHERE m.turn_id = $1 AND m.status = 'running' AND m.resume_state IS NOT NULL",
+    )
+    .bind(turn_id)
+    .fetch_optional(db)
+    .await?)
 }
 
 /// Renews the leases of the replies `instance` is writing, until `until`;

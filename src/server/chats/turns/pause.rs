@@ -1,0 +1,26 @@
+//! What a paused turn leaves in the database so that it outlives its
+//! process, and where the agent hands it over: the agent's state
+//! (`agent::pause::PausedTurn`) goes into the turn's slot
+//! (`approval::DbApprovals::pause`), and the turn's writer (`run`) stores
+//! it with the record, in order with its other writes.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::pause::PausedTurn;
+
+/// What is stored of a paused turn (`chat_messages.resume_state`): what the
+/// agent needs to go on, the number of the turn's last event then, and when
+/// it paused.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Parked {
+    pub turn: PausedTurn,
+    pub seq: u64,
+    pub paused_at: String,
+}
+
+/// Where the agent leaves a pausing turn's state for the forwarder, which
+/// stores it in order with the turn's other writes.
+pub type PauseSlot = Arc<std::sync::Mutex<Option<PausedTurn>>>;
