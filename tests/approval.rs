@@ -168,3 +168,27 @@ async fn the_teacher_chooses_per_lesson_whether_a_held_edit_pauses_the_reply() {
     let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
     assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("every"), Some(true)));
 }
+
+#[tokio::test]
+async fn a_pause_longer_than_the_replys_time_limit_does_not_count_against_it() {
+    // A two-second limit; the teacher takes longer than that to decide.
+    let llm = margin::scripted::ScriptedLlm::start().await.expect("scripted model");
+    let mut config = margin::agent::config::AiConfig::scripted(llm.base_url.clone(), common::prompts());
+    config.limits.turn_timeout = std::time::Duration::from_secs(2);
+    let ai = margin::server::chats::ai::AiRuntime::with_scripted(config, llm);
+    let app = common::app_with_ai(margin::server::config::Config::default(), ai).await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    let Paused { mut body, mut parser, mut seen, first, .. } = paused(&app, &t, ASK).await;
+    // The time passing is what is tested: the teacher reads the change.
+    tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+    let r = app.post_json(&format!("/api/proposals/{}/apply", first["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    // The reply goes on to its next edit, not to "took longer than".
+    let second = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    assert!(second["changes"][0]["text"].as_str().unwrap().contains("Answer key"), "{second}");
+    let r = app.post_json(&format!("/api/proposals/{}/apply", second["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    until(&mut body, &mut parser, &mut seen, "done").await;
+    assert!(!seen.iter().any(|e| e.event == "error"), "{seen:?}");
+}

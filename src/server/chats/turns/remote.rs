@@ -162,9 +162,10 @@ fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u
                         }
                     }
                     r.done = true;
-                    // Its record is not read here: this end is told only
-                    // when the turn's own last batch never came.
-                    let end = sse_event(r.cursor + 1, &terminal_event(status, error, &message_id, None));
+                    // Told only when the turn's own last batch never came:
+                    // its `final` is the record as stored.
+                    let record = chats::turn_message(&r.db, &r.owner, &r.turn_id).await.ok().map(|m| m.record());
+                    let end = sse_event(r.cursor + 1, &terminal_event(status, error, &message_id, record.as_ref()));
                     return Some((futures::stream::iter(vec![Ok(end)]), r));
                 }
                 Ok(Some(_)) => {}
