@@ -44,16 +44,7 @@ async fn two_instances() -> Option<Two> {
     let a = Server::start(&database.url, dir.path(), &env).await;
     let b = Server::start(&database.url, dir.path(), &env).await;
     let http = reqwest::Client::new();
-    let signup: Value = http
-        .post(format!("{}/api/auth/signup", a.base))
-        .json(&json!({"email": "two@school.org", "password": "correct horse"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let auth = format!("Bearer {}", signup["token"].as_str().unwrap());
+    let auth = a.sign_up(&http, "two@school.org").await;
     // Made on B, used on A: the session and the lesson are the database's.
     let lesson: Value =
         http.post(format!("{}/api/lessons", b.base)).header("authorization", &auth).json(&json!({"title": "Shared"})).send().await.unwrap().json().await.unwrap();
@@ -103,6 +94,16 @@ impl Two {
             req = req.header("last-event-id", id.to_string());
         }
         req.send().await.unwrap()
+    }
+
+    /// Applies a proposal through `on`, or discards it with `reason`.
+    async fn decide(&self, on: &Server, proposal: &str, discard: Option<&str>) {
+        let (what, body) = match discard {
+            Some(reason) => ("discard", json!({"reason": reason})),
+            None => ("apply", json!({})),
+        };
+        let r = self.http.post(format!("{}/api/proposals/{proposal}/{what}", on.base)).header("authorization", &self.auth).json(&body).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     }
 
     /// Waits until the turn's first words are stored (so it is surely running).
@@ -423,20 +424,11 @@ async fn a_reply_paused_on_one_instance_goes_on_when_the_teacher_decides_on_the_
     // A's reply waits on the exercise; B applies it.
     until_count(&two.db, &pending(1), 1).await;
     let first = id_of(1).await;
-    let r = two.http.post(format!("{}/api/proposals/{first}/apply", two.b.base)).header("authorization", &two.auth).send().await.unwrap();
-    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    two.decide(&two.b, &first, None).await;
     // A's reply goes on to the key; B discards it with a reason.
     until_count(&two.db, &pending(2), 1).await;
     let second = id_of(2).await;
-    let r = two
-        .http
-        .post(format!("{}/api/proposals/{second}/discard", two.b.base))
-        .header("authorization", &two.auth)
-        .json(&json!({"reason": "Not in the lesson"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    two.decide(&two.b, &second, Some("Not in the lesson")).await;
 
     let mut seen = String::new();
     while let Some(chunk) = res.chunk().await.unwrap() {
@@ -471,8 +463,7 @@ async fn a_reply_paused_on_an_instance_that_was_killed_is_taken_on_by_the_other_
     two.a.signal("-KILL");
     two.a.wait();
     drop(res);
-    let r = two.http.post(format!("{}/api/proposals/{p1}/apply", two.b.base)).header("authorization", &two.auth).send().await.unwrap();
-    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    two.decide(&two.b, &p1, None).await;
     let between = read_until(&mut follower, &mut parser, paused).await;
     let p2 = proposal(&between);
     assert_ne!(p1, p2);
@@ -480,15 +471,7 @@ async fn a_reply_paused_on_an_instance_that_was_killed_is_taken_on_by_the_other_
     assert!(ids(&between).windows(2).all(|w| w[0] < w[1]), "{between:?}");
     assert_eq!(ids(&between).first().copied(), ids(&before).last().map(|n| n + 1), "goes on from the last event read");
 
-    let r = two
-        .http
-        .post(format!("{}/api/proposals/{p2}/discard", two.b.base))
-        .header("authorization", &two.auth)
-        .json(&json!({"reason": "Not in the lesson"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    two.decide(&two.b, &p2, Some("Not in the lesson")).await;
     let end = read_until(&mut follower, &mut parser, |got| got.iter().any(|m| m.event == "done")).await;
     assert!(text_of(&end).contains("Not in the lesson"), "{end:?}");
     let stored: (String, String) = sqlx::query_as(&format!("SELECT status, content FROM chat_messages WHERE turn_id = '{turn}'")).fetch_one(&two.db).await.unwrap();

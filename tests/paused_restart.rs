@@ -89,16 +89,8 @@ async fn a_paused_reply_outlives_a_restart_and_a_kill_and_goes_on_with_the_teach
     let db = margin::server::db::connect(&database.url).await.unwrap();
     let mut first = Server::start(&database.url, dir.path(), &SERVER_ENV).await;
     let http = reqwest::Client::new();
-    let signup: Value = http
-        .post(format!("{}/api/auth/signup", first.base))
-        .json(&json!({"email": "pause@school.org", "password": "correct horse"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let t = Teacher { http, auth: format!("Bearer {}", signup["token"].as_str().unwrap()) };
+    let auth = first.sign_up(&http, "pause@school.org").await;
+    let t = Teacher { http, auth };
     let lesson: Value = t.post(&first, "/api/lessons", json!({"title": "The sun"})).await.json().await.unwrap();
     let lesson = lesson["id"].as_str().unwrap().to_string();
     let every = t.http.put(format!("{}/api/lessons/{lesson}/review", first.base)).header("authorization", &t.auth).json(&json!({"editMode": "every"})).send().await.unwrap();

@@ -137,16 +137,7 @@ async fn after_kill_9_mid_turn_retry_runs_the_turn_again_and_the_question_shows_
     let database = database::TestDatabase::new(dir.path()).await;
     let mut server = Server::start(&database.url, dir.path(), &SERVER_ENV).await;
     let http = reqwest::Client::new();
-    let signup: Value = http
-        .post(format!("{}/api/auth/signup", server.base))
-        .json(&json!({"email": "kill@school.org", "password": "correct horse"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let auth = format!("Bearer {}", signup["token"].as_str().unwrap());
+    let auth = server.sign_up(&http, "kill@school.org").await;
     let pool = margin::server::db::connect(&database.url).await.unwrap();
     let owner: String = sqlx::query_scalar("SELECT id FROM users").fetch_one(&pool).await.unwrap();
     let lesson = margin::server::lessons::create(&pool, &owner, "Killed").await.unwrap().id;

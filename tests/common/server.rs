@@ -102,6 +102,22 @@ impl Drop for Server {
     }
 }
 
+impl Server {
+    /// Signs a new teacher up here; their `Authorization` header value.
+    pub async fn sign_up(&self, http: &reqwest::Client, email: &str) -> String {
+        let signup: serde_json::Value = http
+            .post(format!("{}/api/auth/signup", self.base))
+            .json(&serde_json::json!({"email": email, "password": "correct horse"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        format!("Bearer {}", signup["token"].as_str().expect("signed up"))
+    }
+}
+
 /// Waits (with a deadline) until `sql`, a count, says `want`.
 pub async fn until_count(pool: &margin::server::db::Db, sql: &str, want: i64) {
     let waiting = Instant::now();
