@@ -26,7 +26,8 @@
 //! client starting a new minute-long turn when its last one ends, and prints
 //! the server's open file descriptors and resident memory over time.
 //!
-//! `MARGIN_BENCH_ONLY=first-text` stops after the first measurement;
+//! `MARGIN_BENCH_ONLY=first-text` stops after the first measurement,
+//! `MARGIN_BENCH_ONLY=memory` measures only the memory per open stream;
 //! `MARGIN_BENCH_WRAP` runs the server under a profiler (see `spawn`).
 //!
 //! `MARGIN_BENCH_DATABASE=postgres` runs it all on PostgreSQL instead of
@@ -392,8 +393,13 @@ fn start() -> (Bench, Procs) {
 
 async fn drive() {
     let (b, mut procs) = start();
-    if std::env::var("MARGIN_BENCH_ONLY").as_deref() == Ok("soak") {
-        return soak(&b, procs.server.id()).await;
+    match std::env::var("MARGIN_BENCH_ONLY").as_deref() {
+        Ok("soak") => return soak(&b, procs.server.id()).await,
+        Ok("memory") => {
+            drop(procs);
+            return memory_per_stream().await;
+        }
+        _ => {}
     }
     let session = b.session().await;
 
@@ -468,11 +474,14 @@ async fn drive() {
     }
 
     drop(procs); // their stdin closes; they exit
+    memory_per_stream().await;
+}
 
-    // 3. Server memory per open stream. Each count on a fresh server whose
-    // database connections are open (eight turns at once, the pool's size,
-    // have run): peak resident memory while the streams open, less resident
-    // memory before, per stream.
+/// 3. Server memory per open stream. Each count on a fresh server whose
+/// database connections are open (eight turns at once, the pool's size,
+/// have run): peak resident memory while the streams open, less resident
+/// memory before, per stream. `MARGIN_BENCH_ONLY=memory` runs only this.
+async fn memory_per_stream() {
     for k in [100usize, 1000] {
         let (b, procs) = start();
         let server_pid = procs.server.id();
