@@ -192,3 +192,27 @@ async fn a_pause_longer_than_the_replys_time_limit_does_not_count_against_it() {
     until(&mut body, &mut parser, &mut seen, "done").await;
     assert!(!seen.iter().any(|e| e.event == "error"), "{seen:?}");
 }
+
+#[tokio::test]
+async fn a_paused_replys_stored_events_are_kept_past_the_usual_time_and_a_finished_ones_are_not() {
+    use margin::server::chats::turns::remote;
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    // A reply that ends, in its own chat.
+    let other: Value = app.post_json(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.json();
+    let res = start_turn(&app, &t.token, other["id"].as_str().unwrap(), "test").await;
+    let ended = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    assert_eq!(read_events(&mut res.into_body(), &mut SseParser::new(), usize::MAX).await.last().unwrap().event, "done");
+    // A reply paused on a held edit.
+    review_on(&app, &t).await;
+    let waiting = paused(&app, &t, ASK).await;
+    // Events stored for both long ago (as another instance's relay would;
+    // numbered 0, under any this instance's relay writes on PostgreSQL).
+    let long_ago = "2026-01-01T00:00:00.000Z";
+    for turn in [&ended, &waiting.turn] {
+        sqlx::query("INSERT INTO turn_events (turn_id, last_seq, entries, created_at) VALUES ($1, 0, '[]', $2)").bind(turn).bind(long_ago).execute(&app.state.db).await.unwrap();
+    }
+    assert_eq!(remote::purge(&app.state.db, &margin::server::db::time::now()).await.unwrap(), 1);
+    let kept: Vec<String> = sqlx::query_scalar("SELECT turn_id FROM turn_events WHERE created_at = $1").bind(long_ago).fetch_all(&app.state.db).await.unwrap();
+    assert_eq!(kept, vec![waiting.turn.clone()]);
+}

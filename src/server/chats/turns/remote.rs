@@ -67,10 +67,20 @@ pub async fn has_stored(db: &Db, turn_id: &str) -> Result<bool> {
     Ok(found.is_some())
 }
 
-/// Forgets events written before `now` minus `KEEP`.
+/// Forgets events written before `now` minus `KEEP`, except those of
+/// replies still running: a reply paused on a held edit can wait longer
+/// than that, and a reader that opens it from the start elsewhere needs its
+/// events from before the pause.
 pub async fn purge(db: &Db, now: &str) -> Result<u64> {
     let Some(before) = time::shifted(now, KEEP, false) else { return Ok(0) };
-    Ok(sqlx::query("DELETE FROM turn_events WHERE created_at < $1").bind(before).execute(db).await?.rows_affected())
+    let gone = sqlx::query(
+        "DELETE FROM turn_events WHERE created_at < $1
+           AND NOT EXISTS (SELECT 1 FROM chat_messages m WHERE m.turn_id = turn_events.turn_id AND m.status = 'running')",
+    )
+    .bind(before)
+    .execute(db)
+    .await?;
+    Ok(gone.rows_affected())
 }
 
 /// A turn running (or run) on another instance, after `after`, as SSE.
