@@ -370,15 +370,30 @@ async fn a_removed_student_and_a_deleted_class_no_longer_see_the_lessons_but_ans
     assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, format!("/classes/{}", c.class).as_str()));
     assert_eq!(app.get(&base, Auth::Bearer(&s)).await.status, StatusCode::NOT_FOUND);
     assert_eq!(app.get(&format!("/api/classes/{}", c.class), Auth::Bearer(&c.teacher)).await.json()["students"], json!([]));
+    // The teacher still sees their answers, as a former student's.
+    let former = |rows: Value| rows.as_array().unwrap().iter().map(|r| (r["email"].as_str().unwrap().to_string(), r["former"].as_bool().unwrap(), r["answered"].as_i64().unwrap())).collect::<Vec<_>>();
+    let results = format!("/api/lessons/{}/results", c.lesson);
+    assert_eq!(former(app.get(&results, Auth::Bearer(&c.teacher)).await.json()), vec![("s@x.org".to_string(), true, 1)]);
+    let page = app.get(&format!("/lessons/{}/results", c.lesson), Auth::Cookie(&c.teacher)).await;
+    let (listed, heading) = (page.body.find("s@x.org").expect("listed"), page.body.find("Former students").expect("a heading"));
+    assert!(heading < listed, "{}", page.body);
+    let work = app.get(&format!("/api/lessons/{}/results/{sid}", c.lesson), Auth::Bearer(&c.teacher)).await;
+    assert_eq!(work.status, StatusCode::OK, "{}", work.body);
+    assert_eq!(work.json()["sheet"]["answers"]["b1"], "serai");
+    // Not to another teacher.
+    assert_eq!(app.get(&format!("/api/lessons/{}/results/{sid}", c.lesson), Auth::Bearer(&other.teacher)).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.get(&results, Auth::Bearer(&other.teacher)).await.status, StatusCode::NOT_FOUND);
     // Back in by the code; then the class is deleted.
     app.post_json("/api/learn/join", Auth::Bearer(&s), json!({"code": c.code})).await;
     assert_eq!(app.get(&base, Auth::Bearer(&s)).await.status, StatusCode::OK);
+    assert_eq!(former(app.get(&results, Auth::Bearer(&c.teacher)).await.json()), vec![("s@x.org".to_string(), false, 1)]);
     let r = app.send_json(Method::DELETE, &format!("/api/classes/{}", c.class), Auth::Bearer(&c.teacher), json!({})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
     assert_eq!(app.get(&base, Auth::Bearer(&s)).await.status, StatusCode::NOT_FOUND);
     assert_eq!(app.get("/api/learn", Auth::Bearer(&s)).await.json(), json!([]));
     let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM student_answers WHERE student_id = $1").bind(&sid).fetch_one(&app.state.db).await.unwrap();
     assert_eq!(kept, 1);
+    assert_eq!(former(app.get(&results, Auth::Bearer(&c.teacher)).await.json()), vec![("s@x.org".to_string(), true, 1)]);
 }
 
 #[tokio::test]

@@ -97,6 +97,10 @@ pub struct ResultRow {
     pub right: Option<i64>,
     pub graded: Option<i64>,
     pub checked_at: Option<String>,
+    /// No longer in a class of the teacher's that has the lesson (taken
+    /// out, or the class deleted): their answers are kept.
+    #[serde(default)]
+    pub former: bool,
 }
 
 /// A lesson's results page.

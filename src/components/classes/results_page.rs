@@ -38,12 +38,9 @@ fn score(r: &ResultRow) -> String {
     }
 }
 
-#[component]
-fn Results(r: LessonResults) -> impl IntoView {
-    let LessonResults { lesson_id, title, rows } = r;
-    let empty = rows.is_empty();
-    let lines = rows
-        .into_iter()
+/// The rows of a results table, each student a link to their work.
+fn lines(lesson_id: &str, rows: Vec<ResultRow>) -> impl IntoView {
+    rows.into_iter()
         .map(|r| {
             view! {
                 <tr>
@@ -53,7 +50,26 @@ fn Results(r: LessonResults) -> impl IntoView {
                 </tr>
             }
         })
-        .collect_view();
+        .collect_view()
+}
+
+#[component]
+fn Results(r: LessonResults) -> impl IntoView {
+    let LessonResults { lesson_id, title, rows } = r;
+    let (former, rows): (Vec<ResultRow>, Vec<ResultRow>) = rows.into_iter().partition(|r| r.former);
+    let empty = rows.is_empty();
+    // Students taken out of the class (or whose class was deleted) keep
+    // their answers; they are listed apart.
+    let former = (!former.is_empty()).then(|| {
+        view! {
+            <h2>"Former students"</h2>
+            <p class="muted">"No longer in a class with this lesson. Their answers are kept."</p>
+            <table class="results former">
+                <thead><tr><th>"Student"</th><th>"Answered"</th><th>"Score"</th></tr></thead>
+                <tbody>{lines(&lesson_id, former)}</tbody>
+            </table>
+        }
+    });
     view! {
         <PageTitle text=format!("Results: {title}")/>
         <p><a href=format!("/lessons/{lesson_id}")>"← " {title.clone()}</a></p>
@@ -62,8 +78,9 @@ fn Results(r: LessonResults) -> impl IntoView {
             <thead><tr><th>"Student"</th><th>"Answered"</th><th>"Score"</th></tr></thead>
             <tbody>
                 {empty.then(|| view! { <tr><td colspan="3" class="muted">"No students yet: add this lesson to a class and invite them."</td></tr> })}
-                {lines}
+                {lines(&lesson_id, rows)}
             </tbody>
         </table>
+        {former}
     }
 }

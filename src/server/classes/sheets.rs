@@ -227,16 +227,45 @@ pub fn items_of(xml: &str) -> Vec<Item> {
 
 pub use crate::models::ResultRow;
 
+/// Whether student `s.student_id` is in a class of teacher `$1` that has
+/// lesson `s.lesson_id` (`s` a row of `student_sheets`).
+const IN_CLASS: &str = "EXISTS (SELECT 1 FROM class_lessons cl JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
+     JOIN class_members m ON m.class_id = c.id AND m.user_id = s.student_id WHERE cl.lesson_id = s.lesson_id)";
+
+/// Whether teacher `owner` may read `student`'s work on `lesson_id`: the
+/// lesson is theirs and the student is in one of their classes that has
+/// it, or was (their sheet for it is kept).
+pub async fn may_read(db: &Db, owner: &str, student: &str, lesson_id: &str) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM student_sheets s JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = $1 AND l.deleted_at IS NULL
+         WHERE s.lesson_id = $3 AND s.student_id = $2",
+    )
+    .bind(owner)
+    .bind(student)
+    .bind(lesson_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(found.is_some())
+}
+
 /// Every student of the teacher's classes that have the lesson, with how
-/// far they got, measured against the published version.
+/// far they got, measured against the published version; then the former
+/// ones (`ResultRow::former`): students with a sheet for the lesson who are
+/// in none of those classes any more.
 pub async fn results(db: &Db, owner: &str, lesson_id: &str, lesson: &[Item]) -> Result<Vec<ResultRow>> {
-    let rows: Vec<(String, String, Option<i64>, Option<i64>, Option<String>)> = sqlx::query_as(
-        "SELECT DISTINCT u.id, u.email, s.right_count, s.graded, s.checked_at FROM class_lessons cl
+    let rows: Vec<(String, String, Option<i64>, Option<i64>, Option<String>, i64)> = sqlx::query_as(&format!(
+        "SELECT DISTINCT u.id, u.email, s.right_count, s.graded, s.checked_at, CAST(0 AS BIGINT) AS former FROM class_lessons cl
            JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
            JOIN class_members m ON m.class_id = c.id JOIN users u ON u.id = m.user_id
            LEFT JOIN student_sheets s ON s.lesson_id = cl.lesson_id AND s.student_id = u.id
-         WHERE cl.lesson_id = $2 ORDER BY u.email",
-    )
+         WHERE cl.lesson_id = $2
+         UNION
+         SELECT u.id, u.email, s.right_count, s.graded, s.checked_at, CAST(1 AS BIGINT) AS former FROM student_sheets s
+           JOIN users u ON u.id = s.student_id
+           JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = $1
+         WHERE s.lesson_id = $2 AND NOT ({IN_CLASS})
+         ORDER BY 6, 2"
+    ))
     .bind(owner)
     .bind(lesson_id)
     .fetch_all(db)
@@ -253,9 +282,9 @@ pub async fn results(db: &Db, owner: &str, lesson_id: &str, lesson: &[Item]) -> 
     }
     Ok(rows
         .into_iter()
-        .map(|(student_id, email, right, graded, checked_at)| {
+        .map(|(student_id, email, right, graded, checked_at, former)| {
             let answered = counts.get(&student_id).copied().unwrap_or(0);
-            ResultRow { student_id, email, answered, total: lesson.len() as i64, right, graded, checked_at }
+            ResultRow { student_id, email, answered, total: lesson.len() as i64, right, graded, checked_at, former: former == 1 }
         })
         .collect())
 }
