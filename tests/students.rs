@@ -275,6 +275,35 @@ async fn a_stale_tab_cannot_overwrite_newer_answers_and_the_form_saves_moves_and
     assert_eq!(view["answers"]["e4"], "i2,i1,i3");
 }
 
+#[tokio::test]
+async fn a_sequence_left_as_shown_is_not_an_answer_until_the_student_moves_it() {
+    let app = common::app().await;
+    let c = class(&app, "t@x.org").await;
+    let s = student(&app, "s@x.org", &c.code).await;
+    let base = format!("/api/learn/lessons/{}", c.lesson);
+    let results = format!("/api/lessons/{}/results", c.lesson);
+    let answered = |rows: Value| rows[0]["answered"].as_i64().unwrap();
+    // The sheet sends the sequence as it first shows it (i1, i2, i3) with a blank filled in.
+    let r = app.put_json(&format!("{base}/answers"), Auth::Bearer(&s), json!({"seen": 0, "answers": {"b1": "serai", "e4": "i1,i2,i3"}})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(answered(app.get(&results, Auth::Bearer(&c.teacher)).await.json()), 1);
+    let view = app.get(&base, Auth::Bearer(&s)).await.json();
+    assert!(view["answers"].get("e4").is_none(), "{view}");
+    let checked = app.post_json(&format!("{base}/check"), Auth::Bearer(&s), json!({})).await.json();
+    assert!(checked["marks"].get("e4").is_none(), "not marked wrong: {checked}");
+    // Moved, it is an answer; moved back to where it began, it stays one.
+    let seen = view["seen"].as_i64().unwrap();
+    let r = app.put_json(&format!("{base}/answers"), Auth::Bearer(&s), json!({"seen": seen, "answers": {"e4": "i2,i1,i3"}})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(answered(app.get(&results, Auth::Bearer(&c.teacher)).await.json()), 2);
+    let seen = r.json()["seen"].as_i64().unwrap();
+    let r = app.put_json(&format!("{base}/answers"), Auth::Bearer(&s), json!({"seen": seen, "answers": {"e4": "i1,i2,i3"}})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(app.get(&base, Auth::Bearer(&s)).await.json()["answers"]["e4"], "i1,i2,i3");
+    let checked = app.post_json(&format!("{base}/check"), Auth::Bearer(&s), json!({})).await.json();
+    assert_eq!(checked["marks"]["e4"], false);
+}
+
 /// The student's chat with the tutor, started and read to its end.
 async fn tutor_turn(app: &TestApp, token: &str, chat: &str, content: &str) -> Value {
     let res = app

@@ -32,8 +32,9 @@ pub enum Key {
     /// The ids of the right options (one, unless the question is `multiple`).
     Choice { right: Vec<String> },
     TrueFalse { answer: bool },
-    /// The item ids in the right order.
-    Sequence { order: Vec<String> },
+    /// The item ids in the right order, and in the order the sheet first
+    /// shows them (the lesson's).
+    Sequence { order: Vec<String>, shown: Vec<String> },
     /// A short answer or a piece of writing: left for the teacher.
     Open,
 }
@@ -56,9 +57,16 @@ impl Item {
                 chosen == right
             }
             Key::TrueFalse { answer } => value == if *answer { "true" } else { "false" },
-            Key::Sequence { order } => list(value) == *order,
+            Key::Sequence { order, .. } => list(value) == *order,
             Key::Open => return None,
         })
+    }
+
+    /// Whether `value` is only what the sheet showed before the student did
+    /// anything: a sequence in the order it is first shown. Such a value is
+    /// not an answer (the student has not touched it).
+    pub fn untouched(&self, value: &str) -> bool {
+        matches!(&self.key, Key::Sequence { shown, .. } if list(value) == *shown)
     }
 
     /// Whether the item is marked automatically.
@@ -127,8 +135,9 @@ fn exercise_items(ex: &Element, out: &mut Vec<Item>) {
                 .filter_map(|i| Some((i.attr("position")?.trim().parse().ok()?, i.id()?.to_string())))
                 .collect();
             placed.sort();
+            let shown = ex.elements().filter(|e| e.name == "item").filter_map(|i| i.id().map(String::from)).collect();
             if let Some(id) = ex.id() {
-                out.push(Item { id: id.into(), key: Key::Sequence { order: placed.into_iter().map(|p| p.1).collect() } });
+                out.push(Item { id: id.into(), key: Key::Sequence { order: placed.into_iter().map(|p| p.1).collect(), shown } });
             }
         }
         Some(ExerciseKind::ShortAnswer) => ex.elements().filter(|e| e.name == "question").for_each(|q| push_open(out, q)),

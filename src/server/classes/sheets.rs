@@ -137,10 +137,13 @@ pub async fn save(db: &Db, lesson_id: &str, student: &str, lesson: &[Item], sent
     let mut conflicts = Vec::new();
     let mut changed = Vec::new();
     for (id, value) in sent {
+        // A sequence sent as the sheet first showed it, never moved, is not
+        // an answer yet (once moved, any order is, even that one).
+        let untouched = || lesson.iter().any(|i| &i.id == id && i.untouched(value));
         match stored.iter().find(|(i, _, _)| i == id) {
             Some((_, now, _)) if now == value => {}
             Some((_, now, v)) if *v > seen => conflicts.push(Conflict { id: id.clone(), value: now.clone() }),
-            None if value.is_empty() => {}
+            None if value.is_empty() || untouched() => {}
             _ => changed.push((id, value)),
         }
     }
