@@ -304,6 +304,61 @@ async fn a_sequence_left_as_shown_is_not_an_answer_until_the_student_moves_it() 
     assert_eq!(checked["marks"]["e4"], false);
 }
 
+#[tokio::test]
+async fn the_assistant_reads_the_results_as_counts_and_quoted_answers_and_its_edits_from_them_are_held() {
+    let app = common::app().await;
+    let c = class(&app, "t@x.org").await;
+    for (email, b1) in [("ana@x.org", "es"), ("ben@x.org", "  ES "), ("cy@x.org", "serais")] {
+        let s = student(&app, email, &c.code).await;
+        let r = app.put_json(&format!("/api/learn/lessons/{}/answers", c.lesson), Auth::Bearer(&s), json!({"seen": 0, "answers": {"b1": b1}})).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    // Asked how the class did, it reads the results and suggests a hint,
+    // which waits for the teacher (it comes from results) and pauses the reply.
+    let res = start_turn(&app, &c.teacher, &c.chat, "How did my class do?").await;
+    let mut body = res.into_body();
+    let mut parser = margin::chat::sse::SseParser::new();
+    let mut events = Vec::new();
+    while !events.iter().any(|e: &margin::chat::sse::SseMessage| e.event == "awaiting_approval" || e.event == "done") {
+        let more = common::read_events(&mut body, &mut parser, 1).await;
+        assert!(!more.is_empty(), "the stream ended: {events:?}");
+        events.extend(more);
+    }
+    let data = |name: &str| -> Vec<Value> { events.iter().filter(|e| e.event == name).map(|e| serde_json::from_str(&e.data).unwrap()).collect() };
+    let ends = data("tool_end");
+    let read = ends.iter().find(|e| e["tool"] == "read_results").expect("results read");
+    let output = read["output"].as_str().unwrap();
+    assert!(output.starts_with("Results of 3 students"), "{output}");
+    assert!(output.contains("- b1: 3 answered, 1 right; wrong: “es” ×2"), "{output}");
+    assert!(!output.contains("Student 1"), "per student only when asked: {output}");
+    let waiting = data("awaiting_approval");
+    assert_eq!(waiting.len(), 1, "the hint is held and the reply waits: {events:?}");
+    // No student's email went to the model's provider.
+    for request in app.state.ai.scripted().unwrap().requests() {
+        let sent = request.to_string();
+        assert!(!sent.contains("ana@x.org") && !sent.contains("ben@x.org") && !sent.contains("cy@x.org"), "{sent}");
+    }
+    let r = app.post_json(&format!("/api/proposals/{}/discard", waiting[0]["proposalId"].as_str().unwrap()), Auth::Bearer(&c.teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let rest = common::read_events(&mut body, &mut parser, usize::MAX).await;
+    assert_eq!(rest.last().unwrap().event, "done");
+
+    // Applying edits as they come does not let a change from results through
+    // unreviewed; each student is listed by number when asked.
+    let r = app.put_json(&format!("/api/lessons/{}/review", c.lesson), Auth::Bearer(&c.teacher), json!({"editMode": "auto"})).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let res = start_turn(&app, &c.teacher, &c.chat, "How did my class do, for each student?").await;
+    let events = common::read_events(&mut res.into_body(), &mut margin::chat::sse::SseParser::new(), usize::MAX).await;
+    let ends: Vec<Value> = events.iter().filter(|e| e.event == "tool_end").map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    let output = ends[0]["output"].as_str().unwrap().to_string();
+    assert!(output.contains("- Student 1: 1 answered, not checked yet"), "{output}");
+    assert!(!output.contains("@x.org"), "{output}");
+    assert_eq!(ends[1]["tool"], "edit_document");
+    assert_eq!(ends[1]["status"], "proposed", "{}", ends[1]);
+    let lesson = app.get(&format!("/api/lessons/{}", c.lesson), Auth::Bearer(&c.teacher)).await.json();
+    assert!(!lesson["documentXml"].as_str().unwrap().contains("Hint from the results"));
+}
+
 /// The student's chat with the tutor, started and read to its end.
 async fn tutor_turn(app: &TestApp, token: &str, chat: &str, content: &str) -> Value {
     let res = app

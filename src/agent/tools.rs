@@ -6,6 +6,7 @@
 mod create_lesson;
 mod edit_document;
 mod load_skill;
+mod read_results;
 mod read_source;
 mod suggest_next;
 mod tutor;
@@ -19,6 +20,7 @@ use serde_json::Value;
 pub use create_lesson::CreateLesson;
 pub use edit_document::EditDocument;
 pub use load_skill::LoadSkill;
+pub use read_results::ReadResults;
 pub use read_source::ReadSource;
 pub use suggest_next::SuggestNext;
 pub use tutor::{CheckMyAnswer, GiveHint, ListLessons, ReadLesson, StudentDesk};
@@ -74,6 +76,40 @@ pub trait DocumentStore: Send + Sync {
     fn lesson(&self, _id: &str) -> BoxFuture<'_, Result<Option<(String, String)>, String>> {
         Box::pin(async { Ok(None) })
     }
+    /// What the lesson's students answered (`read_results`); `None` when
+    /// the lesson is published to no class. Once read, every edit of the
+    /// turn is held for the teacher (`reviews_edits`): changes made from
+    /// students' answers are always reviewed.
+    fn results(&self) -> BoxFuture<'_, Result<Option<ClassResults>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+}
+
+/// A lesson's results as the assistant reads them: per item, how many
+/// answered and how many were right, and the commonest wrong answers;
+/// per student, how far they got (named by their place in the teacher's
+/// Results list, never by name or email: the model's provider gets no
+/// student's identity).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClassResults {
+    /// Students with the lesson (current and former).
+    pub students: usize,
+    pub items: Vec<ItemResults>,
+    /// (answered, right of marked, checked) per student, in Results order.
+    pub per_student: Vec<(usize, Option<usize>, bool)>,
+}
+
+/// One item's results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ItemResults {
+    pub id: String,
+    /// Marked automatically (else the teacher reads it).
+    pub graded: bool,
+    pub answered: usize,
+    pub right: usize,
+    /// Wrong answers as written (trimmed; a blank's in lower case), with
+    /// how many gave each, commonest first.
+    pub wrong: Vec<(String, usize)>,
 }
 
 /// A page of a source: its name, its text's whole length in characters,
@@ -203,6 +239,7 @@ impl ToolRegistry {
                 Box::new(LoadSkill::new(skills)),
                 Box::new(EditDocument),
                 Box::new(ReadSource),
+                Box::new(ReadResults),
                 Box::new(SuggestNext),
                 Box::new(ReadLesson),
                 Box::new(ListLessons),

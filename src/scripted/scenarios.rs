@@ -202,6 +202,7 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["cut off"], step: faults::cut_off },
     Scenario { says: &["list my lessons"], step: lessons::list_my_lessons },
     Scenario { says: &["read lesson "], step: lessons::read_lesson_by_id },
+    Scenario { says: &["how did my class do"], step: lessons::from_the_results },
     Scenario { says: &["unknown tool"], step: faults::unknown_tool },
     Scenario { says: &["keep going"], step: faults::keep_going },
     Scenario { says: &["unsafe"], step: lessons::unsafe_reply },

@@ -8,6 +8,7 @@
 //! teacher's and the students' doors; their pages are Leptos components
 //! (`components::classes`), fed by server functions (`api::classes`).
 
+pub mod evidence;
 pub mod learn;
 pub mod routes;
 pub mod sheets;

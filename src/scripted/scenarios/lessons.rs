@@ -361,6 +361,31 @@ pub(super) fn read_lesson_by_id(c: &Ctx) -> Step {
     }
 }
 
+/// "How did my class do": reads the results (each student's too when
+/// asked "for each student"), then suggests a hint from the commonest wrong
+/// answer, which is held for the teacher because it comes from results.
+pub(super) fn from_the_results(c: &Ctx) -> Step {
+    let Ctx { said, body, round, last_tool, .. } = c;
+    let answer = last_tool.as_deref().unwrap_or_default();
+    match round {
+        0 => calls(vec![call("call_results", "read_results", json!({ "perStudent": said.contains("for each student") }))]),
+        1 if answer.starts_with("Results of") => {
+            let wrong = answer.lines().find(|l| l.contains("; wrong: ")).unwrap_or("- nothing wrong");
+            Step::Calls {
+                text_before: Some(format!("Here is what I found: {}", wrong.trim_start_matches("- "))),
+                calls: vec![call("call_hint", "edit_document", json!({ "documentXml": with_block(&document(body), "\n  <note>Hint from the results: check the verb's ending.</note>"), "summary": "Added a hint from the results" }))],
+                piece: 7,
+                interleave: false,
+                whole: false,
+                finish: Some("tool_calls"),
+                delay_ms: 0,
+            }
+        }
+        1 => text(&format!("I could not read the results: {answer}")),
+        _ => text("I suggested a hint from the results for you to review."),
+    }
+}
+
 pub(super) fn unsafe_reply(_: &Ctx) -> Step {
     text(UNSAFE_REPLY)
 }

@@ -42,6 +42,8 @@ pub struct DbDocument {
     stored: Stored,
     /// Lessons this turn has made (`create_lesson`), against `MADE_PER_TURN`.
     made: std::sync::atomic::AtomicUsize,
+    /// The turn has read the students' results: its edits are all held.
+    read_results: std::sync::atomic::AtomicBool,
 }
 
 /// The most lessons one reply may make. The teacher's own lesson limit is
@@ -63,7 +65,7 @@ pub struct DocumentTarget {
 impl DbDocument {
     pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
         let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, sources } = target;
-        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, sources, stored, made: Default::default() }
+        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, sources, stored, made: Default::default(), read_results: Default::default() }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -180,7 +182,18 @@ impl DocumentStore for DbDocument {
     }
 
     fn reviews_edits(&self) -> bool {
-        self.review_edits
+        self.review_edits || self.read_results.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn results(&self) -> BoxFuture<'_, Result<Option<crate::agent::tools::ClassResults>, String>> {
+        Box::pin(async move {
+            // Changes made from students' answers are always the teacher's to approve.
+            self.read_results.store(true, std::sync::atomic::Ordering::SeqCst);
+            crate::server::classes::evidence::of_lesson(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| {
+                tracing::error!(error = %e, "could not read a lesson's results");
+                "The results could not be read just now. Try again in a moment.".to_string()
+            })
+        })
     }
 
     fn propose(&self, xml: String, summary: String, changes: Vec<Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
