@@ -222,15 +222,15 @@ impl Agent {
         let mut talk = Talk { messages, thoughts };
         let deadline = Instant::now() + std::time::Duration::from_millis(left_ms);
         let calls: Vec<AssembledCall> = calls.into_iter().map(Into::into).collect();
-        let Some(approvals) = ctx.approvals.clone() else {
+        let (Some(approvals), Some(paused_call)) = (ctx.approvals.clone(), calls.first()) else {
             return turn.ended(TurnOutcome::Failed(ProviderError::new("not_resumable", "This reply cannot go on here.".to_string())));
         };
         let ended = async {
             let Some((answer, ok)) = self.decided(proposal_id, end, answer, approvals.as_ref(), ctx, &mut turn, cancel).await else {
                 return Err(TurnOutcome::Parked);
             };
-            let last_word = last_word && ok && self.tools.ends_turn(&calls[0].name);
-            talk.messages.push(prompt::tool_result(&calls[0].id, answer));
+            let last_word = last_word && ok && self.tools.ends_turn(&paused_call.name);
+            talk.messages.push(prompt::tool_result(&paused_call.id, answer));
             let last_word = self.run_calls(&mut talk, &calls, 1, cut_off, last_word, deadline, ctx, &mut turn, cancel).await?;
             self.after_round(last_word, deadline, &turn, cancel)?;
             Box::pin(self.rounds(&mut talk, round + 1, deadline, ctx, &mut turn, cancel, meter)).await

@@ -41,7 +41,7 @@ pub struct DbApprovals {
 
 impl Approvals for DbApprovals {
     fn pause(&self, state: &PausedTurn) {
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(state.clone());
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(state.clone()));
     }
 
     fn stopping(&self) -> bool {

@@ -23,4 +23,5 @@ pub struct Parked {
 
 /// Where the agent leaves a pausing turn's state for the forwarder, which
 /// stores it in order with the turn's other writes.
-pub type PauseSlot = Arc<std::sync::Mutex<Option<PausedTurn>>>;
+/// Boxed: every turn has a slot, few ever fill it.
+pub type PauseSlot = Arc<std::sync::Mutex<Option<Box<PausedTurn>>>>;

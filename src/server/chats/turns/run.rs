@@ -341,7 +341,7 @@ impl Writer {
         if !stored.wait().await {
             return false;
         }
-        let parked = Parked { turn, seq: log.latest(), paused_at: crate::server::db::time::now() };
+        let parked = Parked { turn: *turn, seq: log.latest(), paused_at: crate::server::db::time::now() };
         let state = match serde_json::to_string(&parked) {
             Ok(s) => s,
             Err(e) => {
