@@ -464,16 +464,7 @@ async fn what_a_killed_server_had_reserved_is_given_back_when_it_starts_again() 
     let url = format!("sqlite://{}/margin.db", dir.path().display());
     let mut first = server::Server::start(&url, dir.path(), &[]).await;
     let http = reqwest::Client::new();
-    let signup: serde_json::Value = http
-        .post(format!("{}/api/auth/signup", first.base))
-        .json(&json!({"email": "killed@school.test", "password": "correct horse"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let auth = format!("Bearer {}", signup["token"].as_str().unwrap());
+    let auth = first.sign_up(&http, "killed@school.test").await;
     let lesson: serde_json::Value = http.post(format!("{}/api/lessons", first.base)).header("authorization", &auth).json(&json!({"title": "L"})).send().await.unwrap().json().await.unwrap();
     let chat: serde_json::Value = http
         .post(format!("{}/api/lessons/{}/chats", first.base, lesson["id"].as_str().unwrap()))

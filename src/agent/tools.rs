@@ -376,7 +376,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, suggest_next, read_lesson, list_lessons, create_lesson"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, read_results, suggest_next, read_lesson, list_lessons, create_lesson"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 

@@ -298,13 +298,15 @@ pub async fn student_classes(db: &Db, student: &str) -> Result<Vec<StudentClass>
     Ok(out)
 }
 
-/// Whether the lesson is one of `owner`'s and in a class of theirs that
-/// `student` is in: the teacher may read that student's work on it.
+/// Whether the lesson is one of `owner`'s and `student` is in a class of
+/// theirs that has it, or was (their sheet for it is kept: a former
+/// student's work stays the teacher's to read).
 pub async fn teaches(db: &Db, owner: &str, student: &str, lesson_id: &str) -> Result<bool> {
     let found: Option<(i64,)> = sqlx::query_as(
-        "SELECT 1 FROM lessons l JOIN class_lessons cl ON cl.lesson_id = l.id JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
-         JOIN class_members m ON m.class_id = c.id AND m.user_id = $2
-         WHERE l.id = $3 AND l.owner_id = $1 AND l.deleted_at IS NULL LIMIT 1",
+        "SELECT 1 FROM lessons l WHERE l.id = $3 AND l.owner_id = $1 AND l.deleted_at IS NULL
+           AND (EXISTS (SELECT 1 FROM class_lessons cl JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
+                          JOIN class_members m ON m.class_id = c.id AND m.user_id = $2 WHERE cl.lesson_id = l.id)
+                OR EXISTS (SELECT 1 FROM student_sheets s WHERE s.lesson_id = l.id AND s.student_id = $2))",
     )
     .bind(owner)
     .bind(student)

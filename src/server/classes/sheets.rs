@@ -235,21 +235,6 @@ pub use crate::models::ResultRow;
 const IN_CLASS: &str = "EXISTS (SELECT 1 FROM class_lessons cl JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
      JOIN class_members m ON m.class_id = c.id AND m.user_id = s.student_id WHERE cl.lesson_id = s.lesson_id)";
 
-/// Whether teacher `owner` may read `student`'s work on `lesson_id`: the
-/// lesson is theirs and the student is in one of their classes that has
-/// it, or was (their sheet for it is kept).
-pub async fn may_read(db: &Db, owner: &str, student: &str, lesson_id: &str) -> Result<bool> {
-    let found: Option<i64> = sqlx::query_scalar(
-        "SELECT 1 FROM student_sheets s JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = $1 AND l.deleted_at IS NULL
-         WHERE s.lesson_id = $3 AND s.student_id = $2",
-    )
-    .bind(owner)
-    .bind(student)
-    .bind(lesson_id)
-    .fetch_optional(db)
-    .await?;
-    Ok(found.is_some())
-}
 
 /// Every student of the teacher's classes that have the lesson, with how
 /// far they got, measured against the published version; then the former
