@@ -29,12 +29,6 @@ impl ClientError {
         }
     }
 
-    /// Whether trying again later may work: the network failed, or the
-    /// server was restarting.
-    pub fn is_temporary(&self) -> bool {
-        matches!(self, Self::Network(_) | Self::Http { status: 502..=504, .. })
-    }
-
     /// The changes that collided with later ones, when that was the error.
     pub fn conflicts(&self) -> &[crate::lesson::Change] {
         match self {

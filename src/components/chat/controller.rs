@@ -411,8 +411,6 @@ impl Chat {
     /// `MAX_RESUMES` times), then frees the sidebar.
     async fn follow(self, reply: Reply, mut read: Result<StreamEnd, ClientError>) {
         let mut resumes = 0;
-        // The last event read, and how many times in a row re-attaching failed.
-        let (mut last, mut failed) = (0, 0);
         loop {
             match read {
                 Ok(StreamEnd::Finished) => break,
@@ -422,17 +420,8 @@ impl Chat {
                         break;
                     };
                     resumes += 1;
-                    (last, failed) = (last_id, 0);
                     let url = format!("/api/chat/turns/{turn}/events");
                     read = client::stream(&url, None, last_id, |_| {}, |event| self.on_event(reply, event)).await;
-                }
-                // Re-attaching failed while the server restarts (a paused
-                // reply outlives it): tried again, a little later each time.
-                Err(e) if resumes > 0 && failed < MAX_RESUMES && e.is_temporary() => {
-                    failed += 1;
-                    client::pause(1_000 * failed as i32).await;
-                    read = Ok(StreamEnd::Dropped { last_id: last });
-                    resumes -= 1;
                 }
                 Ok(StreamEnd::Dropped { .. }) => {
                     reply.phase.set(Phase::Failed("The connection kept dropping. Reload the page to see the reply.".into()));
