@@ -278,6 +278,18 @@ pub async fn park(db: &Db, message_id: &str) -> Result<()> {
 /// before `now`, or, with `all`, every paused one (SQLite at start-up).
 /// They are leased to `instance` until `until`; returns their turns.
 pub async fn adopt_paused(db: &Db, instance: &str, now: &str, until: &str, all: bool) -> Result<Vec<String>> {
+    // Looked for first: this runs every second on every instance, and an
+    // UPDATE that changes nothing still takes SQLite's write lock.
+    let any: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM chat_messages WHERE status = 'running' AND resume_state IS NOT NULL AND ($2 OR lease_until IS NULL OR lease_until < $1) LIMIT 1",
+    )
+    .bind(now)
+    .bind(all)
+    .fetch_optional(db)
+    .await?;
+    if any.is_none() {
+        return Ok(Vec::new());
+    }
     Ok(sqlx::query_scalar::<_, Option<String>>(
         "UPDATE chat_messages SET instance_id = $1, lease_until = $2
          WHERE status = 'running' AND resume_state IS NOT NULL AND ($4 OR lease_until IS NULL OR lease_until < $3)
