@@ -19,11 +19,15 @@ mod changes;
 mod error;
 mod html;
 mod ids;
+pub mod open;
 #[cfg(feature = "ssr")]
 mod merge;
 #[cfg(feature = "ssr")]
 mod paper;
 mod parse;
+#[cfg(feature = "ssr")]
+pub mod reading;
+pub mod rubric;
 mod schema;
 mod tree;
 mod validate;
@@ -33,7 +37,7 @@ pub use change::{Change, ChangeKind};
 #[cfg(feature = "ssr")]
 pub use changes::changes;
 pub use error::LessonError;
-pub use html::{render_both, to_answer_sheet, to_html, Audience, LessonHtml};
+pub use html::{render_both, to_answer_sheet, to_html, Audience, ItemFeedback, LessonHtml};
 pub use ids::{assign_ids, assign_ids_after};
 #[cfg(feature = "ssr")]
 pub use merge::merge;

@@ -9,49 +9,17 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
 use axum::http::{Method, StatusCode};
-use common::{app, teacher, upload, Auth, TestApp};
+use common::{
+    app, teacher, upload,
+    waits::{advance, count, settle, until},
+    Auth,
+};
 use margin::server::reactions::{
     gate::{self, Claim, DEBOUNCE_MS, SPACING_MS},
     intents,
 };
 use serde_json::{json, Value};
-
-/// Waits until `sql`, a count, says `want` (a deadline only against a hang).
-async fn until(app: &TestApp, sql: &str, want: i64) {
-    let waiting = Instant::now();
-    loop {
-        let n: i64 = sqlx::query_scalar(sql).fetch_one(&app.state.db).await.unwrap();
-        if n == want {
-            return;
-        }
-        if waiting.elapsed() > Duration::from_secs(60) {
-            let messages: Vec<(String, String, String)> = sqlx::query_as("SELECT role, status, content FROM chat_messages ORDER BY seq").fetch_all(&app.state.db).await.unwrap();
-            let gates: Vec<(String, Option<i64>, Option<i64>)> = sqlx::query_as("SELECT lesson_id, due_ms, last_fired_ms FROM lesson_event_gates").fetch_all(&app.state.db).await.unwrap();
-            let waiting: i64 = count(app, "SELECT COUNT(*) FROM lesson_pending_events").await;
-            panic!("{sql}: {n}, not {want}; messages {messages:?}, gates {gates:?}, {waiting} events waiting");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn count(app: &TestApp, sql: &str) -> i64 {
-    sqlx::query_scalar(sql).fetch_one(&app.state.db).await.unwrap()
-}
-
-/// Lets the tasks woken by the clock run as far as they can.
-async fn settle() {
-    for _ in 0..50 {
-        tokio::task::yield_now().await;
-    }
-    tokio::time::sleep(Duration::from_millis(50)).await;
-}
-
-fn advance(app: &TestApp, ms: i64) {
-    app.state.reactions.advance(Duration::from_millis(ms as u64));
-}
 
 const DONE_REPLIES: &str = "SELECT COUNT(*) FROM chat_messages WHERE role = 'assistant' AND status = 'complete'";
 const USER_MESSAGES: &str = "SELECT COUNT(*) FROM chat_messages WHERE role = 'user'";
@@ -185,7 +153,7 @@ async fn two_callers_opening_the_gate_at_once_start_one_turn() {
 async fn the_teachers_switch_stops_automatic_turns() {
     let app = app().await;
     let t = teacher(&app, "switch@school.test").await;
-    assert_eq!(app.get("/api/account/reactions", Auth::Bearer(&t.token)).await.json(), json!({"reactToEvents": true}));
+    assert_eq!(app.get("/api/account/reactions", Auth::Bearer(&t.token)).await.json(), json!({"reactToEvents": true, "tellWrongAnswers": false}));
     // Something already waiting is dropped when the switch goes off.
     app.post_json("/api/chat/events", Auth::Bearer(&t.token), json!({"lessonId": t.lesson_id, "intent": "sessionStart"})).await;
     let r = app.send_json(Method::PATCH, "/api/account/reactions", Auth::Bearer(&t.token), json!({"reactToEvents": false})).await;

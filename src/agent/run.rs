@@ -105,6 +105,16 @@ impl Agent {
         Ok(Self::build(config, base_prompt, skills, tools, false))
     }
 
+    /// The teacher's agent for a "Draft feedback" turn: the teacher's
+    /// prompt and skills, and their tools with those that read students'
+    /// open answers and keep drafts (`ToolRegistry::feedback`).
+    pub fn feedback(config: &AiConfig) -> Result<Self, String> {
+        let base_prompt = read_prompt(config, "chat/base.md")?;
+        let skills = Arc::new(Skills::load(&config.prompts_dir.join("chat/skills"))?);
+        let tools = ToolRegistry::feedback(skills.clone());
+        Ok(Self::build(config, base_prompt, skills, tools, false))
+    }
+
     /// The students' tutor: its own prompt (`prompts/tutor/base.md`), no
     /// skills, and only the tools that read (`ToolRegistry::tutor`). Its
     /// prompt's lesson is the students' version (the store's `current`).

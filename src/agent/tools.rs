@@ -3,10 +3,13 @@
 //! back to the model, which can correct itself. Unknown tools and arguments
 //! that are not JSON, or not of the tool's shape, are errors of the same kind.
 
+mod check_reading_level;
 mod create_lesson;
 mod edit_document;
 mod load_skill;
 mod read_results;
+mod read_open_answers;
+mod draft_feedback;
 mod read_source;
 mod suggest_next;
 mod tutor;
@@ -21,6 +24,9 @@ pub use create_lesson::CreateLesson;
 pub use edit_document::EditDocument;
 pub use load_skill::LoadSkill;
 pub use read_results::ReadResults;
+pub use check_reading_level::CheckReadingLevel;
+pub use read_open_answers::ReadOpenAnswers;
+pub use draft_feedback::{DraftFeedback, FEEDBACK_CHARS};
 pub use read_source::ReadSource;
 pub use suggest_next::SuggestNext;
 pub use tutor::{CheckMyAnswer, GiveHint, ListLessons, ReadLesson, StudentDesk};
@@ -43,6 +49,17 @@ pub trait DocumentStore: Send + Sync {
     /// Whether the teacher reviews every edit before it lands (the lesson's
     /// "Review edits before applying").
     fn reviews_edits(&self) -> bool;
+    /// Whether the turn was started by the app, not asked for by the
+    /// teacher (students' wrong answers): it may suggest, never change a
+    /// lesson.
+    fn suggests_only(&self) -> bool {
+        false
+    }
+    /// Whether this turn has read the class's results (`read_results`):
+    /// only then may an edit say what in them it answers.
+    fn has_read_results(&self) -> bool {
+        false
+    }
     /// Keeps a new, already validated document as a proposal for the teacher
     /// to apply or discard, on top of the revision the turn works on; nothing
     /// is saved to the lesson. Returns the proposal's id.
@@ -83,6 +100,37 @@ pub trait DocumentStore: Send + Sync {
     fn results(&self) -> BoxFuture<'_, Result<Option<ClassResults>, String>> {
         Box::pin(async { Ok(None) })
     }
+    /// The students' answers to one open item (`read_open_answers`);
+    /// `None` when the lesson has no such open item.
+    fn open_answers(&self, _item_id: String) -> BoxFuture<'_, Result<Option<OpenAnswers>, String>> {
+        Box::pin(async { Err("Students' answers cannot be read here.".to_string()) })
+    }
+    /// Keeps drafted feedback for the teacher to review (`draft_feedback`);
+    /// how many were kept. Refused (with why, for the model) when a draft
+    /// does not fit the item or its rubric.
+    fn draft_feedback(&self, _item_id: String, _drafts: Vec<FeedbackDraft>) -> BoxFuture<'_, Result<usize, String>> {
+        Box::pin(async { Err("Feedback cannot be drafted here.".to_string()) })
+    }
+}
+
+/// An open item and what each student answered, numbered as on the
+/// teacher's Results page (never by name or email).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenAnswers {
+    pub item: crate::lesson::open::OpenItem,
+    /// Per student in Results order: their answer, if they gave one.
+    pub answers: Vec<Option<String>>,
+}
+
+/// One drafted feedback: for the student numbered `student` (from 1, as
+/// `read_open_answers` lists them), and the points by the item's rubric.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackDraft {
+    pub student: usize,
+    pub feedback: String,
+    #[serde(default)]
+    pub points: Option<u32>,
 }
 
 /// A lesson's results as the assistant reads them: per item, how many
@@ -129,6 +177,9 @@ pub enum SaveRejection {
     /// could not be saved).
     Unavailable,
 }
+
+/// Why a turn the teacher did not ask for may not change their lessons.
+pub const NOT_ASKED: &str = "Nothing was changed: this reply was started by the app, not by the teacher, so it may only suggest. Say in a sentence or two what you would change and why; the teacher will ask if they want it.";
 
 /// What a successful tool call produced.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -244,8 +295,19 @@ impl ToolRegistry {
                 Box::new(ReadLesson),
                 Box::new(ListLessons),
                 Box::new(CreateLesson),
+                Box::new(CheckReadingLevel),
             ],
         }
+    }
+
+    /// The teacher's tools and those of drafting feedback on students'
+    /// open answers: declared only in a "Draft feedback" turn, so no other
+    /// request carries their definitions.
+    pub fn feedback(skills: Arc<Skills>) -> Self {
+        let mut registry = Self::standard(skills);
+        registry.tools.push(Box::new(ReadOpenAnswers));
+        registry.tools.push(Box::new(DraftFeedback));
+        registry
     }
 
     /// The tutor's tools, for a student's turn: reading and checking only.
@@ -376,7 +438,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, read_results, suggest_next, read_lesson, list_lessons, create_lesson"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, read_results, suggest_next, read_lesson, list_lessons, create_lesson, check_reading_level"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 
@@ -424,6 +486,65 @@ mod tests {
         assert!(ok.content.contains("version 2") && ok.content.contains(r#"<p id="p-1">Hi</p>"#), "{}", ok.content);
         assert_eq!(ctx.document.current(), ok.document_xml.unwrap());
         assert_eq!(r.display_text("edit_document", &Value::Null), "Editing document");
+    }
+
+    /// A lesson in a turn that has read the class's results, or one the
+    /// teacher did not ask for.
+    struct Turn {
+        memory: Memory,
+        read_results: bool,
+        suggests_only: bool,
+    }
+
+    impl DocumentStore for Turn {
+        fn current(&self) -> String {
+            self.memory.current()
+        }
+        fn save(&self, xml: String, summary: String) -> BoxFuture<'_, Result<i64, SaveRejection>> {
+            self.memory.save(xml, summary)
+        }
+        fn reviews_edits(&self) -> bool {
+            false
+        }
+        fn suggests_only(&self) -> bool {
+            self.suggests_only
+        }
+        fn has_read_results(&self) -> bool {
+            self.read_results
+        }
+        fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+            self.memory.propose(xml, summary, changes)
+        }
+    }
+
+    fn turn(read_results: bool, suggests_only: bool) -> ToolContext {
+        let memory = Memory(Mutex::new(("<lesson/>".into(), 1)));
+        ToolContext { document: Arc::new(Turn { memory, read_results, suggests_only }), student: None, approvals: None }
+    }
+
+    #[tokio::test]
+    async fn evidence_is_taken_only_after_the_results_were_read_and_only_short() {
+        let (r, _) = registry();
+        let edit = |evidence: &str| serde_json::json!({"documentXml": "<lesson><p>Hint</p></lesson>", "summary": "Hint", "evidence": evidence}).to_string();
+        let e = r.call("edit_document", &edit("7 of 12 wrote 'ran'"), &turn(false, false)).await.unwrap_err();
+        assert!(e.contains("call read_results first"), "{e}");
+        let ctx = turn(true, false);
+        let e = r.call("edit_document", &edit(&"x".repeat(edit_document::EVIDENCE_CHARS + 1)), &ctx).await.unwrap_err();
+        assert!(e.contains("at most 300 characters"), "{e}");
+        assert_eq!(ctx.document.current(), "<lesson/>");
+        let ok = r.call("edit_document", &edit("7 of 12 wrote 'ran'"), &ctx).await.unwrap();
+        assert_eq!(ok.revision, Some(2));
+    }
+
+    #[tokio::test]
+    async fn a_turn_nobody_asked_for_changes_no_lesson() {
+        let (r, _) = registry();
+        let ctx = turn(false, true);
+        let e = r.call("edit_document", r#"{"documentXml":"<lesson><p>Hi</p></lesson>","summary":"Said hi"}"#, &ctx).await.unwrap_err();
+        assert_eq!(e, NOT_ASKED);
+        let e = r.call("create_lesson", r#"{"title":"Volcanoes","documentXml":"<lesson/>"}"#, &ctx).await.unwrap_err();
+        assert_eq!(e, NOT_ASKED);
+        assert_eq!(ctx.document.current(), "<lesson/>");
     }
 
     /// An example of what `schema` describes: every property (`all`) or only

@@ -13,12 +13,14 @@ use serde_json::value::RawValue;
 pub struct ToolArgs(Box<RawValue>);
 
 /// The fields of a tool's arguments that a step shows, when they are there
-/// and are text (`load_skill`'s skill, `edit_document`'s summary).
+/// and are text (`load_skill`'s skill, `edit_document`'s summary and the
+/// evidence from the class's results it answers).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ArgsBrief {
     pub skill: Option<String>,
     pub summary: Option<String>,
+    pub evidence: Option<String>,
 }
 
 impl ToolArgs {
@@ -69,7 +71,9 @@ mod tests {
     #[test]
     fn brief_picks_text_fields_and_ignores_the_rest() {
         let args = ToolArgs::from_model(r#"{"documentXml":"<lesson/>","summary":"Added a verb exercise","n":[1,{"a":2}]}"#);
-        assert_eq!(args.brief(), ArgsBrief { skill: None, summary: Some("Added a verb exercise".into()) });
+        assert_eq!(args.brief(), ArgsBrief { skill: None, summary: Some("Added a verb exercise".into()), evidence: None });
+        let args = ToolArgs::from_model(r#"{"documentXml":"<lesson/>","summary":"Hint","evidence":"7 of 12 wrote 'ran'"}"#);
+        assert_eq!(args.brief().evidence.as_deref(), Some("7 of 12 wrote 'ran'"));
         assert_eq!(ToolArgs::from_model(r#"{"skill":"fill-blanks"}"#).brief().skill.as_deref(), Some("fill-blanks"));
         assert_eq!(ToolArgs::from_model(r#"{"skill":3}"#).brief(), ArgsBrief::default());
         assert_eq!(ToolArgs::from_model("not json").brief(), ArgsBrief::default());

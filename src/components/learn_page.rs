@@ -1,6 +1,8 @@
 //! A published lesson, for a student: the answer sheet (a server-drawn form
 //! that saves as they type, `answer_sheet`), "Check answers" with the
-//! score, and "Ask the tutor" opening the tutor's chat beside it.
+//! score, the teacher's approved feedback under the answers (with a notice
+//! when new feedback has come), and "Ask the tutor" opening the tutor's
+//! chat beside it.
 //!
 //! Only the tutor is an island (the workspace's, with no document: see
 //! `LessonWorkspace`), and its props are the lesson's id and title: no
@@ -29,6 +31,7 @@ pub fn LearnPage() -> impl IntoView {
                         <main class="lesson-layout learn-layout">
                             <section class="document-pane" aria-label="Lesson">
                                 <h1 class="learn-title">{l.title.clone()}</h1>
+                                {l.feedback_notice.map(|n| view! { <p class="notice feedback-notice" role="status">{n} " It is under each answer."</p> })}
                                 <form class="answer-sheet" method="post" action=format!("/learn/lessons/{}/answers", l.id)>
                                     <input type="hidden" name="_seen" value=l.seen.to_string()/>
                                     <div class="lesson-view student" inner_html=l.html></div>

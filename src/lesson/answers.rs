@@ -69,6 +69,21 @@ impl Item {
         matches!(&self.key, Key::Sequence { shown, .. } if list(value) == *shown)
     }
 
+    /// The right answer in a few words, for the teacher's side only (the
+    /// assistant told of a wrong answer): a blank's answer and the others
+    /// it accepts, the right option ids, true or false, the item ids in
+    /// order; `None` for items the teacher marks.
+    pub fn key_said(&self) -> Option<String> {
+        Some(match &self.key {
+            Key::Blank { answer, alts, .. } if alts.is_empty() => answer.clone(),
+            Key::Blank { answer, alts, .. } => format!("{answer} (also accepted: {})", alts.join(", ")),
+            Key::Choice { right } => format!("option {}", right.join(" and ")),
+            Key::TrueFalse { answer } => answer.to_string(),
+            Key::Sequence { order, .. } => format!("the order {}", order.join(", ")),
+            Key::Open => return None,
+        })
+    }
+
     /// Whether the item is marked automatically.
     pub fn graded(&self) -> bool {
         self.key != Key::Open
@@ -162,8 +177,9 @@ fn blanks(e: &Element, out: &mut Vec<Item>) {
 
 /// The lesson without anything a student must not see: teacher notes,
 /// answers and alternatives of blanks, which options are right, the truth
-/// of statements, the positions of sequence items, model answers, and
-/// anything a student wrote into the document. Hints stay.
+/// of statements, the positions of sequence items, model answers, rubrics
+/// not shared with students, and anything a student wrote into the
+/// document. Hints stay.
 pub fn for_students(root: &Element) -> Element {
     let mut out = root.clone();
     strip(&mut out);
@@ -171,7 +187,9 @@ pub fn for_students(root: &Element) -> Element {
 }
 
 fn strip(e: &mut Element) {
-    e.children.retain(|n| !matches!(n, Node::Element(c) if c.name == "note" || (c.name == "answer" && e.name == "question")));
+    e.children.retain(|n| {
+        !matches!(n, Node::Element(c) if c.name == "note" || (c.name == "answer" && e.name == "question") || (c.name == "rubric" && c.attr("shared") != Some("true")))
+    });
     let hidden: &[&str] = match e.name.as_str() {
         "blank" => &["answer", "alts", "student-answer"],
         "option" => &["correct"],

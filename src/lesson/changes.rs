@@ -9,6 +9,7 @@
 //! Server only; the browser receives the list already worded (`Change`).
 
 mod matching;
+mod rubric;
 mod wording;
 
 pub(super) use matching::{match_ids, moved, same, Matching};
@@ -28,6 +29,10 @@ pub fn changes(old: &Element, new: &Element) -> Vec<Change> {
     out.attr("The lesson", "title", old.attr("title"), new.attr("title"));
     out.attr("The lesson", "language", old.attr("lang"), new.attr("lang"));
     blocks(old, new, &mut out);
+    if let Some(level) = super::reading::change(old, new) {
+        out.block = None;
+        out.push(ChangeKind::Edited, level);
+    }
     out.list
 }
 
@@ -180,6 +185,7 @@ fn exercise(old: &Element, new: &Element, number: usize, out: &mut Out) {
                 (Some(o), Some(n)) => writing_area(&format!("{label}, writing area"), o, n, out),
                 (None, None) => {}
             }
+            rubric::rubric(&label, child(old, "rubric"), child(new, "rubric"), out);
         }
         None => {}
     }
@@ -237,6 +243,7 @@ fn questions(label: &str, old: &Element, new: &Element, choices: bool, out: &mut
             options(&q, o, n, out);
         } else {
             out.text_part(&q, "model answer", child(o, "answer"), child(n, "answer"));
+            rubric::rubric(&q, child(o, "rubric"), child(n, "rubric"), out);
         }
     }
     for (i, o) in m.removed(&oq) {

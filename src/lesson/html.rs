@@ -31,6 +31,17 @@ pub struct LessonHtml {
     pub student: String,
 }
 
+/// "Reading level: grade 6.2" above the teacher's view, when the lesson is
+/// long enough to measure (`reading`; the server's alone).
+fn level_line(root: &Element) -> String {
+    #[cfg(feature = "ssr")]
+    if let Some(level) = super::reading::of_lesson(root) {
+        return format!("<p class=\"reading-level\" title=\"{} over {} words of what students read\">Reading level: {}</p>", level.formula, level.words, escape_text(&level.said()));
+    }
+    let _ = root;
+    String::new()
+}
+
 /// Who the lesson is shown to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Audience {
@@ -43,7 +54,7 @@ pub enum Audience {
 /// older format) renders as a message saying so.
 pub fn render_both(xml: &str) -> LessonHtml {
     match super::parse(xml) {
-        Ok(root) => LessonHtml { teacher: to_html(&root, Audience::Teacher), student: to_html(&root, Audience::Student) },
+        Ok(root) => LessonHtml { teacher: format!("{}{}", level_line(&root), to_html(&root, Audience::Teacher)), student: to_html(&root, Audience::Student) },
         Err(e) => {
             let message = format!(
                 "<p class=\"form-error\" role=\"alert\">This lesson cannot be shown: {}</p>",
@@ -56,7 +67,7 @@ pub fn render_both(xml: &str) -> LessonHtml {
 
 /// The blocks of a parsed lesson as HTML (without a wrapping element).
 pub fn to_html(root: &Element, who: Audience) -> String {
-    let mut w = Writer { out: String::with_capacity(1024), who, sheet: None };
+    let mut w = Writer { out: String::with_capacity(1024), who, sheet: None, feedback: None };
     for e in root.elements() {
         w.block(e);
     }
@@ -67,8 +78,8 @@ pub fn to_html(root: &Element, who: Audience) -> String {
 /// by its item's id (`answers::items`) and filled with what the student
 /// answered, and the marks of the last check beside the items. The form
 /// around it is the page's.
-pub fn to_answer_sheet(root: &Element, answers: &HashMap<String, String>, marks: &HashMap<String, bool>) -> String {
-    let mut w = Writer { out: String::with_capacity(2048), who: Audience::Student, sheet: Some((answers, marks)) };
+pub fn to_answer_sheet(root: &Element, answers: &HashMap<String, String>, marks: &HashMap<String, bool>, feedback: &HashMap<String, ItemFeedback>) -> String {
+    let mut w = Writer { out: String::with_capacity(2048), who: Audience::Student, sheet: Some((answers, marks)), feedback: Some(feedback) };
     for e in root.elements() {
         w.block(e);
     }
@@ -80,6 +91,18 @@ struct Writer<'a> {
     who: Audience,
     /// Answers and marks, when writing a student's sheet.
     sheet: Option<(&'a HashMap<String, String>, &'a HashMap<String, bool>)>,
+    /// The teacher's approved feedback on open answers, on a sheet.
+    feedback: Option<&'a HashMap<String, ItemFeedback>>,
+}
+
+/// The teacher's feedback on one open answer, as the student's sheet shows
+/// it: only ever what the teacher approved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ItemFeedback {
+    pub text: String,
+    pub points: Option<i64>,
+    /// The most the rubric gave when it was approved.
+    pub max_points: Option<i64>,
 }
 
 /// `name="value"`, escaped, with a leading space.
@@ -102,6 +125,18 @@ impl<'a> Writer<'a> {
         if self.sheet.is_some() {
             attr(&mut self.out, "name", id);
         }
+    }
+
+    /// The teacher's feedback under an open answer, on a sheet.
+    fn feedback(&mut self, id: &str) {
+        let Some(f) = self.feedback.and_then(|f| f.get(id)) else { return };
+        self.out.push_str("<div class=\"feedback\" role=\"note\"><p class=\"feedback-title\">Feedback from your teacher</p><p>");
+        self.text(&f.text);
+        self.out.push_str("</p>");
+        if let (Some(points), Some(max)) = (f.points, f.max_points) {
+            let _ = write!(self.out, "<p class=\"points\">{points} of {max} points</p>");
+        }
+        self.out.push_str("</div>");
     }
 
     /// The mark of the last check beside an item, on a sheet.
@@ -255,6 +290,7 @@ impl Draw for Writer<'_> {
             self.text(v);
         }
         self.out.push_str("</textarea>");
+        self.feedback(id);
     }
 
     fn exercise(&mut self, e: &Element) {
@@ -343,8 +379,10 @@ impl Draw for Writer<'_> {
                     self.text(v);
                 }
                 self.out.push_str("</textarea>");
+                self.feedback(id);
             }
         }
+        self.rubric_of(q);
         self.out.push_str("</div>");
     }
 
@@ -416,6 +454,17 @@ impl Draw for Writer<'_> {
 
     fn prompt(&mut self, p: &Element) {
         self.wrap("p", "prompt", p, false);
+    }
+
+    /// The teacher sees every rubric; a student only one shared with them.
+    fn rubric(&mut self, r: &Element) {
+        let shared = r.attr("shared") == Some("true");
+        match (self.who, shared) {
+            (Audience::Teacher, true) => super::walk::rubric_table(r, "Rubric, shown to students", &mut self.out),
+            (Audience::Teacher, false) => super::walk::rubric_table(r, "Rubric", &mut self.out),
+            (Audience::Student, true) => super::walk::rubric_table(r, "How it is marked", &mut self.out),
+            (Audience::Student, false) => {}
+        }
     }
 }
 

@@ -22,6 +22,8 @@ fn prefix(name: &str) -> &'static str {
         "statement" => "st",
         "item" => "it",
         "blank" => "bl",
+        "rubric" => "rb",
+        "criterion" => "cr",
         _ => "x",
     }
 }

@@ -154,6 +154,7 @@ impl Draw for Paper {
             (true, None) => self.open_answer_note(),
             (false, _) => self.lines(SHORT_ANSWER_LINES),
         }
+        self.rubric_of(q);
         self.out.push_str("</div>");
     }
 
@@ -199,6 +200,15 @@ impl Draw for Paper {
 
     fn prompt(&mut self, p: &Element) {
         self.wrap("p", "prompt", p);
+    }
+
+    /// On the key every rubric; on the worksheet one shared with students.
+    fn rubric(&mut self, r: &Element) {
+        if self.key {
+            super::walk::rubric_table(r, "Rubric", &mut self.out);
+        } else if r.attr("shared") == Some("true") {
+            super::walk::rubric_table(r, "How it is marked", &mut self.out);
+        }
     }
 }
 

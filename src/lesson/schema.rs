@@ -8,7 +8,8 @@ pub const BLOCK_ELEMENTS: &[&str] = &["h1", "h2", "h3", "p", "note", "writing-ar
 
 /// Elements that carry a stable `id` (assigned when missing).
 pub const ID_ELEMENTS: &[&str] = &[
-    "h1", "h2", "h3", "p", "note", "writing-area", "exercise", "question", "option", "statement", "item", "blank",
+    "h1", "h2", "h3", "p", "note", "writing-area", "exercise", "question", "option", "statement", "item", "blank", "rubric",
+    "criterion",
 ];
 
 /// The kinds of exercise, named by `<exercise type="…">`.
@@ -67,7 +68,7 @@ impl ExerciseKind {
             Self::MultipleChoice | Self::ShortAnswer => &["question"],
             Self::TrueFalse => &["statement"],
             Self::Sequencing => &["item"],
-            Self::Writing => &["prompt", "writing-area"],
+            Self::Writing => &["prompt", "writing-area", "rubric"],
         }
     }
 }
@@ -84,6 +85,9 @@ pub fn attributes(element: &str) -> (&'static [&'static str], &'static [&'static
         "writing-area" => (&["id", "lines", "placeholder"], &[]),
         "exercise" => (&["id", "type", "title"], &["type"]),
         "blank" => (&["id", "answer", "alts", "hint", "student-answer"], &["answer"]),
+        "rubric" => (&["id", "shared"], &[]),
+        "criterion" => (&["id", "name"], &["name"]),
+        "level" => (&["points"], &["points"]),
         _ => (&[], &[]),
     }
 }
@@ -91,7 +95,7 @@ pub fn attributes(element: &str) -> (&'static [&'static str], &'static [&'static
 /// Elements whose children are other elements laid out one per line (as
 /// opposed to running text with inline markup).
 pub fn holds_blocks(element: &str) -> bool {
-    matches!(element, "lesson" | "exercise" | "question")
+    matches!(element, "lesson" | "exercise" | "question" | "rubric" | "criterion")
 }
 
 /// Whether an id is well formed: a letter, then letters, digits, `-` or `_`.

@@ -5,6 +5,8 @@
 //! One cohesive thing (a little over 400 lines): the rules of the format,
 //! element by element, in one place to read against `docs/lesson-format.md`.
 
+mod rubric;
+
 use std::collections::HashMap;
 
 use super::{
@@ -273,6 +275,7 @@ impl Validator {
                 for a in areas {
                     self.writing_area(a, &join(path, a));
                 }
+                self.rubrics(e, path, of("rubric").collect());
             }
         }
     }
@@ -328,6 +331,7 @@ impl Validator {
         }
         self.question_prompt(q, path);
         let mut answers = 0;
+        let mut rubrics = Vec::new();
         for child in q.elements() {
             let child_path = join(path, child);
             match child.name.as_str() {
@@ -336,14 +340,16 @@ impl Validator {
                     answers += 1;
                     self.text_part(child, &child_path, "model answer");
                 }
+                "rubric" => rubrics.push(child),
                 other => self.err(child, &child_path, format!(
-                    "<{other}> does not belong in a short-answer <question>. Use one <prompt> and, if you like, one <answer> (a model answer students do not see)."
+                    "<{other}> does not belong in a short-answer <question>. Use one <prompt>, if you like one <answer> (a model answer students do not see) and one <rubric>."
                 )),
             }
         }
         if answers > 1 {
             self.err(q, path, "a question has at most one <answer>.");
         }
+        self.rubrics(q, path, rubrics);
     }
 
     /// Exactly one <prompt>, first.

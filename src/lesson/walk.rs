@@ -28,6 +28,8 @@ pub(super) trait Draw {
     fn statement(&mut self, s: &Element);
     fn item(&mut self, i: &Element);
     fn prompt(&mut self, p: &Element);
+    /// How an open answer is scored: drawn for whoever may see it.
+    fn rubric(&mut self, r: &Element);
 
     /// One block of the lesson.
     fn block(&mut self, e: &Element) {
@@ -66,8 +68,32 @@ pub(super) trait Draw {
                 ("item", _) => self.item(part),
                 ("prompt", _) => self.prompt(part),
                 ("writing-area", _) => self.writing_area(part),
+                ("rubric", _) => self.rubric(part),
                 _ => {}
             }
         }
     }
+
+    /// The rubric a question ends with, if any.
+    fn rubric_of(&mut self, q: &Element) {
+        if let Some(r) = q.elements().find(|c| c.name == "rubric") {
+            self.rubric(r);
+        }
+    }
+}
+
+/// A rubric as a table, one row per criterion with its levels, best
+/// first; `heading` names it for whoever reads it. Escaped like all text.
+pub(super) fn rubric_table(r: &Element, heading: &str, out: &mut String) {
+    use std::fmt::Write;
+    let rubric = super::rubric::Rubric::from_element(r);
+    let _ = write!(out, "<div class=\"rubric\"><p class=\"rubric-title\"><span class=\"tag\">{}</span> up to {} points</p><table>", super::escape_text(heading), rubric.max_points());
+    for c in &rubric.criteria {
+        let _ = write!(out, "<tr><th scope=\"row\">{}</th>", super::escape_text(&c.name));
+        for l in &c.levels {
+            let _ = write!(out, "<td><strong>{}</strong> {}</td>", l.points, super::escape_text(&l.text));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></div>");
 }

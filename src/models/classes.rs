@@ -109,6 +109,34 @@ pub struct LessonResults {
     pub lesson_id: String,
     pub title: String,
     pub rows: Vec<ResultRow>,
+    /// The teacher's "Tell the assistant when students get answers wrong".
+    pub tell_wrong_answers: bool,
+    /// The lesson's open items (short answers, writing): (id, prompt).
+    pub open_items: Vec<(String, String)>,
+    /// Feedback the assistant drafted, waiting for the teacher.
+    pub drafts: Vec<FeedbackDraft>,
+}
+
+/// Feedback on one student's open answer drafted by the assistant, for the
+/// teacher to approve, edit then approve, or discard (`GET
+/// /api/lessons/{id}/feedback`, and the Results page's review queue). Never
+/// sent to a student.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackDraft {
+    pub student_id: String,
+    pub email: String,
+    pub item_id: String,
+    /// The question or task.
+    pub prompt: String,
+    /// What the student answered, as they have it now.
+    pub answer: String,
+    /// The student changed their answer after the draft was written.
+    pub answer_changed: bool,
+    pub feedback: String,
+    pub points: Option<i64>,
+    /// The most the item's rubric gives (none: no rubric, no points).
+    pub max_points: Option<i64>,
 }
 
 /// One student's work on a lesson, for their teacher: the sheet as they

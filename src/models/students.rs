@@ -29,4 +29,8 @@ pub struct StudentLessonView {
     pub seen: i64,
     pub score: Option<String>,
     pub answers: std::collections::HashMap<String, String>,
+    /// Feedback the teacher approved since the student last opened the
+    /// lesson: "Your teacher left feedback on 2 of your answers."
+    #[serde(default)]
+    pub feedback_notice: Option<String>,
 }

@@ -9,7 +9,11 @@ use super::ScriptState;
 
 mod bench;
 mod faults;
+mod feedback;
 mod lessons;
+mod reading;
+
+pub use reading::PLAIN as PLAIN_SENTENCES;
 mod tutor;
 
 /// One scripted response.
@@ -181,6 +185,7 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["benchmark paced"], step: bench::benchmark_paced },
     Scenario { says: &["benchmark markdown"], step: bench::benchmark_markdown },
     Scenario { says: &["slowly"], step: bench::slowly },
+    Scenario { says: &["reading level for grade"], step: reading::to_a_grade },
     Scenario { says: &["fill-in-the-blank", "fill in the blank"], step: lessons::fill_in_the_blank },
     Scenario { says: &["what did i decide"], step: lessons::what_did_i_decide },
     Scenario { says: &["do what the lesson says"], step: lessons::do_what_the_lesson_says },
@@ -191,6 +196,9 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["and then its answer key"], step: lessons::exercise_then_key },
     Scenario { says: &["as its own lesson", "as its own broken lesson"], step: lessons::as_its_own_lesson },
     Scenario { says: &["the teacher selected this text"], step: lessons::the_teacher_selected_this_text },
+    Scenario { says: &["checked their answer sheet"], step: lessons::students_got_answers_wrong },
+    Scenario { says: &["improve with these results"], step: lessons::from_the_results },
+    Scenario { says: &["\"draft feedback\" on the lesson's results page"], step: feedback::draft_feedback },
     Scenario { says: &["not typed by the teacher"], step: lessons::not_typed_by_the_teacher },
     Scenario { says: &["from my material"], step: lessons::from_my_material },
     Scenario { says: &["quiz about the sun"], step: lessons::quiz_about_the_sun },

@@ -9,9 +9,13 @@
 //! (`components::classes`), fed by server functions (`api::classes`).
 
 pub mod evidence;
+pub mod feedback;
+pub mod feedback_routes;
+pub mod improve;
 pub mod learn;
 pub mod routes;
 pub mod sheets;
+pub mod wrong_answers;
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 

@@ -29,9 +29,38 @@ pub async fn enabled(db: &Db, user_id: &str) -> Result<bool> {
 pub async fn set_enabled(db: &Db, user_id: &str, on: bool) -> Result<()> {
     sqlx::query("UPDATE users SET react_to_events = $1 WHERE id = $2").bind(on).bind(user_id).execute(db).await?;
     if !on {
-        gate::drop_waiting(db, user_id).await?;
+        // Wrong answers are switched on and off apart.
+        gate::drop_waiting_but(db, user_id, intents::Intent::AnswerWrong).await?;
     }
     Ok(())
+}
+
+/// Whether `user_id` has the assistant told when students get answers
+/// wrong (off unless switched on).
+pub async fn tells_wrong_answers(db: &Db, user_id: &str) -> Result<bool> {
+    let on: Option<Flag> = sqlx::query_scalar("SELECT tell_wrong_answers FROM users WHERE id = $1").bind(user_id).fetch_optional(db).await?;
+    Ok(on.is_some_and(bool::from))
+}
+
+/// Switches telling the assistant of wrong answers on or off for
+/// `user_id`; off drops the wrong answers waiting at their lessons' gates.
+pub async fn set_tell_wrong_answers(db: &Db, user_id: &str, on: bool) -> Result<()> {
+    sqlx::query("UPDATE users SET tell_wrong_answers = $1 WHERE id = $2").bind(on).bind(user_id).execute(db).await?;
+    if !on {
+        gate::drop_waiting_of(db, user_id, intents::Intent::AnswerWrong).await?;
+    }
+    Ok(())
+}
+
+/// A student's check of `lesson_id` found answers wrong: queued at the
+/// lesson's gate like any event, when its teacher `owner_id` asked to be
+/// told (otherwise `None`, nothing queued). A class checking together is
+/// gathered into one automatic turn.
+pub async fn wrong_answers(state: &AppState, owner_id: &str, lesson_id: &str, happened: intents::Happening) -> Result<Option<i64>> {
+    if !tells_wrong_answers(&state.db, owner_id).await? {
+        return Ok(None);
+    }
+    queue(state, owner_id, lesson_id, None, &[happened]).await.map(Some)
 }
 
 /// Something happened to one of `owner_id`'s lessons: queued at the
@@ -42,8 +71,14 @@ pub async fn react(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: O
     if happened.is_empty() || !enabled(&state.db, owner_id).await? {
         return Ok(None);
     }
+    queue(state, owner_id, lesson_id, chat_id, happened).await.map(Some)
+}
+
+/// Queues `happened` at the lesson's gate and waits for it; how long until
+/// the lesson is due, in milliseconds.
+async fn queue(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: Option<&str>, happened: &[intents::Happening]) -> Result<i64> {
     let now = state.reactions.now_ms();
     let due = gate::queue(&state.turn_writer, lesson_id, owner_id, chat_id, happened, now).await?;
     fire::schedule(state, lesson_id.to_string(), due);
-    Ok(Some(due - now))
+    Ok(due - now)
 }

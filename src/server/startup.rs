@@ -93,6 +93,7 @@ pub async fn run() -> ExitCode {
         hub: turns.clone(),
         bus: state.bus.clone(),
         agent: state.ai.agent().ok(),
+        feedback: state.ai.feedback_agent().ok(),
         default: crate::server::accounts::budget::default_allowance(state.config.monthly_tokens),
         clock: state.clock.clone(),
     };

@@ -3,7 +3,9 @@
 //! full router, and helpers to send requests and read responses.
 #![allow(dead_code)]
 
+pub mod classes;
 pub mod database;
+pub mod waits;
 
 use axum::{
     body::Body,

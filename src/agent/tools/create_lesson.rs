@@ -57,6 +57,9 @@ impl Tool for CreateLesson {
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
             let args: Args = parse_args(self.name(), args)?;
+            if ctx.document.suggests_only() {
+                return Err(super::NOT_ASKED.into());
+            }
             let title = args.title.split_whitespace().collect::<Vec<_>>().join(" ");
             if title.is_empty() || title.chars().count() > TITLE_CHARS {
                 return Err(format!("The title must have between 1 and {TITLE_CHARS} characters. Call create_lesson again with a short title."));

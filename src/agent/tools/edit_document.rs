@@ -27,7 +27,14 @@ struct Args {
     document_xml: String,
     #[serde(default)]
     summary: String,
+    /// What in the class's results the change answers ("7 of 12 wrote
+    /// 'ran' for blank 3"), shown on the proposal's card.
+    #[serde(default)]
+    evidence: Option<String>,
 }
+
+/// The longest evidence a card shows.
+pub const EVIDENCE_CHARS: usize = 300;
 
 impl Tool for EditDocument {
     fn name(&self) -> &'static str {
@@ -43,7 +50,8 @@ impl Tool for EditDocument {
             "type": "object",
             "properties": {
                 "documentXml": { "type": "string", "description": "The complete new lesson XML." },
-                "summary": { "type": "string", "description": "One short line saying what changed, for the lesson's history." }
+                "summary": { "type": "string", "description": "One short line saying what changed, for the lesson's history." },
+                "evidence": { "type": "string", "description": "Only after read_results, when the change answers the class's results: what in them it answers, with counts, e.g. \"7 of 12 wrote 'ran' for blank 3\". The teacher sees it beside the change." }
             },
             "required": ["documentXml", "summary"],
             "additionalProperties": false
@@ -76,6 +84,18 @@ impl Tool for EditDocument {
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, String>> {
         Box::pin(async move {
             let args: Args = parse_args(self.name(), args)?;
+            if ctx.document.suggests_only() {
+                return Err(super::NOT_ASKED.into());
+            }
+            let evidence = args.evidence.as_deref().map(str::trim).filter(|e| !e.is_empty());
+            if let Some(evidence) = evidence {
+                if !ctx.document.has_read_results() {
+                    return Err("`evidence` is for a change that answers the class's results: call read_results first, or leave `evidence` out.".into());
+                }
+                if evidence.chars().count() > EVIDENCE_CHARS {
+                    return Err(format!("`evidence` is one or two short lines (at most {EVIDENCE_CHARS} characters): give the counts, not the answers in full."));
+                }
+            }
             // The lesson as it is: new ids avoid its ids, and the edit is
             // described (and judged) against it.
             let before = lesson::parse(&ctx.document.current()).ok();

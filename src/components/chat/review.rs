@@ -126,17 +126,21 @@ fn ProposalCard(step: StepView, reply: Reply) -> impl IntoView {
     let lesson = expect_context::<LessonState>();
     let status = move || step.with(|s| s.proposal.as_ref().map(|p| p.status));
     let pending = move || status() == Some(ProposalStatus::Pending);
+    // What the change answers in the class's results, when it came from
+    // them, on its own line of the head (`white-space: pre-line`): a line of
+    // text rather than one more element, which costs the bundle kilobytes.
     let head = move || {
         step.with(|s| {
             let Some(mark) = &s.proposal else { return String::new() };
-            match (mark.status, mark.revision, mark.reason.as_deref()) {
+            let status = match (mark.status, mark.revision, mark.reason.as_deref()) {
                 (ProposalStatus::Pending, ..) => "Waiting for your review: nothing has changed yet.".to_string(),
                 (ProposalStatus::Applied, Some(n), _) => format!("Applied as version {n}."),
                 (ProposalStatus::Applied, None, _) => "Applied.".to_string(),
                 (ProposalStatus::Discarded, _, Some(r)) => format!("Discarded: “{r}”"),
                 (ProposalStatus::Discarded, _, None) => "Discarded.".to_string(),
                 (ProposalStatus::Replaced, ..) => "Replaced by a newer suggestion.".to_string(),
-            }
+            };
+            if s.evidence.is_empty() { status } else { format!("{status}\nFrom your class's results: {}", s.evidence) }
         })
     };
     // Apply while it waits, Undo once applied: one button, so the keyboard

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::{
     chat::{
         actions::SUGGEST_TOOL,
-        events::{ChatEvent, MadeLesson, ToolArgs, ToolStatus},
+        events::{ChatEvent, MadeLesson, ToolStatus},
         markdown::MarkdownStream,
         message::ChatMessage,
         proposal::{ProposalMark, ProposalStatus},
@@ -55,6 +55,9 @@ pub struct Step {
     pub detail: String,
     /// What an edit changed or would change.
     pub changes: Vec<Change>,
+    /// What in the class's results an edit answers, as the assistant said
+    /// (the server refuses it from a reply that did not read them).
+    pub evidence: String,
     /// The revision an edit was saved as (what Undo takes back).
     pub revision: Option<i64>,
     /// An edit held for review, and what the teacher decided.
@@ -92,6 +95,7 @@ impl Step {
             output: String::new(),
             progress: None,
             changes: Vec::new(),
+            evidence: String::new(),
             revision: None,
             proposal: None,
             outcome: None,
@@ -258,7 +262,9 @@ impl Reply {
                 if s.tool == SUGGEST_TOOL {
                     return None;
                 }
-                let detail = detail_of(&s.tool, &s.args);
+                let brief = s.args.brief();
+                let evidence = brief.evidence.as_deref().map(|e| e.trim().to_string()).unwrap_or_default();
+                let detail = detail_of(&s.tool, brief);
                 let input = s.args.json().to_string();
                 if self.steps.with_untracked(|steps| steps.iter().any(|x| x.id == s.id)) {
                     // Announced when its name came, now with its arguments
@@ -267,6 +273,7 @@ impl Reply {
                     self.update_step(&id, |step| {
                         step.input = input;
                         step.label = label;
+                        step.evidence = evidence;
                         if !detail.is_empty() {
                             step.detail = detail;
                         }
@@ -275,7 +282,11 @@ impl Reply {
                 }
                 let said = format!("{}…", s.display_text);
                 self.steps_part();
-                self.steps.update(|steps| steps.push(Step::started(s.id, s.display_text, detail, input)));
+                self.steps.update(|steps| {
+                    let mut step = Step::started(s.id, s.display_text, detail, input);
+                    step.evidence = evidence;
+                    steps.push(step);
+                });
                 Some(said)
             }
             ChatEvent::ToolProgress(p) => {
@@ -380,10 +391,10 @@ impl Reply {
     }
 }
 
-fn detail_of(tool: &str, args: &ToolArgs) -> String {
+fn detail_of(tool: &str, brief: crate::chat::tool_args::ArgsBrief) -> String {
     match tool {
-        "load_skill" => args.brief().skill.map(|s| format!("Skill: {s}")).unwrap_or_default(),
-        "edit_document" => args.brief().summary.unwrap_or_default(),
+        "load_skill" => brief.skill.map(|s| format!("Skill: {s}")).unwrap_or_default(),
+        "edit_document" => brief.summary.unwrap_or_default(),
         _ => String::new(),
     }
 }
@@ -410,6 +421,7 @@ mod tests {
     use leptos::reactive::effect::ImmediateEffect;
 
     use super::*;
+    use crate::chat::events::ToolArgs;
 
     /// A reply as the chat's messages store it, from its record.
     fn stored_reply(record: &crate::chat::turn::TurnRecord) -> ChatMessage {

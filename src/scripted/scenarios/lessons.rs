@@ -238,6 +238,21 @@ pub(super) fn the_teacher_selected_this_text(c: &Ctx) -> Step {
 
 /// An automatic turn (`server::reactions`): for new material, reads
 /// the first new source, then names every one; otherwise a greeting.
+/// Students' wrong answers told by the app: tries an edit first (which a
+/// turn the teacher did not ask for must refuse), then suggests in words,
+/// quoting what the tool said.
+pub(super) fn students_got_answers_wrong(c: &Ctx) -> Step {
+    let Ctx { body, round, last_tool, .. } = c;
+    match round {
+        0 => edit(with_block(&document(body), "\n  <note>Unasked change from wrong answers.</note>"), "A change nobody asked for"),
+        _ => {
+            let said = last_tool.as_deref().unwrap_or_default();
+            let refused = if said.starts_with("Error") { "I left the lesson as it is." } else { "I changed the lesson." };
+            text(&format!("Several students gave the same wrong answer. {refused} Suggestion: add a hint to that blank; ask me and I will."))
+        }
+    }
+}
+
 pub(super) fn not_typed_by_the_teacher(c: &Ctx) -> Step {
     let Ctx { body, round, last_tool, .. } = c;
     let asked = last_user(body);
@@ -361,9 +376,11 @@ pub(super) fn read_lesson_by_id(c: &Ctx) -> Step {
     }
 }
 
-/// "How did my class do": reads the results (each student's too when
-/// asked "for each student"), then suggests a hint from the commonest wrong
-/// answer, which is held for the teacher because it comes from results.
+/// "How did my class do" (or the Results page's "Improve with these
+/// results"): reads the results (each student's too when asked "for each
+/// student"), then suggests a hint from the commonest wrong answer, with
+/// that line of the results as its evidence; held for the teacher because
+/// it comes from results.
 pub(super) fn from_the_results(c: &Ctx) -> Step {
     let Ctx { said, body, round, last_tool, .. } = c;
     let answer = last_tool.as_deref().unwrap_or_default();
@@ -373,7 +390,15 @@ pub(super) fn from_the_results(c: &Ctx) -> Step {
             let wrong = answer.lines().find(|l| l.contains("; wrong: ")).unwrap_or("- nothing wrong");
             Step::Calls {
                 text_before: Some(format!("Here is what I found: {}", wrong.trim_start_matches("- "))),
-                calls: vec![call("call_hint", "edit_document", json!({ "documentXml": with_block(&document(body), "\n  <note>Hint from the results: check the verb's ending.</note>"), "summary": "Added a hint from the results" }))],
+                calls: vec![call(
+                    "call_hint",
+                    "edit_document",
+                    json!({
+                        "documentXml": with_block(&document(body), "\n  <note>Hint from the results: check the verb's ending.</note>"),
+                        "summary": "Added a hint from the results",
+                        "evidence": wrong.trim_start_matches("- ").chars().take(200).collect::<String>(),
+                    }),
+                )],
                 piece: 7,
                 interleave: false,
                 whole: false,

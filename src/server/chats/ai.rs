@@ -17,6 +17,9 @@ pub struct AiRuntime {
     agent: Option<Arc<Agent>>,
     /// The students' tutor, on the same provider.
     tutor: Option<Arc<Agent>>,
+    /// The teacher's agent with the tools of drafting feedback ("Draft
+    /// feedback" turns only: other requests do not carry their definitions).
+    feedback: Option<Arc<Agent>>,
     /// Why there is no agent, in words for the teacher and the administrator.
     unavailable: Option<String>,
     /// Kept alive for as long as the demo is in use.
@@ -48,12 +51,12 @@ impl AiRuntime {
 
     fn build(config: AiConfig, demo: Option<ScriptedLlm>) -> Self {
         if let Some(missing) = config.missing() {
-            return Self { config, agent: None, tutor: None, unavailable: Some(missing), _demo: demo };
+            return Self { config, agent: None, tutor: None, feedback: None, unavailable: Some(missing), _demo: demo };
         }
-        match Agent::new(&config).and_then(|agent| Ok((agent, Agent::tutor(&config)?))) {
-            Ok((agent, tutor)) => {
+        match Agent::new(&config).and_then(|agent| Ok((agent, Agent::tutor(&config)?, Agent::feedback(&config)?))) {
+            Ok((agent, tutor, feedback)) => {
                 tracing::info!(provider = config.provider.name(), model = %config.model, demo = config.is_demo(), "assistant ready");
-                Self { config, agent: Some(Arc::new(agent)), tutor: Some(Arc::new(tutor)), unavailable: None, _demo: demo }
+                Self { config, agent: Some(Arc::new(agent)), tutor: Some(Arc::new(tutor)), feedback: Some(Arc::new(feedback)), unavailable: None, _demo: demo }
             }
             Err(e) => {
                 tracing::error!(error = %e, "the assistant's prompts could not be loaded");
@@ -63,7 +66,7 @@ impl AiRuntime {
     }
 
     fn without(config: AiConfig, why: String) -> Self {
-        Self { config, agent: None, tutor: None, unavailable: Some(why), _demo: None }
+        Self { config, agent: None, tutor: None, feedback: None, unavailable: Some(why), _demo: None }
     }
 
     pub fn config(&self) -> &AiConfig {
@@ -73,6 +76,13 @@ impl AiRuntime {
     /// The agent, or why there is none (a 503 that says what to configure).
     pub fn agent(&self) -> Result<Arc<Agent>, AppError> {
         self.agent.clone().ok_or_else(|| {
+            AppError::Unavailable(self.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()))
+        })
+    }
+
+    /// The agent that drafts feedback, or why there is none.
+    pub fn feedback_agent(&self) -> Result<Arc<Agent>, AppError> {
+        self.feedback.clone().ok_or_else(|| {
             AppError::Unavailable(self.unavailable.clone().unwrap_or_else(|| "The assistant is not configured.".into()))
         })
     }

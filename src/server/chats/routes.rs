@@ -136,7 +136,8 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let Some(mut spending) = held.take() else { return Err(meter::refusal(&state.db, &user.id, now).await) };
     spending.user_id = user.id.clone();
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, student };
+    let kind = if student { turns::TurnKind::Student } else { turns::TurnKind::Teacher };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, kind };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     if wants_json {
         return finished(&state, &user_id, &log).await;

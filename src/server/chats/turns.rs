@@ -16,6 +16,8 @@ mod desk;
 mod document;
 mod gate;
 mod hub;
+mod kind;
+mod on_behalf;
 mod pause;
 pub mod leases;
 pub mod meter;
@@ -29,5 +31,7 @@ pub mod store;
 
 pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE, LIVE_EVENTS};
 pub use remote::remote_response;
+pub use on_behalf::{start_for, OnBehalf};
 pub use sse::{follow, live_response, replay_response};
+pub use kind::TurnKind;
 pub use start::{cancel, start, CancelStatus, NewTurn};

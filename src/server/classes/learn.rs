@@ -45,15 +45,18 @@ pub fn router() -> Router<AppState> {
 pub async fn view(state: &AppState, student: &UserInfo, lesson_id: &str) -> Result<StudentLessonView> {
     let l = super::student_lesson(&state.db, &student.id, lesson_id).await?;
     let sheet = sheets::load(&state.db, lesson_id, &student.id).await?;
+    // Only what the teacher approved (`feedback` never reads a draft here).
+    let feedback = super::feedback::for_student(&state.db, lesson_id, &student.id).await?;
+    let feedback_notice = super::feedback::notice(&state.db, lesson_id, &student.id).await?;
     let html = match lesson::parse(&l.xml) {
-        Ok(root) => lesson::to_answer_sheet(&root, &sheet.answers, &sheet.marks),
+        Ok(root) => lesson::to_answer_sheet(&root, &sheet.answers, &sheet.marks, &feedback),
         Err(_) => "<p class=\"form-error\">This lesson cannot be shown. Tell your teacher.</p>".into(),
     };
     let score = match (sheet.right, sheet.graded, &sheet.checked_at) {
         (Some(r), Some(g), Some(_)) => Some(score_line(r, g)),
         _ => None,
     };
-    Ok(StudentLessonView { id: l.id, title: l.title, revision: l.revision, html, seen: sheet.version, score, answers: sheet.answers })
+    Ok(StudentLessonView { id: l.id, title: l.title, revision: l.revision, html, seen: sheet.version, score, answers: sheet.answers, feedback_notice })
 }
 
 /// A score as the student reads it.
@@ -139,7 +142,8 @@ struct CheckReply {
 
 async fn api_check(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Json<CheckReply>> {
     let items = items(&state, &user, &id).await?;
-    let checked = sheets::check(&state.db, &id, &user.id, &items).await?;
+    let (checked, answers, checks) = sheets::check(&state.db, &id, &user.id, &items).await?;
+    super::wrong_answers::after_check(&state, &id, &items, &checked, &answers, checks).await;
     Ok(Json(CheckReply { score: score_line(checked.right, checked.graded), checked }))
 }
 
@@ -206,7 +210,8 @@ async fn form_answers(State(state): State<AppState>, user: Result<Option<Member>
         }
         let saved = sheets::save(&state.db, &id, &user.id, &items, &sent, seen_of(&fields)).await?;
         if fields.iter().any(|(k, _)| k == "_check") {
-            sheets::check(&state.db, &id, &user.id, &items).await?;
+            let (checked, answers, checks) = sheets::check(&state.db, &id, &user.id, &items).await?;
+            super::wrong_answers::after_check(&state, &id, &items, &checked, &answers, checks).await;
         }
         Ok::<_, AppError>(saved.conflicts.len())
     };

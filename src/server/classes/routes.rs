@@ -37,6 +37,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/unpublish", post(api_unpublish))
         .route("/api/lessons/{id}/results", get(api_results))
         .route("/api/lessons/{id}/results/{student}", get(api_student))
+        .route("/api/lessons/{id}/improve", post(super::improve::api_improve))
+        .route("/lessons/{id}/improve", post(super::improve::form_improve))
         .route("/classes", post(form_create))
         .route("/classes/{id}/code", post(form_renew))
         .route("/classes/{id}/lessons", post(form_add))
@@ -278,9 +280,13 @@ async fn form_publish(State(state): State<AppState>, TeacherPage(user): TeacherP
 
 /// A lesson's results page: each student's progress and score.
 pub async fn lesson_results(state: &AppState, user: &crate::models::UserInfo, id: &str) -> Result<crate::models::LessonResults> {
-    let (title, _, items) = published_items(state, &user.id, id).await?;
+    let (title, xml, items) = published_items(state, &user.id, id).await?;
     let rows = sheets::results(&state.db, &user.id, id, &items).await?;
-    Ok(crate::models::LessonResults { lesson_id: id.to_string(), title, rows })
+    let tell_wrong_answers = crate::server::reactions::tells_wrong_answers(&state.db, &user.id).await?;
+    let open = lesson::parse(&xml).map(|root| lesson::open::open_items(&root)).unwrap_or_default();
+    let drafts = super::feedback::queue_of(&state.db, id, &open, &rows).await?;
+    let open_items = open.into_iter().map(|i| (i.id, i.prompt)).collect();
+    Ok(crate::models::LessonResults { lesson_id: id.to_string(), title, rows, tell_wrong_answers, open_items, drafts })
 }
 
 /// One student's work on a lesson, for their teacher.
@@ -291,7 +297,8 @@ pub async fn student_work_page(state: &AppState, user: &crate::models::UserInfo,
     let email: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1").bind(student).fetch_one(&state.db).await?;
     let checked = sheets::mark(&items, &work.sheet.answers);
     let score = format!("{} of {} marked items right; {} answers for you to read.", checked.right, checked.graded, checked.for_teacher);
-    let sheet_html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks)).unwrap_or_default();
+    let feedback = super::feedback::for_student(&state.db, id, student).await?;
+    let sheet_html = lesson::parse(&xml).map(|root| lesson::to_answer_sheet(&root, &work.sheet.answers, &checked.marks, &feedback)).unwrap_or_default();
     let chats = work
         .chats
         .into_iter()

@@ -192,14 +192,18 @@ pub struct Checked {
     pub for_teacher: i64,
 }
 
-/// Marks what is stored and keeps the result with the sheet.
-pub async fn check(db: &Db, lesson_id: &str, student: &str, lesson: &[Item]) -> Result<Checked> {
+/// Marks what is stored and keeps the result with the sheet; with the
+/// answers marked and how many times the student has checked it, this one
+/// included.
+pub async fn check(db: &Db, lesson_id: &str, student: &str, lesson: &[Item]) -> Result<(Checked, Answers, i64)> {
     let sheet = load(db, lesson_id, student).await?;
     let checked = mark(lesson, &sheet.answers);
     let now = db::time::now();
-    sqlx::query(
-        "INSERT INTO student_sheets (lesson_id, student_id, version, updated_at, checked_at, right_count, graded, marks) VALUES ($1, $2, 0, $3, $3, $4, $5, $6)
-         ON CONFLICT (lesson_id, student_id) DO UPDATE SET checked_at = excluded.checked_at, right_count = excluded.right_count, graded = excluded.graded, marks = excluded.marks",
+    let checks: i64 = sqlx::query_scalar(
+        "INSERT INTO student_sheets (lesson_id, student_id, version, updated_at, checked_at, right_count, graded, marks, checks) VALUES ($1, $2, 0, $3, $3, $4, $5, $6, 1)
+         ON CONFLICT (lesson_id, student_id) DO UPDATE SET checked_at = excluded.checked_at, right_count = excluded.right_count, graded = excluded.graded, marks = excluded.marks,
+           checks = student_sheets.checks + 1
+         RETURNING checks",
     )
     .bind(lesson_id)
     .bind(student)
@@ -207,9 +211,9 @@ pub async fn check(db: &Db, lesson_id: &str, student: &str, lesson: &[Item]) -> 
     .bind(checked.right)
     .bind(checked.graded)
     .bind(serde_json::to_string(&checked.marks).unwrap_or_else(|_| "{}".into()))
-    .execute(db)
+    .fetch_one(db)
     .await?;
-    Ok(checked)
+    Ok((checked, sheet.answers, checks))
 }
 
 pub fn mark(lesson: &[Item], answers: &Answers) -> Checked {

@@ -112,6 +112,9 @@ body.sheet { font: 12pt/1.5 Georgia, 'Times New Roman', serif; color: #000; back
 .ruled { break-inside: avoid; page-break-inside: avoid; margin: 0.3rem 0 0.8rem; }
 .ruled .line { height: 2em; border-bottom: 1pt solid #000; }
 .key-answer, .key-note { border-left: 3pt solid #000; padding-left: 0.5rem; }
+.rubric { break-inside: avoid; page-break-inside: avoid; margin: 0.3rem 0 0.8rem; }
+.rubric table { border-collapse: collapse; width: 100%; font-size: 10pt; }
+.rubric th, .rubric td { border: 1pt solid #000; padding: 0.2rem 0.35rem; text-align: left; vertical-align: top; }
 .screen-only { font: 11pt system-ui, sans-serif; background: #eef4ff; border: 1px solid #c9dafc; border-radius: 6px; padding: 0.4rem 0.6rem; }
 @media print { body.sheet { margin: 0; max-width: none; padding: 0; } .screen-only { display: none; } }
 ";

@@ -12,17 +12,10 @@ use super::{
     gate::{self, Claim, Pending, DEBOUNCE_MS},
     intents,
 };
-use crate::{
-    chat::message::Attachments,
-    server::{
-        accounts::budget,
-        chats,
-        http::error::{AppError, Result},
-        lessons::events,
-        state::AppState,
-        chats::turns::{self, meter, NewTurn},
-    },
-    models::LessonEvent,
+use crate::server::{
+    chats::{self, turns},
+    http::error::{AppError, Result},
+    state::AppState,
 };
 
 /// The longest a lesson waits between two tries that could not start.
@@ -131,32 +124,16 @@ async fn retry(state: &AppState, lesson_id: &str, batch: &str, due: i64, tries: 
 /// is still there, else the lesson's latest chat, else a new one.
 async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<()> {
     let owner = events[0].owner_id.clone();
-    // Without an assistant there is nothing to react with: asked first, so
-    // that no empty chat is made for a turn that cannot run.
-    let agent = state.ai.agent()?;
-    let chat_id = match latest_chat(state, &owner, lesson_id, events).await? {
-        Some(id) => id,
-        None => {
-            let made = chats::create_session(&state.db, &owner, lesson_id, "").await?;
-            events::tell(&state.bus, &state.db, lesson_id, LessonEvent::Chats).await;
-            made.id
-        }
-    };
+    // Without an assistant there is nothing to react with (asked before a
+    // chat is looked for).
+    state.ai.agent()?;
+    let chat_id = latest_chat(state, &owner, lesson_id, events).await?;
     let happened: Vec<intents::Happening> = events.iter().map(|e| e.happening.clone()).collect();
     let (note, content) = intents::turn_message(&happened);
-    let first = i64::from(agent.first_call_reservation(content.len()));
-    let (user, chat) = chats::turns::store::owner_and_chat(&state.db, &owner, &chat_id, state.ai.config().history_messages).await?.ok_or(AppError::NotFound)?;
-    let chat = chat.ok_or(AppError::NotFound)?;
-    state.limits.turn(&user.id, &user.school_id).await?;
-    let default = budget::default_allowance(state.config.monthly_tokens);
-    let now = state.clock.now();
-    if !budget::reserve(&state.turn_writer, &user.school_id, &user.id, first, default, &budget::month_of(now)).await? {
-        return Err(meter::refusal(&state.db, &user.id, now).await);
-    }
-    let spending = meter::Spending::held(state.turn_writer.clone(), user.school_id.clone(), user.id.clone(), default, state.clock.clone(), first);
-    let attachments = Some(Attachments { trigger: Some(note), selected_text: None });
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments, student: false };
-    turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
+    // Students' wrong answers start a turn the teacher did not ask for: it
+    // suggests, and any change waits for the teacher to ask.
+    let kind = if events.iter().any(|e| e.happening.intent == intents::Intent::AnswerWrong) { turns::TurnKind::Suggest } else { turns::TurnKind::Teacher };
+    turns::start_for(state, turns::OnBehalf { owner_id: &owner, lesson_id, chat_id, note, content, kind }).await?;
     Ok(())
 }
 

@@ -150,10 +150,17 @@ pub async fn put_back(db: &Db, lesson_id: &str, batch: &str, due: i64) -> Result
     Ok(())
 }
 
-/// The teacher switched automatic turns off: what waits for their lessons
-/// is dropped.
-pub async fn drop_waiting(db: &Db, owner_id: &str) -> Result<()> {
-    sqlx::query("DELETE FROM lesson_pending_events WHERE owner_id = $1 AND batch IS NULL").bind(owner_id).execute(db).await?;
+/// Drops `owner_id`'s events of kind `intent` still waiting (the teacher
+/// switched that kind off).
+pub async fn drop_waiting_of(db: &Db, owner_id: &str, intent: Intent) -> Result<()> {
+    sqlx::query("DELETE FROM lesson_pending_events WHERE owner_id = $1 AND intent = $2 AND batch IS NULL").bind(owner_id).bind(intent.as_str()).execute(db).await?;
+    Ok(())
+}
+
+/// Drops `owner_id`'s events still waiting, but those of kind `kept`
+/// (which the teacher switches on and off apart).
+pub async fn drop_waiting_but(db: &Db, owner_id: &str, kept: Intent) -> Result<()> {
+    sqlx::query("DELETE FROM lesson_pending_events WHERE owner_id = $1 AND intent <> $2 AND batch IS NULL").bind(owner_id).bind(kept.as_str()).execute(db).await?;
     Ok(())
 }
 

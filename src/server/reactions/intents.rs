@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::{
     chat::message::thousands,
+    lesson::answers::{Item, Key},
     server::{
         db::Db,
         http::error::{AppError, Result},
@@ -124,6 +125,47 @@ pub async fn from_request(db: &Db, lesson_id: &str, intent: Intent, context: &Va
     })
 }
 
+/// The most wrong answers one check tells of (the rest are counted).
+const WRONG_TOLD: usize = 10;
+/// The longest student answer quoted to the model.
+const ANSWER_QUOTED: usize = 80;
+
+/// One check of a student's sheet with answers marked wrong, as its event:
+/// each item with what the student gave (quoted, cut short) and the right
+/// answer, and which check of theirs it was. No name or email: the model
+/// hears of "a student".
+pub fn answers_wrong(wrong: &[(&Item, &str)], checks: i64) -> Happening {
+    let told: Vec<String> = wrong
+        .iter()
+        .take(WRONG_TOLD)
+        .map(|(item, value)| {
+            let kind = match item.key {
+                Key::Blank { .. } => "blank",
+                Key::Choice { .. } => "question",
+                Key::TrueFalse { .. } => "statement",
+                Key::Sequence { .. } => "sequence",
+                Key::Open => "item",
+            };
+            let value: String = value.chars().take(ANSWER_QUOTED).collect();
+            let right = item.key_said().unwrap_or_default();
+            format!("{kind} {}: gave {} (right: {})", quoted(&item.id), quoted(&value), quoted(&right))
+        })
+        .collect();
+    let more = wrong.len().saturating_sub(WRONG_TOLD);
+    let more = if more > 0 { format!("; and {more} more") } else { String::new() };
+    let nth = match checks {
+        1 => "first".to_string(),
+        2 => "second".to_string(),
+        3 => "third".to_string(),
+        n => format!("{n}th"),
+    };
+    Happening {
+        intent: Intent::AnswerWrong,
+        note: "Students got answers wrong".into(),
+        detail: format!("A student checked their answer sheet (their {nth} check) and got {} wrong: {}{more}.", wrong.len(), told.join("; ")),
+    }
+}
+
 /// A source the teacher added, as its event.
 pub fn source_added(id: &str, name: &str, chars: i64) -> Happening {
     Happening {
@@ -200,6 +242,20 @@ mod tests {
         }
         let refused = Intent::parse("fileDeleted").unwrap_err().to_string();
         assert!(refused.contains("sourcesAdded, lessonCreated, answerWrong, sessionStart"), "{refused}");
+    }
+
+    #[test]
+    fn a_wrong_check_names_each_item_the_quoted_answer_and_the_key_but_no_student() {
+        let blank = Item { id: "b1".into(), key: Key::Blank { answer: "serai".into(), alts: vec!["serais".into()], hint: None } };
+        let choice = Item { id: "q1".into(), key: Key::Choice { right: vec!["o2".into()] } };
+        let h = answers_wrong(&[(&blank, "es\nIgnore \"this\""), (&choice, "o1")], 2);
+        assert_eq!(h.intent, Intent::AnswerWrong);
+        assert_eq!(
+            h.detail,
+            "A student checked their answer sheet (their second check) and got 2 wrong: blank \"b1\": gave \"es Ignore 'this'\" (right: \"serai (also accepted: serais)\"); question \"q1\": gave \"o1\" (right: \"option o2\")."
+        );
+        let many: Vec<(&Item, &str)> = (0..12).map(|_| (&blank, "x")).collect();
+        assert!(answers_wrong(&many, 7).detail.ends_with("; and 2 more."));
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/chat/events", post(event))
         .route("/api/account/reactions", get(setting).patch(change))
         .route("/settings/reactions", post(form_change))
+        .route("/settings/wrong-answers", post(form_wrong_answers))
 }
 
 #[derive(Deserialize)]
@@ -70,19 +71,34 @@ async fn event(State(state): State<AppState>, CurrentUser(user): CurrentUser, Ap
     Ok((code, Json(EventReply { queued: due.is_some(), due_in_ms: due })).into_response())
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Setting {
     react_to_events: bool,
+    /// "Tell the assistant when students get answers wrong".
+    tell_wrong_answers: bool,
+}
+
+/// A change: either switch, or both.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SettingChange {
+    react_to_events: Option<bool>,
+    tell_wrong_answers: Option<bool>,
 }
 
 async fn setting(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<Setting>> {
-    Ok(Json(Setting { react_to_events: super::enabled(&state.db, &user.id).await? }))
+    Ok(Json(Setting { react_to_events: super::enabled(&state.db, &user.id).await?, tell_wrong_answers: super::tells_wrong_answers(&state.db, &user.id).await? }))
 }
 
-async fn change(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<Setting>) -> Result<Json<Setting>> {
-    super::set_enabled(&state.db, &user.id, body.react_to_events).await?;
-    Ok(Json(body))
+async fn change(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<SettingChange>) -> Result<Json<Setting>> {
+    if let Some(on) = body.react_to_events {
+        super::set_enabled(&state.db, &user.id, on).await?;
+    }
+    if let Some(on) = body.tell_wrong_answers {
+        super::set_tell_wrong_answers(&state.db, &user.id, on).await?;
+    }
+    setting(State(state), CurrentUser(user)).await
 }
 
 /// The lesson page's checkbox: `react` is there when ticked; `lesson` is
@@ -98,8 +114,31 @@ async fn form_change(State(state): State<AppState>, user: Result<Option<CurrentU
     if let Err(e) = super::set_enabled(&state.db, &user.id, form.react.is_some()).await {
         return e.into_response();
     }
-    match form.lesson.filter(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric())) {
-        Some(id) => Redirect::to(&format!("/lessons/{id}#material")).into_response(),
+    back_to(form.lesson, "#material")
+}
+
+/// The Results page's checkbox: `tell` is there when ticked; `lesson` is
+/// the Results page to go back to. A teacher's setting (a student's session
+/// is sent to sign in as a teacher).
+#[derive(Deserialize)]
+struct WrongAnswersForm {
+    tell: Option<String>,
+    lesson: Option<String>,
+}
+
+async fn form_wrong_answers(State(state): State<AppState>, user: Result<Option<CurrentUser>>, Form(form): Form<WrongAnswersForm>) -> Response {
+    let Ok(Some(CurrentUser(user))) = user else { return Redirect::to("/signin").into_response() };
+    if let Err(e) = super::set_tell_wrong_answers(&state.db, &user.id, form.tell.is_some()).await {
+        return e.into_response();
+    }
+    back_to(form.lesson, "/results")
+}
+
+/// After a settings form: to the lesson it came from (`then` after its
+/// path: "#material", "/results"), when that is a lesson id; else the list.
+fn back_to(lesson: Option<String>, then: &str) -> Response {
+    match lesson.filter(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric())) {
+        Some(id) => Redirect::to(&format!("/lessons/{id}{then}")).into_response(),
         None => Redirect::to("/lessons").into_response(),
     }
 }

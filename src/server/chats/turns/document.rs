@@ -37,6 +37,8 @@ pub struct DbDocument {
     found: String,
     /// The lesson's "Review edits before applying", as the turn began.
     review_edits: bool,
+    /// A turn the teacher did not ask for (`TurnKind::Suggest`): no edits.
+    suggest_only: bool,
     /// The lesson's sources, as the turn began.
     sources: Vec<SourceSummary>,
     stored: Stored,
@@ -59,13 +61,14 @@ pub struct DocumentTarget {
     /// The lesson as the turn starts, and its revision.
     pub document: (String, i64),
     pub review_edits: bool,
+    pub suggest_only: bool,
     pub sources: Vec<SourceSummary>,
 }
 
 impl DbDocument {
     pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
-        let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, sources } = target;
-        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, sources, stored, made: Default::default(), read_results: Default::default() }
+        let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, suggest_only, sources } = target;
+        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, suggest_only, sources, stored, made: Default::default(), read_results: Default::default() }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -185,6 +188,14 @@ impl DocumentStore for DbDocument {
         self.review_edits || self.read_results.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    fn suggests_only(&self) -> bool {
+        self.suggest_only
+    }
+
+    fn has_read_results(&self) -> bool {
+        self.read_results.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn results(&self) -> BoxFuture<'_, Result<Option<crate::agent::tools::ClassResults>, String>> {
         Box::pin(async move {
             // Changes made from students' answers are always the teacher's to approve.
@@ -193,6 +204,27 @@ impl DocumentStore for DbDocument {
                 tracing::error!(error = %e, "could not read a lesson's results");
                 "The results could not be read just now. Try again in a moment.".to_string()
             })
+        })
+    }
+
+    fn open_answers(&self, item_id: String) -> BoxFuture<'_, Result<Option<crate::agent::tools::OpenAnswers>, String>> {
+        Box::pin(async move {
+            crate::server::classes::feedback::open_answers(&self.db, &self.owner_id, &self.lesson_id, &item_id).await.map_err(|e| {
+                tracing::error!(error = %e, "could not read students' open answers");
+                "The answers could not be read just now. Try again in a moment.".to_string()
+            })
+        })
+    }
+
+    fn draft_feedback(&self, item_id: String, drafts: Vec<crate::agent::tools::FeedbackDraft>) -> BoxFuture<'_, Result<usize, String>> {
+        Box::pin(async move {
+            match crate::server::classes::feedback::save_drafts(&self.db, &self.owner_id, &self.lesson_id, &item_id, drafts).await {
+                Ok(kept) => kept,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not keep drafted feedback");
+                    Err("The drafts could not be kept just now. Try again in a moment.".to_string())
+                }
+            }
         })
     }
 

@@ -19,6 +19,10 @@ pub struct Parked {
     pub turn: PausedTurn,
     pub seq: u64,
     pub paused_at: String,
+    /// What the turn was (a reply paused before this was kept was the
+    /// teacher's).
+    #[serde(default)]
+    pub kind: super::kind::TurnKind,
 }
 
 /// Where the agent leaves a pausing turn's state for the forwarder, which

@@ -40,6 +40,8 @@ pub struct Resumer {
     pub bus: Arc<Bus>,
     /// The teacher's agent, when the assistant is configured.
     pub agent: Option<Arc<Agent>>,
+    /// The agent of "Draft feedback" turns (`TurnKind::Feedback`).
+    pub feedback: Option<Arc<Agent>>,
     /// The server's allowance for schools without their own.
     pub default: i64,
     pub clock: MonthClock,
@@ -68,9 +70,11 @@ impl Resumer {
     }
 
     async fn resume(&self, turn_id: &str, now: &str) -> Result<()> {
-        let agent = self.agent.clone().ok_or_else(|| AppError::Unavailable("The assistant is not configured.".into()))?;
         let (message_id, session_id, owner_id, state) = store::paused(&self.db, turn_id).await?.ok_or(AppError::NotFound)?;
         let parked: Parked = serde_json::from_str(&state).map_err(|e| AppError::Internal(format!("a paused turn's stored state: {e}")))?;
+        let kind = parked.kind;
+        let agent = if kind == super::kind::TurnKind::Feedback { &self.feedback } else { &self.agent };
+        let agent = agent.clone().ok_or_else(|| AppError::Unavailable("The assistant is not configured.".into()))?;
         // The chat and its lesson as they are now (gone: nothing to resume).
         let (user, chat) = store::owner_and_chat(&self.db, &owner_id, &session_id, 0).await?.ok_or(AppError::NotFound)?;
         let chat = chat.ok_or(AppError::NotFound)?;
@@ -114,7 +118,7 @@ impl Resumer {
             user_text: String::new(),
             stored,
             meter,
-            student: false,
+            kind,
             resumed: Some(Resumed { paused: parked.turn, record, wait, written }),
         }));
         Ok(())

@@ -68,8 +68,8 @@ pub struct TurnJob {
     pub stored: Stored,
     /// What the turn's model calls spend.
     pub meter: super::meter::SchoolMeter,
-    /// A student's turn with the tutor (see `NewTurn::student`).
-    pub student: bool,
+    /// Whom it answers (see `NewTurn::kind`).
+    pub kind: super::kind::TurnKind,
     /// A paused turn this process adopted, to go on from its pause
     /// (`resume`); `history` and `user_text` are not read then.
     pub resumed: Option<Resumed>,
@@ -91,19 +91,21 @@ pub struct Resumed {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, student, mut resumed } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, kind, mut resumed } = job;
     // Readers on other instances follow the events stored for them (a
     // resumed turn's from its first: the ones stored before may be gone).
     let relay = hub.relay().cloned();
     let followed = relay.as_ref().map(|r| r.follow(log.clone(), resumed.as_ref().map_or(0, |r| r.written)));
     let slot = PauseSlot::default();
     let lesson = lesson_id.clone();
+    let student = kind == super::kind::TurnKind::Student;
     let ctx = if student {
         let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
         ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)), approvals: None }
     } else {
-        let review_edits = edit_mode == crate::models::EditMode::Every;
-        let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, sources };
+        let review_edits = edit_mode == crate::models::EditMode::Every || kind.holds_edits();
+        let suggest_only = kind == super::kind::TurnKind::Suggest;
+        let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, suggest_only, sources };
         // A held edit pauses the reply unless the teacher lets edits come as they come.
         // (A resumed turn waits on, whatever the lesson's setting is now.)
         let approvals: Option<Arc<dyn crate::agent::tools::Approvals>> = (edit_mode != crate::models::EditMode::Auto || resumed.is_some()).then(|| {
@@ -121,7 +123,7 @@ pub async fn run(job: TurnJob) {
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
     let start = resumed.as_ref().map(|r| r.record.clone());
-    let writer = Writer { db: db.clone(), relay, slot };
+    let writer = Writer { db: db.clone(), relay, slot, kind };
     let forwarder = tokio::spawn(forward(rx, log.clone(), writer, stored.clone(), every, start));
 
     let result = match resumed.take() {
@@ -332,6 +334,8 @@ struct Writer {
     relay: Option<Arc<super::relay::Relay>>,
     /// A pausing turn's state, from the agent (`DbApprovals::pause`).
     slot: PauseSlot,
+    /// What the turn is, kept with it when it pauses.
+    kind: super::kind::TurnKind,
 }
 
 impl Writer {
@@ -341,7 +345,7 @@ impl Writer {
         if !stored.wait().await {
             return false;
         }
-        let parked = Parked { turn: *turn, seq: log.latest(), paused_at: crate::server::db::time::now() };
+        let parked = Parked { turn: *turn, seq: log.latest(), paused_at: crate::server::db::time::now(), kind: self.kind };
         let state = match serde_json::to_string(&parked) {
             Ok(s) => s,
             Err(e) => {

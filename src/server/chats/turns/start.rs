@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::{
     gate::stored_gate,
     hub::{TurnHub, TurnLog},
+    kind::TurnKind,
     meter::Spending,
     run::{run, TurnJob},
 };
@@ -45,17 +46,15 @@ pub struct NewTurn {
     /// What travels with the message: a selection asked about, or (for an
     /// automatic turn) the note of what started it.
     pub attachments: Option<Attachments>,
-    /// A student's turn with the tutor: the lesson it reads is the
-    /// published one (`chat.document_xml`, keys kept on the server), and the
-    /// teacher's open pages are not told of it.
-    pub student: bool,
+    /// Whom it answers, and so what it may do.
+    pub kind: TurnKind,
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, edit_mode, history, sources }, content, retry, spending, attachments, student } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, edit_mode, history, sources }, content, retry, spending, attachments, kind } = turn;
     let automatic = attachments.as_ref().is_some_and(|a| a.trigger.is_some());
     // Refused here, the spending is dropped, which gives its reservation back.
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
@@ -78,7 +77,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         user_text: model_text(&content, attachments.as_ref()),
         stored,
         meter,
-        student,
+        kind,
         resumed: None,
     }));
     // Stored in a task of its own: a client that leaves now cannot leave the
@@ -104,7 +103,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
             if stored.is_err() {
                 log.cancel.cancel();
                 hub.abandon(&log);
-            } else if !student {
+            } else if kind != TurnKind::Student {
                 // Told before the turn may go on, so its end is always told after.
                 let started = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: true, automatic };
                 events::tell(&bus, &db, &lesson_id, started).await;
