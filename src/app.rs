@@ -12,7 +12,7 @@ use leptos_router::{
 use crate::components::{
     auth_pages::{SignInPage, SignUpPage},
     classes::{
-        class_list::ClassListPage, class_page::ClassPageView, join_page::JoinPage, my_classes::MyClassesPage, results_page::ResultsPage,
+        class_list::ClassListPage, class_page::ClassPageView, join_page::JoinPage, my_classes::MyClassesPage, results_page::ResultsPage, standards_page::StandardsPage,
         student_work::StudentWorkPage,
     },
     learn_page::LearnPage,
@@ -91,6 +91,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/classes/:id") view=ClassPageView ssr=SsrMode::Async/>
                 <Route path=path!("/lessons/:id/results") view=ResultsPage ssr=SsrMode::Async/>
                 <Route path=path!("/lessons/:id/results/:student") view=StudentWorkPage ssr=SsrMode::Async/>
+                <Route path=path!("/lessons/:id/standards") view=StandardsPage ssr=SsrMode::Async/>
                 <Route path=path!("/learn") view=MyClassesPage ssr=SsrMode::Async/>
                 <Route path=path!("/join/:code") view=JoinPage ssr=SsrMode::Async/>
                 // The workspace island sits inside the lesson's Suspense: render the

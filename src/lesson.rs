@@ -29,6 +29,7 @@ mod parse;
 pub mod reading;
 pub mod rubric;
 mod schema;
+pub mod standards;
 mod tree;
 mod validate;
 mod walk;

@@ -8,12 +8,14 @@ mod accounts;
 mod classes;
 mod lessons;
 mod material;
+mod standards;
 mod students;
 
 pub use accounts::*;
 pub use classes::*;
 pub use lessons::*;
 pub use material::*;
+pub use standards::*;
 pub use students::*;
 
 /// The body of every failed API call: a sentence for the teacher and a

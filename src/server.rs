@@ -30,5 +30,6 @@ pub mod lessons;
 pub mod material;
 pub mod ops;
 pub mod reactions;
+pub mod standards;
 pub mod startup;
 pub mod state;

@@ -141,7 +141,7 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
     assert_eq!(requests[0]["stream"], true);
     assert_eq!(requests[0]["stream_options"]["include_usage"], true);
     let tools: Vec<&str> = requests[0]["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
-    assert_eq!(tools, vec!["load_skill", "edit_document", "read_source", "read_results", "suggest_next", "read_lesson", "list_lessons", "create_lesson", "check_reading_level"]);
+    assert_eq!(tools, vec!["load_skill", "edit_document", "read_source", "read_results", "suggest_next", "read_lesson", "list_lessons", "create_lesson", "check_reading_level", "find_standards"]);
     // The system prompt carries the base prompt, the skills and the current lesson.
     let system = requests[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("Margin's teaching assistant") && system.contains("`fill-blanks`") && system.contains(START.trim()));
@@ -643,6 +643,7 @@ const DENIED_BY: &[(&str, &[&str])] = &[
     ("read_results", &["cannot see students, their answers", "cannot see their answers", "cannot see the results", "cannot see students' answers"]),
     ("create_lesson", &["cannot create", "cannot make a new lesson", "cannot make lessons", "cannot make new lessons"]),
     ("check_reading_level", &["cannot measure", "cannot check the reading level"]),
+    ("find_standards", &["cannot look up standards", "cannot search standards", "no standards"]),
     ("check_my_answer", &["cannot check"]),
     ("give_hint", &["cannot give hints", "cannot give a hint"]),
 ];

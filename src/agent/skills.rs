@@ -129,7 +129,7 @@ mod tests {
     fn the_shipped_skills_cover_every_exercise_kind() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/chat/skills");
         let skills = Skills::load(&dir).unwrap();
-        for name in ["fill-blanks", "multiple-choice", "true-false", "sequencing", "short-answer", "writing-exercises", "rubrics"] {
+        for name in ["fill-blanks", "multiple-choice", "true-false", "sequencing", "short-answer", "writing-exercises", "rubrics", "standards", "reading-level"] {
             let s = skills.get(name).unwrap_or_else(|| panic!("missing skill {name}"));
             assert!(!s.description.is_empty() && s.body.len() > 200, "{name} is too thin");
         }

@@ -6,6 +6,7 @@
 mod check_reading_level;
 mod create_lesson;
 mod edit_document;
+mod find_standards;
 mod load_skill;
 mod read_results;
 mod read_open_answers;
@@ -22,6 +23,7 @@ use serde_json::Value;
 
 pub use create_lesson::CreateLesson;
 pub use edit_document::EditDocument;
+pub use find_standards::FindStandards;
 pub use load_skill::LoadSkill;
 pub use read_results::ReadResults;
 pub use check_reading_level::CheckReadingLevel;
@@ -98,6 +100,12 @@ pub trait DocumentStore: Send + Sync {
     /// turn is held for the teacher (`reviews_edits`): changes made from
     /// students' answers are always reviewed.
     fn results(&self) -> BoxFuture<'_, Result<Option<ClassResults>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// Standards of the teacher's school whose code starts with `query` or
+    /// whose statement holds its words (`find_standards`); `None` when the
+    /// school has no framework at all.
+    fn find_standards(&self, _query: String) -> BoxFuture<'_, Result<Option<Vec<crate::models::StandardHit>>, String>> {
         Box::pin(async { Ok(None) })
     }
     /// The students' answers to one open item (`read_open_answers`);
@@ -283,7 +291,8 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The agent's tools: `load_skill`, `edit_document`, `read_source`,
     /// `suggest_next`, the two that read for both roles, `read_lesson`
-    /// and `list_lessons`, and `create_lesson`.
+    /// and `list_lessons`, `create_lesson`, `check_reading_level` and
+    /// `find_standards`.
     pub fn standard(skills: Arc<Skills>) -> Self {
         Self {
             tools: vec![
@@ -296,6 +305,7 @@ impl ToolRegistry {
                 Box::new(ListLessons),
                 Box::new(CreateLesson),
                 Box::new(CheckReadingLevel),
+                Box::new(FindStandards),
             ],
         }
     }
@@ -438,7 +448,7 @@ mod tests {
     async fn unknown_tools_are_errors_for_the_model() {
         let (r, ctx) = registry();
         let e = r.call("delete_lesson", "{}", &ctx).await.unwrap_err();
-        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, read_results, suggest_next, read_lesson, list_lessons, create_lesson, check_reading_level"), "{e}");
+        assert!(e.contains("no tool named `delete_lesson`") && e.contains("load_skill, edit_document, read_source, read_results, suggest_next, read_lesson, list_lessons, create_lesson, check_reading_level, find_standards"), "{e}");
         assert_eq!(r.display_text("delete_lesson", &Value::Null), "Trying an unknown tool (delete_lesson)");
     }
 

@@ -33,6 +33,15 @@ pub async fn get_results(lesson: String) -> Result<LessonResults, ServerFnError>
     crate::server::classes::routes::lesson_results(&state, &user, &lesson).await.map_err(fail)
 }
 
+/// A lesson's Standards page: its coverage, and the school's frameworks
+/// searched for `query`.
+#[server]
+pub async fn get_lesson_standards(lesson: String, query: String) -> Result<crate::models::LessonStandards, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::classes::coverage::lesson_page(&state, &user.id, &lesson, &query).await.map_err(fail)
+}
+
 /// One student's work on a lesson, for the teacher of a class they are in.
 #[server]
 pub async fn get_student_work(lesson: String, student: String) -> Result<StudentWork, ServerFnError> {

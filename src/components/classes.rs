@@ -8,6 +8,7 @@ pub mod class_page;
 pub mod join_page;
 pub mod my_classes;
 pub mod results_page;
+pub mod standards_page;
 pub mod student_work;
 
 use leptos::prelude::*;

@@ -22,11 +22,14 @@ pub fn SchoolPage() -> impl IntoView {
     let notice = move || match query.read().get("done").as_deref() {
         Some("credits") => Some("Credits added."),
         Some("settings") => Some("Saved."),
+        Some("framework") => Some("Framework added. Lessons can now name its standards."),
+        Some("framework-removed") => Some("Framework removed. Lessons that name its standards keep them; saving such a lesson then asks for a code the school has."),
         _ => None,
     };
     let error = move || match query.read().get("error").as_deref() {
         Some("input") => Some("Enter a whole number of tokens above zero, and a name for the school."),
         Some("operator") => Some("Credits are added by whoever runs this Margin server. Ask them for more."),
+        Some("framework") => Some("That file is not a framework Margin can read: choose the JSON of a CASE package (a CFPackage whose items have codes). Nothing was added."),
         Some("allowance") => Some("The allowance can be at most the server's. Whoever runs this Margin server can raise it."),
         Some(_) => Some("Something went wrong on the server. Please try again."),
         None => None,
@@ -68,7 +71,7 @@ fn InviteLink(token: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks } = o;
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
     let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
@@ -142,6 +145,46 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
                 <input id="student-share" name="student_share" inputmode="numeric" value=student_share/>
                 <p class="muted">"Leave a share empty to let everyone use what the school has. With a share, one account cannot use up the month for the others."</p>
                 <button type="submit">"Save"</button>
+            </form>
+        </section>
+        <Standards frameworks/>
+    }
+}
+
+/// The frameworks the school's lessons may name, and "Add a framework".
+#[component]
+fn Standards(frameworks: Vec<crate::models::Framework>) -> impl IntoView {
+    view! {
+        <section aria-labelledby="standards-head" id="standards">
+            <h2 id="standards-head">"Standards"</h2>
+            <p class="muted">"Lessons can name the standards they teach. Add your frameworks as 1EdTech CASE packages (the JSON file your state or network publishes); every code on a lesson is then checked against them."</p>
+            {if frameworks.is_empty() {
+                Either::Left(view! { <p>"No frameworks yet."</p> })
+            } else {
+                Either::Right(view! {
+                    <ul class="frameworks">
+                        {frameworks.into_iter().map(|f| view! {
+                            <li>
+                                <span><strong>{f.title}</strong> " · " {format!("{} standards", f.items)}
+                                    {(!f.creator.is_empty()).then(|| format!(" · {}", f.creator))}</span>
+                                {if f.shared {
+                                    Either::Left(view! { <span class="muted">"Offered by this server"</span> })
+                                } else {
+                                    Either::Right(view! {
+                                        <form method="post" action=format!("/school/frameworks/{}/remove", f.id)>
+                                            <button type="submit" class="quiet danger">"Remove"</button>
+                                        </form>
+                                    })
+                                }}
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                })
+            }}
+            <form method="post" action="/school/frameworks" enctype="multipart/form-data" class="stack">
+                <label for="framework-file">"CASE package (.json)"</label>
+                <input id="framework-file" type="file" name="file" accept=".json,application/json" required/>
+                <button type="submit">"Add a framework"</button>
             </form>
         </section>
     }

@@ -28,6 +28,7 @@ pub fn changes(old: &Element, new: &Element) -> Vec<Change> {
     let mut out = Out::default();
     out.attr("The lesson", "title", old.attr("title"), new.attr("title"));
     out.attr("The lesson", "language", old.attr("lang"), new.attr("lang"));
+    out.standards("The lesson", old.attr("standards"), new.attr("standards"));
     blocks(old, new, &mut out);
     if let Some(level) = super::reading::change(old, new) {
         out.block = None;
@@ -57,6 +58,20 @@ impl Out {
             (None, Some(b)) => self.push(ChangeKind::Edited, format!("{label}: new {what} “{}”", quote(b))),
             (Some(a), None) => self.push(ChangeKind::Edited, format!("{label}: {what} “{}” removed", quote(a))),
             _ => {}
+        }
+    }
+
+    /// Standards named or no longer named (`standards="…"`), code by code.
+    fn standards(&mut self, label: &str, old: Option<&str>, new: Option<&str>) {
+        let old = super::standards::codes(old.unwrap_or_default());
+        let new = super::standards::codes(new.unwrap_or_default());
+        let added: Vec<&str> = new.iter().filter(|c| !old.contains(c)).copied().collect();
+        let removed: Vec<&str> = old.iter().filter(|c| !new.contains(c)).copied().collect();
+        if !added.is_empty() {
+            self.push(ChangeKind::Edited, format!("{label}: now names standard {}", added.join(", ")));
+        }
+        if !removed.is_empty() {
+            self.push(ChangeKind::Edited, format!("{label}: no longer names standard {}", removed.join(", ")));
         }
     }
 
@@ -170,6 +185,7 @@ fn exercise(old: &Element, new: &Element, number: usize, out: &mut Out) {
         return;
     }
     out.attr(&label, "title", old.attr("title"), new.attr("title"));
+    out.standards(&label, old.attr("standards"), new.attr("standards"));
     out.text_part(&label, "instructions", child(old, "instructions"), child(new, "instructions"));
     match new.attr("type").and_then(ExerciseKind::from_name) {
         Some(ExerciseKind::FillBlanks) => fill_blanks(&label, old, new, out),

@@ -42,6 +42,15 @@ fn level_line(root: &Element) -> String {
     String::new()
 }
 
+/// "Standards: RL.4.1 · RL.4.2" above the teacher's view, when the lesson
+/// itself names standards (an exercise's show in its head).
+fn standards_line(root: &Element) -> String {
+    match root.attr("standards") {
+        Some(value) => format!("<p class=\"standards\">Standards: {}</p>", escape_text(&super::standards::codes(value).join(" · "))),
+        None => String::new(),
+    }
+}
+
 /// Who the lesson is shown to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Audience {
@@ -54,7 +63,10 @@ pub enum Audience {
 /// older format) renders as a message saying so.
 pub fn render_both(xml: &str) -> LessonHtml {
     match super::parse(xml) {
-        Ok(root) => LessonHtml { teacher: format!("{}{}", level_line(&root), to_html(&root, Audience::Teacher)), student: to_html(&root, Audience::Student) },
+        Ok(root) => LessonHtml {
+            teacher: format!("{}{}{}", level_line(&root), standards_line(&root), to_html(&root, Audience::Teacher)),
+            student: to_html(&root, Audience::Student),
+        },
         Err(e) => {
             let message = format!(
                 "<p class=\"form-error\" role=\"alert\">This lesson cannot be shown: {}</p>",
@@ -113,6 +125,15 @@ fn attr(out: &mut String, name: &str, value: &str) {
 impl<'a> Writer<'a> {
     fn teacher(&self) -> bool {
         self.who == Audience::Teacher
+    }
+
+    /// The standards an element names, for the teacher only.
+    fn standards(&mut self, e: &Element) {
+        if let (true, Some(value)) = (self.teacher(), e.attr("standards")) {
+            self.out.push_str("<span class=\"standards\" title=\"Standards\">");
+            self.text(&super::standards::codes(value).join(" · "));
+            self.out.push_str("</span>");
+        }
     }
 
     /// The student's answer to an item, on a sheet.
@@ -306,6 +327,7 @@ impl Draw for Writer<'_> {
             self.text(t);
             self.out.push_str("</span>");
         }
+        self.standards(e);
         self.out.push_str("</header>");
         let sequence = kind == Some(ExerciseKind::Sequencing);
         if sequence && self.sheet.is_some() {

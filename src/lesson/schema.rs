@@ -76,14 +76,14 @@ impl ExerciseKind {
 /// Attributes an element may carry, and which of them are required.
 pub fn attributes(element: &str) -> (&'static [&'static str], &'static [&'static str]) {
     match element {
-        "lesson" => (&["title", "lang"], &[]),
+        "lesson" => (&["title", "lang", "standards"], &[]),
         "h1" | "h2" | "h3" | "p" | "note" => (&["id"], &[]),
         "statement" => (&["id", "answer"], &["answer"]),
         "item" => (&["id", "position"], &["position"]),
         "option" => (&["id", "correct"], &[]),
         "question" => (&["id", "multiple"], &[]),
         "writing-area" => (&["id", "lines", "placeholder"], &[]),
-        "exercise" => (&["id", "type", "title"], &["type"]),
+        "exercise" => (&["id", "type", "title", "standards"], &["type"]),
         "blank" => (&["id", "answer", "alts", "hint", "student-answer"], &["answer"]),
         "rubric" => (&["id", "shared"], &[]),
         "criterion" => (&["id", "name"], &["name"]),

@@ -103,6 +103,9 @@ impl Validator {
                 self.err(e, path, format!("missing required attribute `{name}`: {}", required_hint(&e.name, name)));
             }
         }
+        if let Some(problem) = e.attr("standards").and_then(super::standards::shape_problem) {
+            self.err(e, path, problem);
+        }
         if let Some(id) = e.id() {
             if !schema::valid_id(id) {
                 self.err(e, path, format!(

@@ -93,6 +93,9 @@ pub struct SchoolOverview {
     pub storage_limit: Option<i64>,
     pub members: Vec<Member>,
     pub invites: Vec<Invite>,
+    /// The standards frameworks its lessons may name.
+    #[serde(default)]
+    pub frameworks: Vec<crate::models::Framework>,
 }
 
 /// "12.4 MB" for a number of bytes, as the School page shows it.

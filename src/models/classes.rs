@@ -59,6 +59,9 @@ pub struct ClassPage {
     pub class: ClassDetail,
     pub own_lessons: Vec<(String, String)>,
     pub join_link: String,
+    /// The standards its lessons name, and how its students did on them.
+    #[serde(default)]
+    pub coverage: Vec<crate::models::Coverage>,
 }
 
 /// A class as a student sees it: its name and its published lessons.

@@ -12,6 +12,7 @@ mod faults;
 mod feedback;
 mod lessons;
 mod reading;
+mod standards;
 
 pub use reading::PLAIN as PLAIN_SENTENCES;
 mod tutor;
@@ -186,6 +187,8 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["benchmark markdown"], step: bench::benchmark_markdown },
     Scenario { says: &["slowly"], step: bench::slowly },
     Scenario { says: &["reading level for grade"], step: reading::to_a_grade },
+    Scenario { says: &["align this lesson to the standard"], step: standards::align },
+    Scenario { says: &["from memory with "], step: standards::from_memory },
     Scenario { says: &["fill-in-the-blank", "fill in the blank"], step: lessons::fill_in_the_blank },
     Scenario { says: &["what did i decide"], step: lessons::what_did_i_decide },
     Scenario { says: &["do what the lesson says"], step: lessons::do_what_the_lesson_says },

@@ -8,6 +8,7 @@
 //! teacher's and the students' doors; their pages are Leptos components
 //! (`components::classes`), fed by server functions (`api::classes`).
 
+pub mod coverage;
 pub mod evidence;
 pub mod feedback;
 pub mod feedback_routes;

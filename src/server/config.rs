@@ -68,6 +68,9 @@ pub struct Config {
     /// teacher before it ends, leaving the edit for later
     /// (`MARGIN_APPROVAL_WAIT_SECS`).
     pub approval_wait_secs: u64,
+    /// A folder of 1EdTech CASE packages (`.json`) offered to every school
+    /// (`MARGIN_STANDARDS_DIR`, `standards::folder`); unset, none.
+    pub standards_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -96,6 +99,7 @@ impl Default for Config {
             lesson_sweep_ms: 5_000,
             metrics_token: None,
             approval_wait_secs: 30 * 60,
+            standards_dir: None,
         }
     }
 }
@@ -138,6 +142,7 @@ impl Config {
             lesson_sweep_ms: env.number("MARGIN_LESSON_SWEEP_MS", d.lesson_sweep_ms, 50, 3_600_000, "milliseconds"),
             metrics_token: env.secret("MARGIN_METRICS_TOKEN").filter(|t| !t.trim().is_empty()),
             approval_wait_secs: env.number("MARGIN_APPROVAL_WAIT_SECS", d.approval_wait_secs, 1, 7 * 24 * 3600, "seconds"),
+            standards_dir: env.text("MARGIN_STANDARDS_DIR").filter(|d| !d.trim().is_empty()).map(std::path::PathBuf::from),
         }
     }
 }

@@ -21,3 +21,9 @@ pub fn token_hash(token: &str) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// SHA-256 of `bytes` in hex: whether a file is one already loaded.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -21,7 +21,7 @@ pub mod routes;
 use crate::server::{
     db::{self, Db},
     http::error::{AppError, Result},
-    ids,
+    ids, standards,
 };
 use crate::{
     lesson::{self, Change, Element},
@@ -59,6 +59,12 @@ pub async fn create(db: &Db, owner_id: &str, title: &str) -> Result<Lesson> {
 /// its first version the assistant's.
 pub async fn create_by_agent(db: &Db, owner_id: &str, title: &str, document: &str) -> Result<Lesson> {
     let title = clean_title(title)?;
+    if let Ok(root) = lesson::parse(document) {
+        let errors = standards::frameworks::problems(db, owner_id, &root).await?;
+        if !errors.is_empty() {
+            return Err(AppError::InvalidLesson(errors));
+        }
+    }
     insert_by(db, owner_id, &title, document, Author::Agent, "Made by the assistant").await
 }
 
@@ -168,6 +174,10 @@ async fn save_revision(
         Ok(root) => root,
         Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
     };
+    let errors = standards::frameworks::problems(db, owner_id, &root).await?;
+    if !errors.is_empty() {
+        return Ok(SaveOutcome::Invalid { errors });
+    }
     let doc = root.to_xml();
     let summary: String = summary.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_SUMMARY_CHARS).collect();
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };

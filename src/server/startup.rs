@@ -64,6 +64,17 @@ pub async fn run() -> ExitCode {
     if let Err(e) = crate::server::lessons::library::fill_search_text(&pool).await {
         tracing::error!(error = %e, "could not prepare older lessons for search");
     }
+    if let Some(dir) = &config.standards_dir {
+        match crate::server::standards::folder::load(&pool, dir).await {
+            Ok(done) => {
+                tracing::info!(loaded = done.loaded, unchanged = done.unchanged, "read the standards folder");
+                for (file, why) in done.refused {
+                    tracing::warn!(%file, "a standards framework was not loaded: {why}");
+                }
+            }
+            Err(why) => tracing::error!("{why}"),
+        }
+    }
     // SQLite is one process's file: whatever is still running is left from
     // the last one. On PostgreSQL other instances may be writing replies;
     // only the expired leases are anyone's to end (`turns::leases`).

@@ -37,6 +37,12 @@ pub struct ChatList {
     /// Reloads of the list asked for so far: only the latest one's answer is
     /// shown, so an answer that arrives late never puts an older list back.
     reloads: StoredValue<u32>,
+    /// Chats opened so far: a chat's history that arrives after another
+    /// chat (or the same one again) was opened is dropped, so two opens
+    /// that overlap (the page's first, and a reply started elsewhere that
+    /// arrives meanwhile) never show the conversation twice nor follow one
+    /// turn with two replies.
+    opens: StoredValue<u32>,
 }
 
 /// The open chat's messages as they are on screen.
@@ -149,6 +155,7 @@ impl Chat {
                 current: RwSignal::new(None),
                 loaded: RwSignal::new(false),
                 reloads: StoredValue::new(0),
+                opens: StoredValue::new(0),
             },
             conversation: Conversation::new(),
             turn: RunningTurn { busy: RwSignal::new(false), id: RwSignal::new(None), stopping: RwSignal::new(false) },
@@ -203,10 +210,16 @@ impl Chat {
 
     /// Shows a chat's history and follows its running turn, if any.
     async fn open(self, id: String) {
+        self.list.opens.update_value(|n| *n += 1);
+        let this_open = self.list.opens.get_value();
         self.list.current.set(Some(id.clone()));
         self.conversation.clear();
         self.conversation.go_to_end();
-        let history = match client::json::<SessionMessages>("GET", &format!("/api/chats/{id}/messages"), None::<&()>).await {
+        let history = client::json::<SessionMessages>("GET", &format!("/api/chats/{id}/messages"), None::<&()>).await;
+        if self.list.opens.get_value() != this_open {
+            return;
+        }
+        let history = match history {
             Ok(h) => h,
             Err(e) => {
                 self.notice.set(Some(e.message()));

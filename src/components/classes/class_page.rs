@@ -42,7 +42,7 @@ fn published(l: &ClassLesson) -> String {
 
 #[component]
 fn Class(page: ClassPage) -> impl IntoView {
-    let ClassPage { class, own_lessons, join_link } = page;
+    let ClassPage { class, own_lessons, join_link, coverage } = page;
     let id = class.id.clone();
     let addable: Vec<(String, String)> = own_lessons.into_iter().filter(|(lid, _)| !class.lessons.iter().any(|l| &l.id == lid)).collect();
     let lessons = class
@@ -122,6 +122,13 @@ fn Class(page: ClassPage) -> impl IntoView {
                 {students}
             </ul>
         </section>
+        {(!coverage.is_empty()).then(|| view! {
+            <section aria-labelledby="standards-h">
+                <h2 id="standards-h">"Standards"</h2>
+                <p class="muted">"The standards this class's lessons name, and how its students did on the exercises that name them."</p>
+                <super::standards_page::CoverageTable rows=coverage/>
+            </section>
+        })}
         <form method="post" action=format!("/classes/{id}/delete") class="danger-zone">
             <button type="submit" class="quiet">"Delete class"</button>
             " " <span class="muted">"Its students no longer see its lessons. The lessons and the answers stay."</span>

@@ -346,3 +346,17 @@ fn every_difference_gets_a_line() {
         vec!["Exercise 1 (Fill in the blanks), blank 1: new student's answer “y”", "The writing area: new placeholder “Write here”"]
     );
 }
+
+#[test]
+fn standards_named_and_no_longer_named_are_told_code_by_code() {
+    let old = r#"<lesson standards="RL.4.1"><exercise id="e1" type="writing" standards="W.4.1 RL.4.2"><prompt>Write.</prompt></exercise></lesson>"#;
+    let new = r#"<lesson><exercise id="e1" type="writing" standards="RL.4.2 RL.4.3 W.4.2"><prompt>Write.</prompt></exercise></lesson>"#;
+    assert_eq!(
+        lines(old, new),
+        vec![
+            "The lesson: no longer names standard RL.4.1",
+            "Exercise 1 (Writing): now names standard RL.4.3, W.4.2",
+            "Exercise 1 (Writing): no longer names standard W.4.1",
+        ]
+    );
+}

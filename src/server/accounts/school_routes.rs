@@ -53,6 +53,7 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         storage_limit: crate::server::accounts::quota::usage(&state.db, &user.id).await?.1,
         members: schools::members(&state.db, school_id, &from, &to).await?,
         invites: schools::open_invites(&state.db, school_id).await?,
+        frameworks: crate::server::standards::frameworks::list(&state.db, school_id).await?,
     })
 }
 

@@ -39,6 +39,10 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/results/{student}", get(api_student))
         .route("/api/lessons/{id}/improve", post(super::improve::api_improve))
         .route("/lessons/{id}/improve", post(super::improve::form_improve))
+        .route("/api/lessons/{id}/align", post(super::coverage::api_align))
+        .route("/lessons/{id}/align", post(super::coverage::form_align))
+        .route("/api/lessons/{id}/standards", get(super::coverage::api_lesson))
+        .route("/api/classes/{id}/standards", get(super::coverage::api_class))
         .route("/classes", post(form_create))
         .route("/classes/{id}/code", post(form_renew))
         .route("/classes/{id}/lessons", post(form_add))
@@ -219,7 +223,8 @@ pub async fn class_page(state: &AppState, user: &crate::models::UserInfo, header
         .fetch_all(&state.db)
         .await?;
     let join_link = format!("{}/join/{}", origin(state, headers), class.join_code);
-    Ok(crate::models::ClassPage { class, own_lessons, join_link })
+    let coverage = super::coverage::class_coverage(&state.db, &user.id, id).await?;
+    Ok(crate::models::ClassPage { class, own_lessons, join_link, coverage })
 }
 
 async fn form_renew(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {

@@ -44,6 +44,8 @@ pub fn limit_for(method: &Method, path: &str) -> usize {
         LESSON_BODY
     } else if method == Method::POST && crate::server::material::routes::takes_files(path) {
         crate::server::material::routes::MATERIAL_BODY
+    } else if method == Method::POST && crate::server::standards::routes::takes_packages(path) {
+        crate::server::standards::routes::FRAMEWORK_BODY
     } else if method == Method::POST && path == "/lessons/import" {
         // The file, and the form's own few hundred bytes around it.
         LESSON_BODY + 16 * 1024

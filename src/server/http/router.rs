@@ -23,7 +23,7 @@ use crate::server::{
         guard,
         headers::CspNonce,
     },
-    lessons, material, reactions,
+    lessons, material, reactions, standards,
     state::AppState,
 };
 use crate::app::{shell, App};
@@ -50,6 +50,7 @@ pub fn build(state: AppState) -> Router {
         .merge(classes::routes::router())
         .merge(classes::learn::router())
         .merge(classes::feedback_routes::router())
+        .merge(standards::routes::router())
         // The bundle's files, from a `ServeDir` of our own: leptos_axum's
         // fallback serves them too, but passes on only `Accept-Encoding`, so
         // a browser asking "changed since?" always got the whole file again.

@@ -176,6 +176,10 @@ pub async fn import(db: &Db, owner: &str, title: Option<&str>, xml: &str) -> Res
         return Err(AppError::PayloadTooLarge(format!("The lesson is too large. Keep it under {} KB.", lesson::MAX_BYTES / 1024)));
     }
     let root = lesson::normalize(xml).map_err(AppError::InvalidLesson)?;
+    let errors = crate::server::standards::frameworks::problems(db, owner, &root).await?;
+    if !errors.is_empty() {
+        return Err(AppError::InvalidLesson(errors));
+    }
     let heading = root
         .children
         .iter()

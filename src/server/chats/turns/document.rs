@@ -20,6 +20,7 @@ use crate::{
         lessons,
         material,
         lessons::proposals::{self, NewProposal},
+        standards,
     },
 };
 
@@ -136,6 +137,10 @@ impl DocumentStore for DbDocument {
             match lessons::create_by_agent(&self.db, &self.owner_id, &title, &xml).await {
                 Ok(l) => Ok(MadeLesson { id: l.id, title: l.title }),
                 Err(crate::server::http::error::AppError::Title(_)) => Err("That title cannot be used. Call create_lesson again with a short title.".into()),
+                Err(crate::server::http::error::AppError::InvalidLesson(errors)) => {
+                    let list: Vec<String> = errors.iter().map(|e| format!("- {e}")).collect();
+                    Err(format!("Nothing was made: the lesson has problems. Fix each and call create_lesson again.\n{}", list.join("\n")))
+                }
                 Err(e) => {
                     tracing::error!(error = ?e, "could not make the agent's lesson");
                     Err("The lesson could not be made just now. Try again in a moment.".into())
@@ -196,6 +201,20 @@ impl DocumentStore for DbDocument {
         self.read_results.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    fn find_standards(&self, query: String) -> BoxFuture<'_, Result<Option<Vec<crate::models::StandardHit>>, String>> {
+        Box::pin(async move {
+            let school = standards::frameworks::school_of(&self.db, &self.owner_id).await;
+            let found = match school {
+                Ok(school) => standards::frameworks::search(&self.db, &school, &query, standards::routes::MAX_HITS).await,
+                Err(e) => Err(e),
+            };
+            found.map_err(|e| {
+                tracing::error!(error = ?e, "could not search the standards");
+                "The standards could not be searched just now. Try again in a moment.".to_string()
+            })
+        })
+    }
+
     fn results(&self) -> BoxFuture<'_, Result<Option<crate::agent::tools::ClassResults>, String>> {
         Box::pin(async move {
             // Changes made from students' answers are always the teacher's to approve.
@@ -232,6 +251,15 @@ impl DocumentStore for DbDocument {
         Box::pin(async move {
             if !self.stored.wait().await {
                 return Err(SaveRejection::Unavailable);
+            }
+            if let Ok(root) = crate::lesson::parse(&xml) {
+                let errors = standards::frameworks::problems(&self.db, &self.owner_id, &root).await.map_err(|e| {
+                    tracing::error!(error = ?e, "could not check the proposal's standard codes");
+                    SaveRejection::Unavailable
+                })?;
+                if !errors.is_empty() {
+                    return Err(SaveRejection::Invalid(errors));
+                }
             }
             let base_revision = self.state.lock().unwrap_or_else(|p| p.into_inner()).1;
             let proposal = NewProposal {
