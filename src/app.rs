@@ -18,6 +18,7 @@ use crate::components::{
     learn_page::LearnPage,
     lesson_page::LessonPage,
     lessons_page::LessonsPage,
+    versions_page::VersionsPage,
     not_found::NotFound,
     school_page::SchoolPage,
     trash_page::TrashPage,
@@ -92,6 +93,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/lessons/:id/results") view=ResultsPage ssr=SsrMode::Async/>
                 <Route path=path!("/lessons/:id/results/:student") view=StudentWorkPage ssr=SsrMode::Async/>
                 <Route path=path!("/lessons/:id/standards") view=StandardsPage ssr=SsrMode::Async/>
+                <Route path=path!("/lessons/:id/versions") view=VersionsPage ssr=SsrMode::Async/>
                 <Route path=path!("/learn") view=MyClassesPage ssr=SsrMode::Async/>
                 <Route path=path!("/join/:code") view=JoinPage ssr=SsrMode::Async/>
                 // The workspace island sits inside the lesson's Suspense: render the

@@ -22,4 +22,5 @@ pub mod school_page;
 pub mod top_bar;
 pub mod title_field;
 pub mod trash_page;
+pub mod versions_page;
 pub mod xml_editor;

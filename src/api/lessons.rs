@@ -76,3 +76,12 @@ pub async fn get_sources(id: String, refusal: Option<String>) -> Result<crate::m
     };
     Ok(crate::models::Material { sources, react_to_events, refused })
 }
+
+/// A lesson's Versions page: its versions with their measured levels, or
+/// its core when it is a version.
+#[server]
+pub async fn get_versions(id: String) -> Result<crate::models::LessonVersions, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lessons::versions::page(&state.db, &user.id, &id).await.map_err(fail)
+}

@@ -98,6 +98,7 @@ fn PublishForm(lesson_id: String, publication: crate::models::Publication) -> im
             {published.map(|_| view! { <button type="submit" name="action" value="unpublish" class="quiet">"Unpublish"</button> })}
             <a href=format!("/lessons/{lesson_id}/results")>"Results"</a>
             <a href=format!("/lessons/{lesson_id}/standards")>"Standards"</a>
+            <a href=format!("/lessons/{lesson_id}/versions")>"Versions"</a>
             <a href="/classes">"Classes"</a>
         </form>
     }

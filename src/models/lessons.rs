@@ -351,3 +351,29 @@ mod tests {
         assert!(SaveReply::from_json("null").is_err());
     }
 }
+
+/// One version of a lesson, as its core's Versions page lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionSummary {
+    pub id: String,
+    pub title: String,
+    /// "grade 4", "English learners", "Spanish".
+    pub label: String,
+    /// Its measured reading level ("grade 4.2"), when it can be measured.
+    pub level: Option<String>,
+}
+
+/// A lesson's Versions page: the versions made of it, or, for a version,
+/// its core.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonVersions {
+    pub lesson_id: String,
+    pub title: String,
+    /// This lesson's own measured level.
+    pub level: Option<String>,
+    /// (id, title, this version's label) when this lesson is a version.
+    pub core: Option<(String, String, String)>,
+    pub versions: Vec<VersionSummary>,
+}

@@ -40,6 +40,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/revisions/{number}/undo", post(undo))
         .route("/api/lessons/{id}/changes", get(changes))
         .route("/api/lessons/{id}/review", put(set_review))
+        .route("/api/lessons/{id}/versions", get(super::versions::api_page).post(super::versions::api_make))
+        .route("/lessons/{id}/versions", post(super::versions::form_make))
 }
 
 /// Saves the teacher's XML on top of `baseRevision`.

@@ -1,0 +1,43 @@
+import { expect, test } from "./csp";
+import { createLesson, hydrated, lastReply, signUp, uniqueEmail } from "./helpers";
+
+// "Make a version" at a reading level: the version opens with the assistant
+// working in its own chat, and the core's Versions page lists it with its
+// measured level.
+
+const HARD = "Photosynthesis transforms electromagnetic radiation into chemical potential energy, facilitating carbohydrate biosynthesis within chloroplast organelles of photosynthetic eukaryotic organisms.";
+const LESSON = `<lesson lang="en">
+  <h1 id="h1">Plants</h1>
+  <p id="p1">${HARD}</p>
+  <p id="p2">${HARD}</p>
+  <p id="p3">${HARD}</p>
+</lesson>`;
+
+test("a version at grade 6: made from the Versions page, rewritten and measured, listed on its core", async ({ page }) => {
+  await signUp(page, uniqueEmail("teacher"));
+  const url = await createLesson(page, "Plants");
+  const id = url.split("/").pop();
+  const origin = new URL(url).origin;
+  expect((await page.request.put(`/api/lessons/${id}/document`, { data: { xml: LESSON, baseRevision: 1 }, headers: { Origin: origin } })).ok()).toBeTruthy();
+
+  await page.goto(`/lessons/${id}/versions`);
+  await expect(page.getByText(/Reading level: grade \d+\.\d/)).toBeVisible();
+  await page.getByLabel("At reading level grade").fill("6");
+  await page.getByRole("button", { name: "Make this version" }).click();
+
+  await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
+  expect(page.url()).not.toContain(id!);
+  await hydrated(page);
+  await expect(page.locator(".msg.trigger").last()).toContainText("Make a version: grade 6");
+  await expect(lastReply(page)).toContainText("Measured again.");
+  await expect(page.locator(".document-pane .reading-level")).toContainText(/Reading level: grade [5-6]\.\d/);
+
+  await page.goto(`/lessons/${id}/versions`);
+  const item = page.locator("ul.versions li");
+  await expect(item).toHaveCount(1);
+  await expect(item).toContainText("Plants (grade 6)");
+  await expect(item).toContainText(/measured grade [5-6]\.\d/);
+  await item.getByRole("link").click();
+  await page.getByRole("link", { name: "Versions" }).click();
+  await expect(page.getByText("Version of Plants: grade 6")).toBeVisible();
+});
