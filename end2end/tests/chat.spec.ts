@@ -11,11 +11,20 @@ async function recordTimeline(page: Page) {
     const note = (s: string) => { if (!seen.includes(s)) seen.push(s); };
     const stepsIn = (root: ParentNode) => root.querySelectorAll(".step");
     const check = (records: MutationRecord[] = []) => {
-      const added: Element[] = [];
-      for (const r of records) r.addedNodes.forEach((n) => {
-        if (n instanceof Element) { added.push(n); stepsIn(n).forEach((e) => added.push(e)); }
-      });
-      [...added.filter((e) => e.classList.contains("step")), ...Array.from(stepsIn(document))].forEach((el) => {
+      // Steps added, changed or removed since the last call: several events
+      // handled in one task (a step ending, then the reply folding its steps
+      // away) reach this callback once, and a removed step's last state is
+      // still on the element.
+      const touched: Element[] = [];
+      const gather = (n: Node) => {
+        if (n instanceof Element) { touched.push(n); stepsIn(n).forEach((e) => touched.push(e)); }
+      };
+      for (const r of records) {
+        r.addedNodes.forEach(gather);
+        r.removedNodes.forEach(gather);
+        if (r.type === "attributes") gather(r.target);
+      }
+      [...touched.filter((e) => e.classList.contains("step")), ...Array.from(stepsIn(document))].forEach((el) => {
         const label = el.querySelector(".step-label")?.textContent ?? "";
         const state = el.classList.contains("running") ? "running" : el.classList.contains("ok") ? "ok" : "failed";
         note(`step ${label} ${state}`);
