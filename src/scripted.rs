@@ -27,7 +27,7 @@ use axum::{
 };
 use serde_json::{json, Value};
 
-pub use scenarios::{Step, PLAIN_SENTENCES};
+pub use scenarios::{Step, PLAIN_SENTENCES, SPANISH_SENTENCES};
 
 /// A running scripted server.
 pub struct ScriptedLlm {

@@ -41,3 +41,43 @@ test("a version at grade 6: made from the Versions page, rewritten and measured,
   await page.getByRole("link", { name: "Versions" }).click();
   await expect(page.getByText("Version of Plants: grade 6")).toBeVisible();
 });
+
+test("an edit of the core is offered to its version, and applied there", async ({ page }) => {
+  await signUp(page, uniqueEmail("teacher"));
+  const url = await createLesson(page, "Plants");
+  const id = url.split("/").pop();
+  const origin = new URL(url).origin;
+  expect((await page.request.put(`/api/lessons/${id}/document`, { data: { xml: LESSON, baseRevision: 1 }, headers: { Origin: origin } })).ok()).toBeTruthy();
+  await page.goto(`/lessons/${id}/versions`);
+  await page.getByLabel("At reading level grade").fill("6");
+  await page.getByRole("button", { name: "Make this version" }).click();
+  await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
+  const version = page.url();
+  await hydrated(page);
+  await expect(lastReply(page)).toContainText("Measured again.");
+
+  // The teacher changes a paragraph of the core in its XML.
+  await page.goto(url);
+  await hydrated(page);
+  await page.getByRole("tab", { name: "XML" }).click();
+  await page.getByLabel("Lesson XML").fill(LESSON.replace(`<p id="p2">${HARD}</p>`, `<p id="p2">Roots take in water from the soil.</p>`));
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved as version 3.");
+
+  // The assistant carries it into the version, where it waits.
+  await page.goto(`/lessons/${id}/versions`);
+  const waiting = page.locator("ul.versions li a.waiting");
+  await expect(async () => {
+    await page.reload();
+    await expect(waiting).toHaveText("1 change waits for you", { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  await waiting.click();
+  await expect(page).toHaveURL(version);
+  await hydrated(page);
+  const card = lastReply(page).locator(".proposal");
+  await expect(card).toContainText("Waiting for your review");
+  await expect(page.locator(".document-pane .lesson-view")).not.toContainText("Roots take in water");
+  await card.getByRole("button", { name: "Apply" }).click();
+  await expect(card).toContainText(/Applied as version \d+\./);
+  await expect(page.locator(".document-pane .lesson-view")).toContainText("Roots take in water from the soil.");
+});

@@ -1,7 +1,8 @@
 //! A lesson's Versions page: the versions made of it (for a reading level,
 //! for English learners, in another language), each with its measured
 //! reading level, and "Make a version"; on a version, the lesson it is a
-//! version of. Plain forms, no browser code.
+//! version of. Plain forms, no browser code. A change of this lesson
+//! reaches each version as a proposal there; the list says where one waits.
 
 use leptos::{either::Either, prelude::*};
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -30,6 +31,12 @@ pub fn VersionsPage() -> impl IntoView {
     }
 }
 
+/// "1 change waits for you", for the changes the assistant proposed in a
+/// version (those it carried from this lesson among them).
+fn waiting_said(n: i64) -> String {
+    if n == 1 { "1 change waits for you".into() } else { format!("{n} changes wait for you") }
+}
+
 #[component]
 fn Versions(v: LessonVersions) -> impl IntoView {
     let LessonVersions { lesson_id, title, level, core, versions } = v;
@@ -47,7 +54,7 @@ fn Versions(v: LessonVersions) -> impl IntoView {
         Either::Right(view! {
             <section aria-labelledby="make-head">
                 <h2 id="make-head">"Make a version"</h2>
-                <p class="muted">"A copy of this lesson, linked to it and keeping its exercises, that the assistant rewrites: it measures the reading level as it goes."</p>
+                <p class="muted">"A copy of this lesson, linked to it and keeping its exercises, that the assistant rewrites: it measures the reading level as it goes. When you change this lesson later, the assistant offers the same change in each version, for you to apply or discard there."</p>
                 {error.map(|e| view! { <p class="notice" role="alert">{e}</p> })}
                 <form method="post" action=format!("/lessons/{lesson_id}/versions") class="inline-form">
                     <input type="hidden" name="kind" value="grade"/>
@@ -82,6 +89,9 @@ fn Versions(v: LessonVersions) -> impl IntoView {
                         <a href=format!("/lessons/{}", s.id)>{s.title}</a>
                         " · " {s.label}
                         " · " <span class="muted">{s.level.map(|l| format!("measured {l}")).unwrap_or_else(|| "not measured".into())}</span>
+                        {(s.waiting > 0).then(|| view! {
+                            " · " <a class="waiting" href=format!("/lessons/{}", s.id)>{waiting_said(s.waiting)}</a>
+                        })}
                     </li>
                 }).collect_view()}
             </ul>

@@ -362,6 +362,10 @@ pub struct VersionSummary {
     pub label: String,
     /// Its measured reading level ("grade 4.2"), when it can be measured.
     pub level: Option<String>,
+    /// The assistant's changes waiting for the teacher in it (those carried
+    /// from the core among them).
+    #[serde(default)]
+    pub waiting: i64,
 }
 
 /// A lesson's Versions page: the versions made of it, or, for a version,

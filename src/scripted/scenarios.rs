@@ -13,8 +13,10 @@ mod feedback;
 mod lessons;
 mod reading;
 mod standards;
+mod versions;
 
 pub use reading::PLAIN as PLAIN_SENTENCES;
+pub use versions::SPANISH as SPANISH_SENTENCES;
 mod tutor;
 
 /// One scripted response.
@@ -163,6 +165,10 @@ struct Scenario {
 }
 
 const SCENARIOS: &[Scenario] = &[
+    // First: the message quotes the teacher's own lesson, whose words may
+    // be any other scenario's phrase.
+    Scenario { says: &["carry the same changes into this version"], step: versions::carry_core_changes },
+    Scenario { says: &["translate this lesson into"], step: versions::translate },
     Scenario { says: &["end the stream early"], step: faults::end_the_stream_early },
     Scenario { says: &["cut the edit short"], step: faults::cut_the_edit_short },
     Scenario { says: &["error mid-stream"], step: faults::error_mid_stream },

@@ -1,6 +1,6 @@
 //! The assistant reacting to what happens to a lesson, not only to what the
 //! teacher types: material added, a lesson created, a student's wrong
-//! answer, a session started. Each such event (`intents`) waits at the
+//! answer, a session started, the core of a version changed. Each such event (`intents`) waits at the
 //! lesson's gate (`gate`), shared through the database by every instance:
 //! a burst is gathered into one automatic turn, turns are spaced out, and
 //! none starts while a reply runs in the lesson. `fire` starts the turn when
@@ -29,8 +29,10 @@ pub async fn enabled(db: &Db, user_id: &str) -> Result<bool> {
 pub async fn set_enabled(db: &Db, user_id: &str, on: bool) -> Result<()> {
     sqlx::query("UPDATE users SET react_to_events = $1 WHERE id = $2").bind(on).bind(user_id).execute(db).await?;
     if !on {
-        // Wrong answers are switched on and off apart.
-        gate::drop_waiting_but(db, user_id, intents::Intent::AnswerWrong).await?;
+        // Wrong answers are switched on and off apart; a core's changes
+        // reach its versions whatever the switch says (the teacher linked
+        // them, and every edit they bring waits for review).
+        gate::drop_waiting_but(db, user_id, [intents::Intent::AnswerWrong, intents::Intent::CoreChanged]).await?;
     }
     Ok(())
 }
@@ -72,6 +74,22 @@ pub async fn react(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: O
         return Ok(None);
     }
     queue(state, owner_id, lesson_id, chat_id, happened).await.map(Some)
+}
+
+/// The core of `version_id` (one of `owner_id`'s lessons) changed: queued
+/// at the version's gate whatever the switch for automatic turns says (the
+/// teacher linked the version, and what its turn changes waits for them).
+/// One event waits at most (`waiting`: one already does); each later change
+/// only pushes the gate back, so a burst of edits is one turn. The event is
+/// worded when its turn starts (`lessons::versions::carry`).
+pub async fn core_changed(state: &AppState, owner_id: &str, version_id: &str, waiting: bool) -> Result<i64> {
+    let happened = intents::Happening {
+        intent: intents::Intent::CoreChanged,
+        note: "The lesson this is a version of changed".into(),
+        detail: "The lesson this one is a version of changed.".into(),
+    };
+    let happened: &[intents::Happening] = if waiting { &[] } else { std::slice::from_ref(&happened) };
+    queue(state, owner_id, version_id, None, happened).await
 }
 
 /// Queues `happened` at the lesson's gate and waits for it; how long until

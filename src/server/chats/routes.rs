@@ -137,8 +137,13 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     spending.user_id = user.id.clone();
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
     let kind = if student { turns::TurnKind::Student } else { turns::TurnKind::Teacher };
+    let lesson_id = chat.session.lesson_id.clone();
     let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, kind };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
+    if !student {
+        // What the reply changes reaches the lesson's versions when it ends.
+        crate::server::lessons::versions::carry::after_turn(&state, lesson_id, log.clone());
+    }
     if wants_json {
         return finished(&state, &user_id, &log).await;
     }

@@ -42,6 +42,9 @@ async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, Ap
     state.bus.publish(&state.db, bus::PROPOSALS, &id).await;
     let reply = reply?;
     events::tell_saved(&state.bus, &state.db, &lesson_id, &reply.outcome).await;
+    if matches!(reply.outcome, crate::models::SaveOutcome::Saved { .. }) {
+        super::versions::carry::tell_versions(&state, &lesson_id).await;
+    }
     Ok(Json(reply))
 }
 

@@ -4,10 +4,13 @@
 //! version's own chat: bringing it to a reading level (measured with
 //! `check_reading_level`, within ±0.5 grade or saying why not), to simpler
 //! language with a glossary for English learners, or into another
-//! language. The core's Versions page lists them with their measured level.
+//! language. The core's Versions page lists them with their measured level
+//! and whether a change from the core waits for the teacher there.
 //!
-//! Not yet: carrying a later edit of the core into each version as a
-//! proposal (#40); a version is kept in step by hand until then.
+//! A later edit of the core reaches each version as a change the assistant
+//! proposes in the version's own terms (`carry`).
+
+pub mod carry;
 
 use axum::{
     extract::State,
@@ -107,10 +110,13 @@ async fn core_of(db: &Db, owner: &str, id: &str) -> Result<Option<(String, Strin
     .await?)
 }
 
-/// The versions of a lesson, oldest first.
+/// The versions of a lesson, oldest first, each with how many of the
+/// assistant's changes wait for the teacher in it.
 pub async fn list(db: &Db, owner: &str, core: &str) -> Result<Vec<VersionSummary>> {
-    let rows: Vec<(String, String, Option<String>, String)> = sqlx::query_as(
-        "SELECT id, title, version_label, document_xml FROM lessons WHERE version_of = $1 AND owner_id = $2 AND deleted_at IS NULL ORDER BY created_at, id",
+    let rows: Vec<(String, String, Option<String>, String, i64)> = sqlx::query_as(
+        "SELECT l.id, l.title, l.version_label, l.document_xml,
+                (SELECT COUNT(*) FROM proposals p WHERE p.lesson_id = l.id AND p.status = 'pending')
+         FROM lessons l WHERE l.version_of = $1 AND l.owner_id = $2 AND l.deleted_at IS NULL ORDER BY l.created_at, l.id",
     )
     .bind(core)
     .bind(owner)
@@ -118,7 +124,7 @@ pub async fn list(db: &Db, owner: &str, core: &str) -> Result<Vec<VersionSummary
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, title, label, xml)| VersionSummary { id, title, label: label.unwrap_or_default(), level: level_of(&xml) })
+        .map(|(id, title, label, xml, waiting)| VersionSummary { id, title, label: label.unwrap_or_default(), level: level_of(&xml), waiting })
         .collect())
 }
 
@@ -151,13 +157,19 @@ pub async fn make(state: &AppState, owner: &str, core_id: &str, kind: &VersionKi
     state.limits.lesson(owner).await?;
     let title = clean_title(&format!("{} ({label})", core.title)).or_else(|_| clean_title(&label))?;
     let made = lessons::insert(&state.db, owner, &title, &core.document_xml, &format!("Made as a version of “{}”: {label}", core.title)).await?;
-    let done = sqlx::query("UPDATE lessons SET version_of = $1, version_label = $2 WHERE id = $3 AND owner_id = $4")
-        .bind(core_id)
-        .bind(&label)
-        .bind(&made.id)
-        .bind(owner)
-        .execute(&state.db)
-        .await?;
+    // Its base is the core it was copied from: later changes of the core
+    // are carried from there (`carry`).
+    let done = sqlx::query(
+        "UPDATE lessons SET version_of = $1, version_label = $2, version_base_xml = $3, version_base_revision = $4 WHERE id = $5 AND owner_id = $6",
+    )
+    .bind(core_id)
+    .bind(&label)
+    .bind(&core.document_xml)
+    .bind(core.revision)
+    .bind(&made.id)
+    .bind(owner)
+    .execute(&state.db)
+    .await?;
     db::touched_one(&done)?;
     let content = PROMPT.trim().replace("{core}", &core.title).replace("{label}", &label).replace("{ask}", &ask);
     let turn = OnBehalf { owner_id: owner, lesson_id: &made.id, chat_id: None, note: format!("Make a version: {label}"), content, kind: TurnKind::Teacher };

@@ -15,6 +15,7 @@ use super::{
 use crate::server::{
     chats::{self, turns},
     http::error::{AppError, Result},
+    lessons::versions,
     state::AppState,
 };
 
@@ -127,13 +128,32 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
     // Without an assistant there is nothing to react with (asked before a
     // chat is looked for).
     state.ai.agent()?;
+    let mut happened: Vec<intents::Happening> = events.iter().map(|e| e.happening.clone()).collect();
+    // A version's core changed: worded now, from the core as it is, once
+    // however many edits queued it (nothing, when nothing is left to carry).
+    let core_changed = happened.iter().any(|h| h.intent == intents::Intent::CoreChanged);
+    let carry = if core_changed { versions::carry::carry(&state.db, &owner, lesson_id).await? } else { None };
+    happened.retain(|h| h.intent != intents::Intent::CoreChanged);
+    happened.extend(carry.as_ref().map(|c| c.happening.clone()));
+    if happened.is_empty() {
+        return Ok(());
+    }
     let chat_id = latest_chat(state, &owner, lesson_id, events).await?;
-    let happened: Vec<intents::Happening> = events.iter().map(|e| e.happening.clone()).collect();
     let (note, content) = intents::turn_message(&happened);
-    // Students' wrong answers start a turn the teacher did not ask for: it
-    // suggests, and any change waits for the teacher to ask.
-    let kind = if events.iter().any(|e| e.happening.intent == intents::Intent::AnswerWrong) { turns::TurnKind::Suggest } else { turns::TurnKind::Teacher };
+    // A core's changes are carried as changes the teacher reviews, whatever
+    // the lesson's setting. Students' wrong answers start a turn the teacher
+    // did not ask for: it suggests, and any change waits for the teacher to ask.
+    let kind = if carry.is_some() {
+        turns::TurnKind::CoreChange
+    } else if happened.iter().any(|h| h.intent == intents::Intent::AnswerWrong) {
+        turns::TurnKind::Suggest
+    } else {
+        turns::TurnKind::Teacher
+    };
     turns::start_for(state, turns::OnBehalf { owner_id: &owner, lesson_id, chat_id, note, content, kind }).await?;
+    if let Some(carry) = &carry {
+        versions::carry::carried(&state.db, lesson_id, carry).await?;
+    }
     Ok(())
 }
 

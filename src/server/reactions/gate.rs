@@ -157,10 +157,16 @@ pub async fn drop_waiting_of(db: &Db, owner_id: &str, intent: Intent) -> Result<
     Ok(())
 }
 
-/// Drops `owner_id`'s events still waiting, but those of kind `kept`
-/// (which the teacher switches on and off apart).
-pub async fn drop_waiting_but(db: &Db, owner_id: &str, kept: Intent) -> Result<()> {
-    sqlx::query("DELETE FROM lesson_pending_events WHERE owner_id = $1 AND intent <> $2 AND batch IS NULL").bind(owner_id).bind(kept.as_str()).execute(db).await?;
+/// Drops `owner_id`'s events still waiting, but those of the two kinds
+/// `kept` (which are switched on and off apart, or not by the teacher's
+/// switch at all).
+pub async fn drop_waiting_but(db: &Db, owner_id: &str, kept: [Intent; 2]) -> Result<()> {
+    sqlx::query("DELETE FROM lesson_pending_events WHERE owner_id = $1 AND intent <> $2 AND intent <> $3 AND batch IS NULL")
+        .bind(owner_id)
+        .bind(kept[0].as_str())
+        .bind(kept[1].as_str())
+        .execute(db)
+        .await?;
     Ok(())
 }
 

@@ -20,16 +20,23 @@ pub enum Intent {
     LessonCreated,
     AnswerWrong,
     SessionStart,
+    /// The lesson is a version of another (its core), and the core changed:
+    /// queued by the server only (`lessons::versions::core_changed`), never
+    /// asked for by a request, and worded when its turn starts, from the
+    /// core as it then is (`lessons::versions::carry`).
+    CoreChanged,
 }
 
 crate::wire_enum::wire_enum!(Intent {
     SourcesAdded => "sourcesAdded",
     LessonCreated => "lessonCreated",
     AnswerWrong => "answerWrong",
-    SessionStart => "sessionStart"
+    SessionStart => "sessionStart",
+    CoreChanged => "coreChanged"
 });
 
 impl Intent {
+    /// The intents a request may name (`CoreChanged` is the server's own).
     pub const ALL: [Intent; 4] = [Self::SourcesAdded, Self::LessonCreated, Self::AnswerWrong, Self::SessionStart];
 
     /// How the model should react, in its own file under `prompts/chat/intents/`.
@@ -39,11 +46,12 @@ impl Intent {
             Self::LessonCreated => include_str!("../../../prompts/chat/intents/lessonCreated.md"),
             Self::AnswerWrong => include_str!("../../../prompts/chat/intents/answerWrong.md"),
             Self::SessionStart => include_str!("../../../prompts/chat/intents/sessionStart.md"),
+            Self::CoreChanged => include_str!("../../../prompts/chat/intents/coreChanged.md"),
         }
     }
 
     pub fn parse(name: &str) -> Result<Self> {
-        Self::from_wire(name).ok_or_else(|| {
+        Self::from_wire(name).filter(|i| Self::ALL.contains(i)).ok_or_else(|| {
             let known: Vec<&str> = Self::ALL.iter().map(|i| i.as_str()).collect();
             AppError::BadRequest(format!("Unknown intent \"{}\". Use one of: {}.", name.chars().take(40).collect::<String>(), known.join(", ")))
         })
@@ -112,6 +120,7 @@ pub async fn from_request(db: &Db, lesson_id: &str, intent: Intent, context: &Va
             note: "You opened this lesson".into(),
             detail: "The teacher has just opened this lesson.".into(),
         }],
+        Intent::CoreChanged => return Err(AppError::BadRequest("coreChanged is the app's own event and cannot be asked for.".into())),
         Intent::AnswerWrong => {
             let answer = text_field(context, "answer", true)?.unwrap_or_default();
             let block = text_field(context, "blockId", false)?;
@@ -240,6 +249,9 @@ mod tests {
             assert_eq!(Intent::parse(i.as_str()).unwrap(), i);
             assert!(i.instructions().len() > 100);
         }
+        assert!(Intent::CoreChanged.instructions().len() > 100);
+        assert_eq!(Intent::from_wire("coreChanged"), Some(Intent::CoreChanged));
+        assert!(Intent::parse("coreChanged").is_err(), "the server's own event is not a request's to name");
         let refused = Intent::parse("fileDeleted").unwrap_err().to_string();
         assert!(refused.contains("sourcesAdded, lessonCreated, answerWrong, sessionStart"), "{refused}");
     }

@@ -27,11 +27,15 @@ pub enum TurnKind {
     /// answers and keeps drafts for the teacher (its agent has those
     /// tools); an edit it makes is held, as from results.
     Feedback,
+    /// Started when the core of a version changed: the assistant carries
+    /// the core's changes into the version in its own terms, and every edit
+    /// is held for review, whatever the version's setting.
+    CoreChange,
 }
 
 impl TurnKind {
     /// Whether every edit of the turn waits for the teacher.
     pub fn holds_edits(self) -> bool {
-        matches!(self, Self::Results | Self::Feedback)
+        matches!(self, Self::Results | Self::Feedback | Self::CoreChange)
     }
 }
