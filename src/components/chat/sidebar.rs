@@ -152,7 +152,8 @@ fn StatusNotes(chat: Chat) -> impl IntoView {
 }
 
 /// The chat picker (the lesson's chats, the open one selected) and New
-/// chat, Rename and Delete, each disabled when it cannot be used now.
+/// chat, Rename and Delete, each disabled when it cannot be used now, and
+/// the open chat's export as Markdown or JSON.
 #[component]
 fn ChatHead(chat: Chat) -> impl IntoView {
     let busy = chat.turn.busy;
@@ -185,8 +186,20 @@ fn ChatHead(chat: Chat) -> impl IntoView {
             <button type="button" class="quiet" disabled=move || busy.get() on:click=move |_| chat.new_chat()>"New chat"</button>
             <button type="button" class="quiet" disabled=none on:click=move |_| chat.rename()>"Rename"</button>
             <button type="button" class="quiet" disabled=move || busy.get() || none() on:click=move |_| chat.delete()>"Delete"</button>
+            // Plain links: the server sends the file (`server::chats::export`).
+            <span class="chat-export" hidden=none>
+                "Export: "
+                <a href=move || export_url(&chat, "md") download>"Markdown"</a>
+                " · "
+                <a href=move || export_url(&chat, "json") download>"JSON"</a>
+            </span>
         </header>
     }
+}
+
+/// Where the open chat downloads as `format` (md or json).
+fn export_url(chat: &Chat, format: &str) -> String {
+    chat.list.current.with(|c| c.as_deref().map(|id| format!("/api/chats/{id}/export?format={format}")).unwrap_or_default())
 }
 
 /// The welcome, with suggestion chips that send themselves.

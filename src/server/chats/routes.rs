@@ -46,6 +46,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{lesson_id}/chats", get(list_sessions).post(create_session))
         .route("/api/chats/{id}", axum::routing::patch(rename_session).delete(delete_session))
         .route("/api/chats/{id}/messages", get(messages))
+        .route("/api/chats/{id}/export", get(super::export::export))
         .route("/api/ai/status", get(ai_status))
         .route("/api/ai/usage", get(ai_usage))
 }

@@ -1,0 +1,85 @@
+use super::*;
+use crate::{
+    chat::{
+        events::{ErrorData, ToolStartData, UsageData},
+        message::{Attachments, SelectedText},
+        proposal::ProposalMark,
+        tool_args::ToolArgs,
+    },
+    lesson::{Change, ChangeKind},
+};
+
+fn message(role: Role, content: &str) -> ChatMessage {
+    ChatMessage {
+        id: "m".into(),
+        role,
+        content: content.into(),
+        reasoning: String::new(),
+        tool_calls: Vec::new(),
+        document_xml: None,
+        status: MessageStatus::Complete,
+        error: None,
+        model: None,
+        usage: UsageData::default(),
+        turn_id: None,
+        created_at: "2026-11-27T09:14:03Z".into(),
+        attachments: None,
+        rounds: 1,
+    }
+}
+
+fn step(display: &str, status: ToolStatus, at: u32) -> ToolCallRecord {
+    let mut s = ToolCallRecord::started(ToolStartData { id: "c".into(), tool: "edit_document".into(), args: ToolArgs::empty(), display_text: display.into(), round_index: 0 });
+    s.status = status;
+    s.error = None;
+    s.at = at;
+    s
+}
+
+fn session() -> ChatSession {
+    ChatSession { id: "s".into(), lesson_id: "l".into(), title: "Verbs / \"plan\"".into(), created_at: "2026-11-27T09:00:00Z".into(), updated_at: String::new() }
+}
+
+#[test]
+fn a_chat_reads_in_order_with_steps_where_they_happened_and_what_became_of_each_change() {
+    let mut asked = message(Role::User, "Add an exercise");
+    asked.attachments = Some(Attachments { trigger: None, selected_text: Some(SelectedText { text: "Je suis".into(), block_id: "p1".into() }) });
+    let mut answer = message(Role::Assistant, "First I look. Then I edit. Done!");
+    let mut edit = step("Editing document", ToolStatus::Success, 13);
+    edit.summary = Some("Added a quiz".into());
+    edit.revision = Some(3);
+    edit.changes = vec![Change { kind: ChangeKind::Added, block: Some("e1".into()), text: "Added exercise 1 (Multiple choice, 2 questions)".into() }];
+    let mut held = step("Editing document", ToolStatus::Proposed, 27);
+    held.proposal = Some(ProposalMark { id: "p".into(), status: ProposalStatus::Discarded, revision: None, reason: Some("too long".into()) });
+    answer.tool_calls = vec![step("Loading skill", ToolStatus::Success, 13), edit, held];
+    let mut auto = message(Role::User, "This message was not typed by the teacher. Internal instructions.");
+    auto.attachments = Some(Attachments { trigger: Some("You added Chapter 5.pdf".into()), selected_text: None });
+    let mut failed = message(Role::Assistant, "Let me");
+    failed.status = MessageStatus::Error;
+    failed.error = Some(ErrorData { code: "provider".into(), message: "The assistant's provider did not answer.".into() });
+
+    let md = markdown(&session(), "Être", &[asked, answer, auto, failed]);
+    let expected = "# Verbs / \"plan\"\n\nA chat about the lesson “Être”, started 2026-11-27 09:00.\n\n\
+## You · 2026-11-27 09:14\n\n> Je suis\n\nAdd an exercise\n\n\
+## Assistant · 2026-11-27 09:14\n\nFirst I look.\n\n- Step: Loading skill (done)\n- Step: Editing document (done). Added a quiz, saved as version 3\n  - Added exercise 1 (Multiple choice, 2 questions)\n\n\
+Then I edit.\n\n- Step: Editing document (discarded: “too long”)\n\nDone!\n\n\
+## Started by the app · 2026-11-27 09:14\n\nYou added Chapter 5.pdf\n\n\
+## Assistant · 2026-11-27 09:14 · ended with an error\n\nLet me\n\n*The assistant's provider did not answer.*\n\n";
+    assert_eq!(md, expected);
+    assert!(!md.contains("Internal instructions"), "the app's message to the model is not the teacher's");
+}
+
+#[test]
+fn a_step_past_the_end_of_the_text_or_inside_a_letter_does_not_break_it() {
+    let mut m = message(Role::Assistant, "Été");
+    m.tool_calls = vec![step("Reading", ToolStatus::Error, 1), step("Again", ToolStatus::Success, 99)];
+    let md = markdown(&session(), "", &[m]);
+    assert!(md.contains("- Step: Reading (failed)\n\nÉté\n\n- Step: Again (done)"), "{md}");
+}
+
+#[test]
+fn file_names_keep_only_safe_letters() {
+    assert_eq!(file_name("Verbs / \"plan\"\r\nX"), "Verbs planX");
+    assert_eq!(file_name("Équipe 2"), "_quipe 2");
+    assert_eq!(file_name("\"\""), "chat");
+}
