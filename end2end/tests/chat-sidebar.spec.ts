@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
 import { hydrated, lastReply, openLesson, send } from "./helpers";
@@ -111,7 +112,7 @@ test("every sidebar control is reachable by keyboard and shows where the focus i
     if (here.name === "Message") break;
     await page.keyboard.press("Tab");
   }
-  expect(stops).toEqual(["Chat", "New chat", "Rename", "Delete", "Done (2 steps)", "Message"]);
+  expect(stops).toEqual(["Chat", "New chat", "Rename", "Delete", "Export this chat as Markdown", "Export this chat as JSON", "Done (2 steps)", "Message"]);
 
   // The steps open and close from the keyboard, and say so.
   await toggle.focus();
@@ -124,4 +125,21 @@ test("every sidebar control is reachable by keyboard and shows where the focus i
   await toggle.focus();
   await page.keyboard.press(" ");
   await expect(toggle).toHaveAttribute("aria-expanded", "false");
+});
+
+test("the open chat downloads as Markdown and as JSON", async ({ page }) => {
+  await openLesson(page, "export");
+  await send(page, "Add a fill-in-the-blank exercise about French verbs");
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  const [md] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export this chat as Markdown" }).click()]);
+  expect(md.suggestedFilename()).toMatch(/\.md$/);
+  const text = readFileSync((await md.path())!, "utf8");
+  expect(text).toContain("## You · ");
+  expect(text).toContain("Add a fill-in-the-blank exercise about French verbs");
+  expect(text).toMatch(/- Step: .*\(done\)/);
+  expect(text).toContain("  - Added exercise 1 (Fill in the blanks");
+  const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export this chat as JSON" }).click()]);
+  const data = JSON.parse(readFileSync((await json.path())!, "utf8"));
+  expect(data.messages).toHaveLength(2);
+  expect(data.lessonTitle).toBe("Verbs");
 });

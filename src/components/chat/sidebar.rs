@@ -189,9 +189,9 @@ fn ChatHead(chat: Chat) -> impl IntoView {
             // Plain links: the server sends the file (`server::chats::export`).
             <span class="chat-export" hidden=none>
                 "Export: "
-                <a href=move || export_url(&chat, "md") download>"Markdown"</a>
+                <a href=move || export_url(&chat, "md") download aria-label="Export this chat as Markdown">"Markdown"</a>
                 " · "
-                <a href=move || export_url(&chat, "json") download>"JSON"</a>
+                <a href=move || export_url(&chat, "json") download aria-label="Export this chat as JSON">"JSON"</a>
             </span>
         </header>
     }
