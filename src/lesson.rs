@@ -33,6 +33,8 @@ pub mod standards;
 mod tree;
 mod validate;
 mod walk;
+#[cfg(feature = "ssr")]
+pub mod word;
 
 pub use change::{Change, ChangeKind};
 #[cfg(feature = "ssr")]

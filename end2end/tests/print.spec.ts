@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, Page, test } from "./csp";
@@ -66,4 +66,29 @@ test("a lesson prints as a worksheet without answers and as an answer key with t
   await signUp(page, uniqueEmail("other"));
   await page.goto(`/lessons/${id}/print?key=1`);
   await expect(page.getByText("To talk about the past.")).toHaveCount(0);
+});
+
+test("a lesson downloads for Word, worksheet and key, and the worksheet imports back as the same lesson", async ({ page }) => {
+  await signUp(page, uniqueEmail("word"));
+  const url = await createLesson(page, "Past tense");
+  const id = url.split("/").pop();
+  expect((await page.request.put(`/api/lessons/${id}/document`, { data: { xml: LESSON, baseRevision: 1 }, headers: { Origin: new URL(url).origin } })).ok()).toBeTruthy();
+  await page.reload();
+  await hydrated(page);
+
+  const [key] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Answer key for Word" }).click()]);
+  expect(key.suggestedFilename()).toBe("Past tense (answer key).docx");
+  const [worksheet] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Worksheet for Word" }).click()]);
+  expect(worksheet.suggestedFilename()).toBe("Past tense (worksheet).docx");
+  const file = (await worksheet.path())!;
+  // A zip archive, as every .docx is.
+  expect(readFileSync(file).subarray(0, 4).toString("latin1")).toBe("PK\x03\x04");
+
+  await page.goto("/");
+  await page.getByLabel("Import lesson").setInputFiles(file);
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
+  expect(page.url()).not.toContain(id!);
+  await expect(page.getByRole("heading", { name: "Past tense", level: 1 })).toBeVisible();
+  await expect(page.locator(".document-pane .lesson-view")).toContainText("Irregular verbs");
 });

@@ -50,12 +50,14 @@ pub fn LessonPage() -> impl IntoView {
                     Ok(l) => Either::Left(view! {
                         <PageTitle text=l.title.clone()/>
                         // Plain links and a plain form, outside the island, in one
-                        // row: the print pages are the server's, and so is publishing.
+                        // row: the print pages and Word files are the server's, and so is publishing.
                         <div class="lesson-bar">
                             <PublishForm lesson_id=l.id.clone() publication=publication.await.unwrap_or_default()/>
-                            <nav class="lesson-tools" aria-label="Print">
+                            <nav class="lesson-tools" aria-label="Print and download">
                                 <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
                                 <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
+                                <a href=format!("/api/lessons/{}/docx", l.id) download>"Worksheet for Word"</a>
+                                <a href=format!("/api/lessons/{}/docx?key=1", l.id) download>"Answer key for Word"</a>
                             </nav>
                         </div>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>

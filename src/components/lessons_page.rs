@@ -99,7 +99,7 @@ fn ImportForm() -> impl IntoView {
     view! {
         <form class="lesson-import" method="post" action="/lessons/import" enctype="multipart/form-data">
             <label for="lesson-file">"Import lesson"</label>
-            <input id="lesson-file" type="file" name="file" accept=".xml,application/xml,text/xml" required/>
+            <input id="lesson-file" type="file" name="file" accept=".xml,application/xml,text/xml,.docx,application/vnd.openxmlformats-officedocument.wordprocessingml.document" required/>
             <button type="submit">"Import"</button>
         </form>
     }

@@ -8,6 +8,7 @@ pub mod bodies;
 pub mod client_addr;
 pub mod connections;
 pub mod csrf;
+pub mod download;
 pub mod error;
 pub mod extractors;
 pub mod guard;

@@ -145,6 +145,13 @@ impl TestApp {
         self.send(auth.apply(Request::builder().method(Method::GET).uri(path)).body(Body::empty()).unwrap()).await
     }
 
+    /// A GET whose answer is bytes (a download): status, headers, body.
+    pub async fn get_bytes(&self, path: &str, auth: Auth<'_>) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+        let res = self.router.clone().oneshot(auth.apply(Request::builder().method(Method::GET).uri(path)).body(Body::empty()).unwrap()).await.expect("response");
+        let (status, headers) = (res.status(), res.headers().clone());
+        (status, headers, res.into_body().collect().await.expect("body").to_bytes().to_vec())
+    }
+
     pub async fn post_json(&self, path: &str, auth: Auth<'_>, body: Value) -> Reply {
         self.send_json(Method::POST, path, auth, body).await
     }

@@ -11,11 +11,7 @@
 //! it, and what became of a change held for review). An automatic turn
 //! shows what started it, not the app's message to the model.
 
-use axum::{
-    extract::State,
-    http::{header, HeaderValue},
-    response::{IntoResponse, Response},
-};
+use axum::{extract::State, response::Response};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -28,6 +24,7 @@ use crate::{
     server::{
         accounts::current_user::Member,
         chats,
+        http::download::download,
         http::error::{AppError, Result},
         http::extractors::{ApiPath, ApiQuery},
         state::AppState,
@@ -60,31 +57,14 @@ pub async fn export(State(state): State<AppState>, Member(user): Member, ApiPath
     let messages = chats::list_messages(&state.db, &user.id, &id).await?;
     let lesson_title: String =
         sqlx::query_scalar("SELECT title FROM lessons WHERE id = $1").bind(&session.lesson_id).fetch_optional(&state.db).await?.unwrap_or_default();
-    let name = file_name(&session.title);
     let (body, kind, ext) = if json {
         let exported = Exported { chat: &session, lesson_title: &lesson_title, messages: &messages };
         (serde_json::to_string_pretty(&exported).map_err(|e| AppError::Internal(e.to_string()))?, "application/json", "json")
     } else {
         (markdown(&session, &lesson_title, &messages), "text/markdown; charset=utf-8", "md")
     };
-    let mut res = body.into_response();
-    let headers = res.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}.{ext}\"")) {
-        headers.insert(header::CONTENT_DISPOSITION, v);
-    }
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(res)
-}
-
-/// A file name from a chat's name: letters, digits, spaces, `-` and `_`
-/// (nothing that could end the header's quoted name), at most 60.
-fn file_name(title: &str) -> String {
-    let kept: String = title.chars().filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_')).take(60).collect();
-    let kept = kept.split_whitespace().collect::<Vec<_>>().join(" ");
-    // A header value must be visible ASCII: other letters become `_`.
-    let ascii: String = kept.chars().map(|c| if c.is_ascii() { c } else { '_' }).collect();
-    if ascii.trim_matches('_').is_empty() { "chat".into() } else { ascii }
+    let stem = if session.title.trim().is_empty() { "chat" } else { session.title.as_str() };
+    Ok(download(body, kind, stem, ext))
 }
 
 /// The chat as Markdown.

@@ -47,8 +47,8 @@ pub fn router() -> Router<AppState> {
 /// Where "Import lesson" posts its file.
 pub const IMPORT_PATH: &str = "/lessons/import";
 
-/// "Import lesson": a lesson file (and nothing else) as a new lesson, then
-/// to it; when the file has problems, nothing is created and the list shows
+/// "Import lesson": a lesson file (Margin's XML, or a .docx made by
+/// "Download for Word") as a new lesson, then to it; when the file has problems, nothing is created and the list shows
 /// every problem with its line.
 async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, mut form: Multipart) -> Response {
     let CurrentUser(user) = match signed_in(user) {
@@ -69,9 +69,16 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
     }
     // Counted once the file is here, so that the refusal can be reported like any other.
     let limited = state.limits.lesson(&user.id).await.err();
-    let problems = match bytes.as_deref().map(std::str::from_utf8) {
+    // A .docx (a zip archive) made by "Download for Word" carries its lesson.
+    let from_word = bytes.as_deref().filter(|b| b.starts_with(b"PK\x03\x04")).map(crate::lesson::word::lesson_of_docx);
+    let text = match (&from_word, bytes.as_deref()) {
+        (Some(Ok(xml)), _) => Some(Ok(xml.as_str())),
+        (_, b) => b.map(std::str::from_utf8),
+    };
+    let problems = match text {
         _ if limited.is_some() => vec![limited.map(|e| e.to_string()).unwrap_or_default()],
-        None => vec!["Choose a lesson file (.xml) to import.".to_string()],
+        _ if matches!(from_word, Some(Err(_))) => vec![from_word.and_then(Result::err).unwrap_or_default()],
+        None => vec!["Choose a lesson file (.xml, or a .docx Margin made) to import.".to_string()],
         Some(Err(_)) => vec!["The file is not text in UTF-8. Save it as UTF-8 XML and try again.".to_string()],
         Some(Ok(xml)) => match library::import(&state.db, &user.id, None, xml).await {
             Ok(lesson) => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),

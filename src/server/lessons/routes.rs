@@ -42,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/review", put(set_review))
         .route("/api/lessons/{id}/versions", get(super::versions::api_page).post(super::versions::api_make))
         .route("/lessons/{id}/versions", post(super::versions::form_make))
+        .route("/api/lessons/{id}/docx", get(super::word::docx))
 }
 
 /// Saves the teacher's XML on top of `baseRevision`.

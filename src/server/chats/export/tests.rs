@@ -76,10 +76,3 @@ fn a_step_past_the_end_of_the_text_or_inside_a_letter_does_not_break_it() {
     let md = markdown(&session(), "", &[m]);
     assert!(md.contains("- Step: Reading (failed)\n\nÉté\n\n- Step: Again (done)"), "{md}");
 }
-
-#[test]
-fn file_names_keep_only_safe_letters() {
-    assert_eq!(file_name("Verbs / \"plan\"\r\nX"), "Verbs planX");
-    assert_eq!(file_name("Équipe 2"), "_quipe 2");
-    assert_eq!(file_name("\"\""), "chat");
-}

@@ -1,0 +1,40 @@
+//! "Download for Word": `GET /api/lessons/{id}/docx` (the worksheet) and
+//! `?key=1` (the answer key), the lesson as an editable .docx laid out as
+//! on paper (`lesson::word`). The owner's lessons only. The way back is the
+//! lesson import, which takes a .docx made here (`forms::form_import`).
+
+use axum::{extract::State, response::Response};
+use serde::Deserialize;
+
+use crate::{
+    lesson::{self, Sheet},
+    server::{
+        accounts::current_user::CurrentUser,
+        http::{
+            download::download,
+            error::{AppError, Result},
+            extractors::{ApiPath, ApiQuery},
+        },
+        lessons,
+        state::AppState,
+    },
+};
+
+/// Word's own type for a .docx.
+pub const DOCX_TYPE: &str = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+
+#[derive(Deserialize)]
+pub struct WordQuery {
+    /// `1`: the answer key.
+    #[serde(default)]
+    key: Option<String>,
+}
+
+pub async fn docx(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>, ApiQuery(q): ApiQuery<WordQuery>) -> Result<Response> {
+    let sheet = if q.key.as_deref().is_some_and(|k| k == "1" || k == "true") { Sheet::Key } else { Sheet::Worksheet };
+    let l = lessons::get_owned(&state.db, &user.id, &id).await?;
+    let root = lesson::parse(&l.document_xml).map_err(|e| AppError::BadRequest(format!("This lesson cannot be made into a Word document: {e}")))?;
+    let bytes = lesson::word::to_docx(&root, &l.title, sheet).map_err(AppError::Internal)?;
+    let stem = format!("{} ({})", l.title, if sheet == Sheet::Key { "answer key" } else { "worksheet" });
+    Ok(download(bytes, DOCX_TYPE, &stem, "docx"))
+}
