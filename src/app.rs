@@ -20,6 +20,7 @@ use crate::components::{
     lessons_page::LessonsPage,
     versions_page::VersionsPage,
     not_found::NotFound,
+    school_library_page::{SchoolLibraryPage, SharePage, SharedLessonPage},
     school_page::SchoolPage,
     trash_page::TrashPage,
 };
@@ -94,6 +95,9 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/lessons/:id/results/:student") view=StudentWorkPage ssr=SsrMode::Async/>
                 <Route path=path!("/lessons/:id/standards") view=StandardsPage ssr=SsrMode::Async/>
                 <Route path=path!("/lessons/:id/versions") view=VersionsPage ssr=SsrMode::Async/>
+                <Route path=path!("/lessons/:id/share") view=SharePage ssr=SsrMode::Async/>
+                <Route path=path!("/library") view=SchoolLibraryPage ssr=SsrMode::Async/>
+                <Route path=path!("/library/:id") view=SharedLessonPage ssr=SsrMode::Async/>
                 <Route path=path!("/learn") view=MyClassesPage ssr=SsrMode::Async/>
                 <Route path=path!("/join/:code") view=JoinPage ssr=SsrMode::Async/>
                 // The workspace island sits inside the lesson's Suspense: render the

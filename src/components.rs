@@ -18,6 +18,7 @@ pub mod lessons_page;
 pub mod material_section;
 pub mod not_found;
 pub mod page_title;
+pub mod school_library_page;
 pub mod school_page;
 pub mod top_bar;
 pub mod title_field;

@@ -22,7 +22,7 @@ test("the usage meter moves after a reply, and a spent allowance stops the input
   const email = uniqueEmail("budget");
   await signUp(page, email);
   // The first account of a school runs it: the School page is in the top bar.
-  await expect(page.getByRole("link", { name: "School" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "School", exact: true })).toBeVisible();
   await setAllowance(page, "100,000");
   const lesson = await createLesson(page, "Verbs");
   await hydrated(page);
@@ -79,7 +79,7 @@ test("an admin invites a teacher with a link that works once", async ({ page, br
   await teacher.getByRole("button", { name: "Sign up" }).click();
   await expect(teacher.getByRole("heading", { name: "Your lessons" })).toBeVisible();
   // A teacher is not the school's admin.
-  await expect(teacher.getByRole("link", { name: "School" })).toHaveCount(0);
+  await expect(teacher.getByRole("link", { name: "School", exact: true })).toHaveCount(0);
   await teacher.goto("/school");
   await expect(teacher.getByRole("alert")).toHaveText("Only your school's admin can do that.");
   await other.close();

@@ -85,3 +85,27 @@ pub async fn get_versions(id: String) -> Result<crate::models::LessonVersions, S
     let (state, user) = require_user().await?;
     crate::server::lessons::versions::page(&state.db, &user.id, &id).await.map_err(fail)
 }
+
+/// The School library: what the teacher's school shares, filtered.
+#[server]
+pub async fn get_school_library(q: String, subject: String, grade: String) -> Result<crate::models::SchoolLibrary, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lessons::sharing::list(&state.db, &user, &q, &subject, &grade).await.map_err(fail)
+}
+
+/// One lesson of the School library, to read.
+#[server]
+pub async fn get_shared_lesson(id: String) -> Result<crate::models::SharedLessonView, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lessons::sharing::open(&state.db, &user, &id).await.map_err(fail)
+}
+
+/// Whether one of the teacher's lessons is shared with their school.
+#[server]
+pub async fn get_sharing(id: String) -> Result<crate::models::Sharing, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lessons::sharing::sharing(&state.db, &user.id, &id).await.map_err(fail)
+}

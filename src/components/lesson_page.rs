@@ -101,6 +101,7 @@ fn PublishForm(lesson_id: String, publication: crate::models::Publication) -> im
             <a href=format!("/lessons/{lesson_id}/results")>"Results"</a>
             <a href=format!("/lessons/{lesson_id}/standards")>"Standards"</a>
             <a href=format!("/lessons/{lesson_id}/versions")>"Versions"</a>
+            <a href=format!("/lessons/{lesson_id}/share")>"Share"</a>
             <a href="/classes">"Classes"</a>
         </form>
     }

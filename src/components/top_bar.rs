@@ -25,6 +25,7 @@ pub fn TopBar() -> impl IntoView {
                                 } else {
                                     view! {
                                         <a href="/classes" class="quiet">"Classes"</a>
+                                        <a href="/library" class="quiet">"School library"</a>
                                         {u.is_admin().then(|| view! { <a href="/school" class="quiet">"School"</a> })}
                                     }
                                     .into_any()

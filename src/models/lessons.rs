@@ -381,3 +381,49 @@ pub struct LessonVersions {
     pub core: Option<(String, String, String)>,
     pub versions: Vec<VersionSummary>,
 }
+
+/// A lesson shared with the school, as the School library lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedLesson {
+    pub id: String,
+    pub title: String,
+    /// What the teacher said when sharing ("" when they said nothing).
+    pub subject: String,
+    pub grade: String,
+    /// The teacher who shared it (their email: colleagues know each other by it).
+    pub teacher: String,
+    pub shared_at: String,
+    /// The reader's own.
+    pub mine: bool,
+}
+
+/// The School library: the lessons the school's teachers share, with the
+/// subjects and grades they were shared under, for its filters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchoolLibrary {
+    pub lessons: Vec<SharedLesson>,
+    pub subjects: Vec<String>,
+    pub grades: Vec<String>,
+}
+
+/// A shared lesson opened to read: the teacher's view of it (answers and
+/// notes included: it is for colleagues).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedLessonView {
+    pub lesson: SharedLesson,
+    pub html: String,
+}
+
+/// Whether one of the teacher's lessons is shared with their school.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sharing {
+    pub lesson_id: String,
+    pub title: String,
+    pub shared: bool,
+    pub subject: String,
+    pub grade: String,
+}

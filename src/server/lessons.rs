@@ -17,6 +17,7 @@ pub mod print;
 pub mod proposal_routes;
 pub mod proposals;
 pub mod routes;
+pub mod sharing;
 pub mod word;
 pub mod versions;
 

@@ -45,6 +45,7 @@ pub fn build(state: AppState) -> Router {
         .merge(lessons::proposal_routes::router())
         .merge(lessons::forms::router())
         .merge(lessons::print::router())
+        .merge(lessons::sharing::router())
         .merge(material::routes::router())
         .merge(reactions::routes::router())
         .merge(classes::routes::router())

@@ -148,7 +148,7 @@ pub async fn rename(db: &Db, owner: &str, id: &str, title: &str) -> Result<Lesso
 }
 
 /// A title cut to the length titles may have.
-fn fit_title(title: &str) -> String {
+pub(crate) fn fit_title(title: &str) -> String {
     title.chars().take(MAX_LESSON_TITLE_CHARS).collect()
 }
 
