@@ -50,6 +50,6 @@ test("a shared lesson is found by a colleague in the School library and copied",
   expect(colleague.url()).not.toContain(id!);
   await expect(colleague.locator(".document-pane .lesson-view")).toContainText("The moon pulls the sea towards it");
   await colleague.goto("/");
-  await expect(colleague.getByRole("link", { name: "Tides" })).toBeVisible();
+  await expect(colleague.getByRole("link", { name: "Tides", exact: true })).toBeVisible();
   await other.close();
 });
