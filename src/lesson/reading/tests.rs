@@ -35,6 +35,31 @@ fn other_languages_use_lix_worked_by_hand() {
 }
 
 #[test]
+fn german_is_the_first_wiener_sachtextformel_worked_by_hand() {
+    // WSTF1 = 0.1935 × MS + 0.1672 × SL + 0.1297 × IW − 0.0327 × ES − 0.875
+    // (MS: % of words of three or more syllables, SL: words per sentence,
+    // IW: % of words of more than six letters, ES: % of one-syllable words).
+    // 7 words, 2 sentences; none of three syllables; "schnell" and
+    // "schläft" are long; all but "Kat-ze" have one syllable:
+    // 0 + 0.1672 × 3.5 + 0.1297 × 28.57 − 0.0327 × 85.71 − 0.875 = 0.61,
+    // a school grade below the formula's lowest, read as grade 4.
+    let l = score("Der Hund läuft schnell. Die Katze schläft.", "de").unwrap();
+    assert_eq!(l.formula, "Wiener Sachtextformel");
+    assert!((l.score - 0.6).abs() <= 0.05, "by hand 0.61, measured {l:?}");
+    assert_eq!(l.grade, Some(4.0), "{l:?}");
+}
+
+#[test]
+fn spanish_and_other_languages_without_a_grade_formula_say_lix_and_no_grade() {
+    // 7 words, 2 sentences, 2 long words ("plantas", "necesitan"): 3.5 + 28.6 = 32.1.
+    let l = score("Las plantas necesitan agua. El sol brilla.", "es").unwrap();
+    assert_eq!(l.formula, "LIX");
+    assert!((l.score - 32.1).abs() <= 0.1, "by hand 32.1, measured {l:?}");
+    assert_eq!(l.grade, None);
+    assert_eq!(l.said(), "LIX 32");
+}
+
+#[test]
 fn short_texts_are_not_measured_and_long_ones_are() {
     assert_eq!(measure(PLATYPUS, "en"), None);
     let long = [PLATYPUS; 3].join(" ");
