@@ -104,18 +104,14 @@ impl Draw for Paper {
         if self.key {
             return self.open_answer_note();
         }
-        self.lines(e.attr("lines").and_then(|l| l.parse().ok()).unwrap_or(5));
+        self.lines(super::walk::writing_lines(e));
     }
 
     fn exercise(&mut self, e: &Element) {
         self.number += 1;
-        let kind = e.attr("type").and_then(ExerciseKind::from_name);
-        let _ = write!(self.out, "<section class=\"exercise\"><h2 class=\"exercise-head\">{}. ", self.number);
-        self.text(kind.map(|k| k.label()).unwrap_or("Exercise"));
-        if let Some(t) = e.attr("title") {
-            self.out.push_str(": ");
-            self.text(t);
-        }
+        let (kind, head) = super::walk::exercise_head(self.number, e);
+        self.out.push_str("<section class=\"exercise\"><h2 class=\"exercise-head\">");
+        self.text(&head);
         self.out.push_str("</h2>");
         let sequence = kind == Some(ExerciseKind::Sequencing);
         if sequence {

@@ -82,6 +82,23 @@ pub(super) trait Draw {
     }
 }
 
+/// How many ruled lines a writing area asks for on paper (5 unless it says).
+pub(super) fn writing_lines(e: &Element) -> u32 {
+    e.attr("lines").and_then(|l| l.parse().ok()).unwrap_or(5)
+}
+
+/// An exercise's kind, and its head on paper: "2. Multiple choice: Past
+/// forms" (its number, what kind it is, and its title if it has one).
+pub(super) fn exercise_head(number: u32, e: &Element) -> (Option<ExerciseKind>, String) {
+    let kind = e.attr("type").and_then(ExerciseKind::from_name);
+    let mut head = format!("{number}. {}", kind.map(|k| k.label()).unwrap_or("Exercise"));
+    if let Some(t) = e.attr("title") {
+        head.push_str(": ");
+        head.push_str(t);
+    }
+    (kind, head)
+}
+
 /// A rubric as a table, one row per criterion with its levels, best
 /// first; `heading` names it for whoever reads it. Escaped like all text.
 pub(super) fn rubric_table(r: &Element, heading: &str, out: &mut String) {

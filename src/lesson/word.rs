@@ -16,7 +16,7 @@ use std::io::{Cursor, Read};
 use base64::Engine;
 use docx_rs::{Docx, Paragraph, Run, Style, StyleType, Table, TableCell, TableRow};
 
-use super::{paper::Sheet, rubric::Rubric, walk::Draw, Element, ExerciseKind};
+use super::{paper::Sheet, rubric::Rubric, walk::Draw, Element};
 
 /// The name of the element in the custom XML part that holds the lesson.
 const LESSON_PART: &str = "marginLesson";
@@ -273,17 +273,12 @@ impl Draw for Word {
         if self.key {
             return self.open_answer_note();
         }
-        self.lines(e.attr("lines").and_then(|l| l.parse().ok()).unwrap_or(5));
+        self.lines(super::walk::writing_lines(e));
     }
 
     fn exercise(&mut self, e: &Element) {
         self.number += 1;
-        let kind = e.attr("type").and_then(ExerciseKind::from_name);
-        let mut head = format!("{}. {}", self.number, kind.map(|k| k.label()).unwrap_or("Exercise"));
-        if let Some(t) = e.attr("title") {
-            head.push_str(": ");
-            head.push_str(t);
-        }
+        let (kind, head) = super::walk::exercise_head(self.number, e);
         self.say(&head, Some("Heading2"));
         self.parts(e, kind);
     }
