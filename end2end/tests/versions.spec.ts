@@ -1,3 +1,4 @@
+import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
 import { createLesson, hydrated, lastReply, signUp, uniqueEmail } from "./helpers";
 
@@ -15,23 +16,31 @@ const LESSON = `<lesson lang="en">
   <p id="p3">${HARD}</p>
 </lesson>`;
 
-test("a version at grade 4: made from the Versions page, rewritten and measured, listed on its core", async ({ page }) => {
+/** A teacher's lesson "Plants" holding LESSON, and its address. */
+async function plantsLesson(page: Page): Promise<{ url: string; id: string }> {
   await signUp(page, uniqueEmail("teacher"));
   const url = await createLesson(page, "Plants");
-  const id = url.split("/").pop();
-  const origin = new URL(url).origin;
-  expect((await page.request.put(`/api/lessons/${id}/document`, { data: { xml: LESSON, baseRevision: 1 }, headers: { Origin: origin } })).ok()).toBeTruthy();
+  const id = url.split("/").pop()!;
+  expect((await page.request.put(`/api/lessons/${id}/document`, { data: { xml: LESSON, baseRevision: 1 }, headers: { Origin: new URL(url).origin } })).ok()).toBeTruthy();
+  return { url, id };
+}
 
-  await page.goto(`/lessons/${id}/versions`);
-  await expect(page.getByText(/Reading level: grade \d+\.\d/)).toBeVisible();
+/** "Make this version" at grade 4 on the Versions page; on the version once the assistant has measured it. */
+async function makeGrade4(page: Page, id: string): Promise<void> {
   await page.getByLabel("At reading level grade").fill("4");
   await page.getByRole("button", { name: "Make this version" }).click();
-
   await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
-  expect(page.url()).not.toContain(id!);
+  expect(page.url()).not.toContain(id);
   await hydrated(page);
-  await expect(page.locator(".msg.trigger").last()).toContainText("Make a version: grade 4");
   await expect(lastReply(page)).toContainText("Measured again.");
+}
+
+test("a version at grade 4: made from the Versions page, rewritten and measured, listed on its core", async ({ page }) => {
+  const { id } = await plantsLesson(page);
+  await page.goto(`/lessons/${id}/versions`);
+  await expect(page.getByText(/Reading level: grade \d+\.\d/)).toBeVisible();
+  await makeGrade4(page, id);
+  await expect(page.locator(".msg.trigger").last()).toContainText("Make a version: grade 4");
   await expect(lastReply(page)).toContainText("Within ±0.5");
   await expect(page.locator(".document-pane .reading-level")).toContainText(IN_BAND);
 
@@ -46,18 +55,10 @@ test("a version at grade 4: made from the Versions page, rewritten and measured,
 });
 
 test("an edit of the core is offered to its grade-4 version, and applied there", async ({ page }) => {
-  await signUp(page, uniqueEmail("teacher"));
-  const url = await createLesson(page, "Plants");
-  const id = url.split("/").pop();
-  const origin = new URL(url).origin;
-  expect((await page.request.put(`/api/lessons/${id}/document`, { data: { xml: LESSON, baseRevision: 1 }, headers: { Origin: origin } })).ok()).toBeTruthy();
+  const { url, id } = await plantsLesson(page);
   await page.goto(`/lessons/${id}/versions`);
-  await page.getByLabel("At reading level grade").fill("4");
-  await page.getByRole("button", { name: "Make this version" }).click();
-  await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
+  await makeGrade4(page, id);
   const version = page.url();
-  await hydrated(page);
-  await expect(lastReply(page)).toContainText("Measured again.");
   await expect(page.locator(".document-pane .reading-level")).toContainText(IN_BAND);
 
   // The teacher changes a paragraph of the core in its XML.

@@ -8,6 +8,7 @@ use leptos::{either::Either, prelude::*};
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::{
+    lesson_view::{Audience, LessonView},
     not_found::{NotFound, MISSING_LESSON},
     page_title::PageTitle,
     top_bar::TopBar,
@@ -17,11 +18,9 @@ use crate::{
         error_text,
         lessons::{get_school_library, get_shared_lesson, get_sharing},
     },
-    models::{SchoolLibrary, SharedLesson, Sharing},
+    models::{SchoolLibrary, SharedLesson, Sharing, SHARE_GRADES as GRADES},
 };
 
-/// Grades a lesson may be shared under (as the server checks them).
-const GRADES: [&str; 13] = ["K", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
 
 fn grade_said(g: &str) -> String {
     if g == "K" { "Kindergarten".into() } else { format!("Grade {g}") }
@@ -130,7 +129,7 @@ pub fn SharedLessonPage() -> impl IntoView {
                                 </form>
                             </div>
                             <p class="muted">{about(&v.lesson)} ". Read only: copy it to change it."</p>
-                            <article class="lesson-view shared-lesson" inner_html=v.html></article>
+                            <LessonView html=Signal::stored(v.html) audience=Signal::stored(Audience::Teacher)/>
                         </main>
                     }),
                     Err(_) => Either::Right(view! { <NotFound heading="Lesson not found" text=MISSING_LESSON/> }),

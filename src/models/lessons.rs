@@ -382,6 +382,9 @@ pub struct LessonVersions {
     pub versions: Vec<VersionSummary>,
 }
 
+/// Grades a lesson may be shared under: kindergarten, then 1 to 12.
+pub const SHARE_GRADES: [&str; 13] = ["K", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
+
 /// A lesson shared with the school, as the School library lists it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -408,13 +411,13 @@ pub struct SchoolLibrary {
     pub grades: Vec<String>,
 }
 
-/// A shared lesson opened to read: the teacher's view of it (answers and
-/// notes included: it is for colleagues).
+/// A shared lesson opened to read, drawn for both audiences (colleagues
+/// read the teacher's view, answers and notes included).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharedLessonView {
     pub lesson: SharedLesson,
-    pub html: String,
+    pub html: crate::lesson::LessonHtml,
 }
 
 /// Whether one of the teacher's lessons is shared with their school.

@@ -45,10 +45,12 @@ pub async fn tell(bus: &Bus, db: &Db, lesson_id: &str, event: LessonEvent) {
     }
 }
 
-/// Tells of a saved version, if `outcome` is one.
-pub async fn tell_saved(bus: &Bus, db: &Db, lesson_id: &str, outcome: &SaveOutcome) {
+/// After a save, if `outcome` is one: the lesson's open pages hear of the
+/// new version, and its versions of the change (`versions::carry`).
+pub async fn saved(state: &AppState, lesson_id: &str, outcome: &SaveOutcome) {
     if let SaveOutcome::Saved { revision, .. } = outcome {
-        tell(bus, db, lesson_id, LessonEvent::Revision { revision: *revision }).await;
+        tell(&state.bus, &state.db, lesson_id, LessonEvent::Revision { revision: *revision }).await;
+        super::versions::carry::tell_versions(state, lesson_id).await;
     }
 }
 

@@ -41,10 +41,7 @@ async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, Ap
     // A turn paused on it goes on (with what became of it, applied or not).
     state.bus.publish(&state.db, bus::PROPOSALS, &id).await;
     let reply = reply?;
-    events::tell_saved(&state.bus, &state.db, &lesson_id, &reply.outcome).await;
-    if matches!(reply.outcome, crate::models::SaveOutcome::Saved { .. }) {
-        super::versions::carry::tell_versions(&state, &lesson_id).await;
-    }
+    events::saved(&state, &lesson_id, &reply.outcome).await;
     Ok(Json(reply))
 }
 

@@ -23,12 +23,12 @@ use crate::server::{
     http::error::{AppError, Result},
     http::extractors::{ApiJson, ApiPath, ApiQuery},
     lessons::events,
-    lessons::{self, versions},
+    lessons,
     state::AppState,
 };
 use crate::{
     lesson,
-    models::{Author, ChangesReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveOutcome, SaveReply, SaveRequest},
+    models::{Author, ChangesReply, RestoreRequest, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 pub fn router() -> Router<AppState> {
@@ -53,10 +53,7 @@ async fn save(
     ApiJson(body): ApiJson<SaveRequest>,
 ) -> Result<Json<SaveReply>> {
     let outcome = lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML").await?;
-    events::tell_saved(&state.bus, &state.db, &id, &outcome).await;
-    if matches!(outcome, SaveOutcome::Saved { .. }) {
-        versions::carry::tell_versions(&state, &id).await;
-    }
+    events::saved(&state, &id, &outcome).await;
     Ok(Json(SaveReply::new(outcome)))
 }
 
@@ -81,20 +78,14 @@ async fn restore(
     ApiJson(body): ApiJson<RestoreRequest>,
 ) -> Result<Json<SaveReply>> {
     let outcome = lessons::restore_revision(&state.db, &user.id, &id, number, body.base_revision).await?;
-    events::tell_saved(&state.bus, &state.db, &id, &outcome).await;
-    if matches!(outcome, SaveOutcome::Saved { .. }) {
-        versions::carry::tell_versions(&state, &id).await;
-    }
+    events::saved(&state, &id, &outcome).await;
     Ok(Json(SaveReply::new(outcome)))
 }
 
 /// Takes back what one version changed (see `lessons::undo_revision`).
 async fn undo(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath((id, number)): ApiPath<(String, i64)>) -> Result<Json<SaveReply>> {
     let reply = lessons::undo_revision(&state.db, &user.id, &id, number).await?;
-    events::tell_saved(&state.bus, &state.db, &id, &reply.outcome).await;
-    if matches!(reply.outcome, SaveOutcome::Saved { .. }) {
-        versions::carry::tell_versions(&state, &id).await;
-    }
+    events::saved(&state, &id, &reply.outcome).await;
     Ok(Json(reply))
 }
 

@@ -19,7 +19,7 @@ use axum::{
 use serde::Deserialize;
 
 use crate::{
-    models::{Lesson, SchoolLibrary, SharedLesson, SharedLessonView, Sharing, UserInfo},
+    models::{Lesson, SchoolLibrary, SharedLesson, SharedLessonView, Sharing, UserInfo, SHARE_GRADES as GRADES},
     server::{
         accounts::current_user::{CurrentUser, TeacherPage},
         db::{self, Db},
@@ -34,8 +34,6 @@ use crate::{
 
 /// The longest subject kept, in characters.
 pub const MAX_SUBJECT_CHARS: usize = 40;
-/// Grades a lesson may be shared under: kindergarten, then 1 to 12.
-pub const GRADES: [&str; 13] = ["K", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
 /// The most lessons one library page lists.
 pub const MAX_LISTED: i64 = 200;
 
@@ -170,7 +168,7 @@ async fn find(db: &Db, reader: &UserInfo, id: &str) -> Result<(SharedLesson, Str
 /// A shared lesson to read.
 pub async fn open(db: &Db, reader: &UserInfo, id: &str) -> Result<SharedLessonView> {
     let (lesson, xml) = find(db, reader, id).await?;
-    Ok(SharedLessonView { lesson, html: crate::lesson::render_both(&xml).teacher })
+    Ok(SharedLessonView { lesson, html: crate::lesson::render_both(&xml) })
 }
 
 /// A copy of a shared lesson in `reader`'s own lessons, with its material

@@ -38,4 +38,11 @@ impl TurnKind {
     pub fn holds_edits(self) -> bool {
         matches!(self, Self::Results | Self::Feedback | Self::CoreChange)
     }
+
+    /// Whether a held edit may pause the turn until the teacher decides. A
+    /// core's changes carried into a version never do: nobody watches that
+    /// version's chat, and the change waits there for the teacher.
+    pub fn may_pause(self) -> bool {
+        self != Self::CoreChange
+    }
 }

@@ -107,11 +107,8 @@ pub async fn run(job: TurnJob) {
         let suggest_only = kind == super::kind::TurnKind::Suggest;
         let target = DocumentTarget { owner_id: log.owner_id.clone(), lesson_id, message_id: log.message_id.clone(), document, review_edits, suggest_only, sources };
         // A held edit pauses the reply unless the teacher lets edits come as they come.
-        // (A resumed turn waits on, whatever the lesson's setting is now.) A
-        // core's changes carried into a version never pause: nobody is
-        // watching that version's chat, and the change waits there for the
-        // teacher whenever they come to it.
-        let pauses = (edit_mode != crate::models::EditMode::Auto || resumed.is_some()) && kind != super::kind::TurnKind::CoreChange;
+        // (A resumed turn waits on, whatever the lesson's setting is now.)
+        let pauses = (edit_mode != crate::models::EditMode::Auto || resumed.is_some()) && kind.may_pause();
         let approvals: Option<Arc<dyn crate::agent::tools::Approvals>> = pauses.then(|| {
             Arc::new(super::approval::DbApprovals {
                 db: db.clone(),
