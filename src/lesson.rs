@@ -26,6 +26,8 @@ mod merge;
 mod paper;
 mod parse;
 #[cfg(feature = "ssr")]
+pub mod qti;
+#[cfg(feature = "ssr")]
 pub mod reading;
 pub mod rubric;
 mod schema;

@@ -1,6 +1,7 @@
 //! Property tests for the parsers that read what others wrote: the SSE
 //! reader, tool-call assembly and tool arguments, the lesson parser and
-//! validator, the markdown renderer (whose output must stay inert), and the
+//! validator, the quiz package reader (whatever it reads becomes a valid
+//! lesson or a sentence), the markdown renderer (whose output must stay inert), and the
 //! readers of teachers' material (any bytes as any kind: read or refused in
 //! words, PDFs in their child process, never a panic of the server's).
 //!
@@ -229,6 +230,61 @@ proptest! {
     #[test]
     fn the_lesson_parser_takes_any_text(text in any::<String>()) {
         let _ = lesson::parse(&text).map(|root| lesson::validate(&root));
+    }
+}
+
+// ---------- Quiz packages ----------
+
+fn qtiish() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "<assessmentItem identifier=\"i\" title=\"T\" label=\"margin:writing\">", "<assessmentItem identifier=\"q-1\">", "</assessmentItem>",
+        "<responseDeclaration identifier=\"RESPONSE\" cardinality=\"multiple\">", "<responseDeclaration identifier=\"b1\">", "</responseDeclaration>",
+        "<correctResponse>", "</correctResponse>", "<value>A</value>", "<value>b1</value>", "<value></value>",
+        "<mapping>", "</mapping>", "<mapEntry mapKey=\"x\" mappedValue=\"1\"/>", "<mapEntry mapKey=\",\" mappedValue=\"-1\"/>",
+        "<itemBody>", "</itemBody>", "<p>", "</p>", "<div>", "</div>", "<em>", "</em>", "<b>", "</b>", "<img src=\"x\"/>", "<br/>",
+        "<choiceInteraction responseIdentifier=\"RESPONSE\" maxChoices=\"0\">", "</choiceInteraction>", "<prompt>", "</prompt>",
+        "<simpleChoice identifier=\"A\">", "<simpleChoice identifier=\"1x\">", "</simpleChoice>", "True", "False",
+        "<orderInteraction responseIdentifier=\"RESPONSE\">", "</orderInteraction>", "<textEntryInteraction responseIdentifier=\"b1\" placeholderText=\"h\"/>",
+        "<extendedTextInteraction responseIdentifier=\"w1\" expectedLines=\"900\">", "</extendedTextInteraction>", "<matchInteraction/>",
+        "<rubricBlock view=\"scorer candidate\">", "</rubricBlock>", "<table class=\"margin-rubric\"><tr><th>N</th><td><span class=\"margin-points\">7</span>x</td></tr></table>",
+        "<questestinterop>", "</questestinterop>", "<item ident=\"i1\">", "</item>", "<response_lid rcardinality=\"Multiple\">", "</response_lid>",
+        "<response_label ident=\"a\"><material><mattext texttype=\"text/html\">&lt;p&gt;hi ___&lt;/p</mattext></material></response_label>",
+        "<response_str/>", "<respcondition><conditionvar><varequal>a</varequal><not><varequal>b</varequal></not></conditionvar><setvar>100</setvar></respcondition>",
+        "<fieldlabel>cc_profile</fieldlabel>", "<fieldentry>cc.fib.v0p1</fieldentry>", "<qtimetadatafield>", "</qtimetadatafield>",
+        "<qti-assessment-item identifier=\"z\">", "</qti-assessment-item>", "<qti-item-body>", "</qti-item-body>",
+        "text", " ", "&amp;", "&#x1F600;", "<!DOCTYPE x [<!ENTITY e \"boom\">]>", "<", ">", "\"", "é",
+    ]);
+    prop::collection::vec(token, 0..60).prop_map(|t| t.concat())
+}
+
+fn package_with(item: &str) -> Vec<u8> {
+    use std::io::Write;
+    let manifest = r#"<manifest><resources><resource type="imsqti_item_xmlv2p1" href="i.xml"/><resource type="imsqti_xmlv1p2" href="q.xml"/></resources></manifest>"#;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, text) in [("imsmanifest.xml", manifest), ("i.xml", item), ("q.xml", item)] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+proptest! {
+    /// Whatever a package holds, the reader makes a lesson the format takes,
+    /// or says why not; it never panics.
+    #[test]
+    fn any_quiz_item_becomes_a_valid_lesson_or_a_sentence(item in qtiish()) {
+        for read in [lesson::qti::lesson_of_qti_xml(&item), Some(lesson::qti::lesson_of_package(&package_with(&item)))].into_iter().flatten() {
+            match read {
+                Ok(imported) => prop_assert!(lesson::normalize(&imported.xml).is_ok(), "{}", imported.xml),
+                Err(why) => prop_assert!(why.ends_with('.') || why.ends_with(')'), "{why}"),
+            }
+        }
+    }
+
+    #[test]
+    fn any_bytes_as_a_package_are_read_or_refused(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        let _ = lesson::qti::is_package(&bytes);
+        prop_assert!(lesson::qti::lesson_of_package(&bytes).is_err());
     }
 }
 

@@ -239,7 +239,7 @@ async fn an_import_report_is_kept_in_the_database_for_its_teacher_only_and_brief
     let app = app().await;
     let ana = app.user_id(&app.sign_up("ana@x.org").await).await;
     let ben = app.user_id(&app.sign_up("ben@x.org").await).await;
-    let report = ImportReport { file: "verbs.xml".into(), problems: vec!["Line 2: <marquee> is not a lesson element".into()] };
+    let report = ImportReport { file: "verbs.xml".into(), problems: vec!["Line 2: <marquee> is not a lesson element".into()], made: None };
     let token = import_reports::keep(&app.state.db, &ana, &report).await.unwrap();
 
     // Read through any instance: the database, not one process, holds it.

@@ -58,6 +58,8 @@ pub fn LessonPage() -> impl IntoView {
                                 <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>
                                 <a href=format!("/api/lessons/{}/docx", l.id) download>"Worksheet for Word"</a>
                                 <a href=format!("/api/lessons/{}/docx?key=1", l.id) download>"Answer key for Word"</a>
+                                <a href=format!("/api/lessons/{}/cartridge", l.id) download title="The lesson page and its quiz, for Canvas, Moodle or Schoology">"Common Cartridge"</a>
+                                <a href=format!("/api/lessons/{}/qti", l.id) download title="The exercises as QTI 2.1 questions">"QTI package"</a>
                             </nav>
                         </div>
                         <LessonWorkspace html=lesson::render_both(&l.document_xml) lesson=l.clone()/>

@@ -99,21 +99,30 @@ fn ImportForm() -> impl IntoView {
     view! {
         <form class="lesson-import" method="post" action="/lessons/import" enctype="multipart/form-data">
             <label for="lesson-file">"Import lesson"</label>
-            <input id="lesson-file" type="file" name="file" accept=".xml,application/xml,text/xml,.docx,application/vnd.openxmlformats-officedocument.wordprocessingml.document" required/>
+            <input id="lesson-file" type="file" name="file" accept=".xml,application/xml,text/xml,.docx,application/vnd.openxmlformats-officedocument.wordprocessingml.document,.zip,application/zip" required/>
             <button type="submit">"Import"</button>
         </form>
     }
 }
 
 /// Every problem of a file that could not be imported; nothing was created.
+/// Or, for a quiz package that became a lesson, what did not come in.
 #[component]
 fn ImportProblems(report: ImportReport) -> impl IntoView {
-    view! {
+    if let Some((id, title)) = report.made {
+        return Either::Left(view! {
+            <div class="notice import-left-out" role="status">
+                <p>{format!("“{}” was imported as ", report.file)}<a href=format!("/lessons/{id}")>{title}</a>". These parts could not be brought in:"</p>
+                <ul>{report.problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+            </div>
+        });
+    }
+    Either::Right(view! {
         <div class="form-error import-problems" role="alert">
             <p>{format!("“{}” was not imported, so no lesson was created. Fix these and import it again:", report.file)}</p>
             <ul>{report.problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
         </div>
-    }
+    })
 }
 
 /// The search box and the order, as a plain GET form (the list is the server's).

@@ -23,11 +23,16 @@ pub struct LessonList {
 }
 
 /// Why a lesson file could not be imported: its name and every problem,
-/// each with its line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// each with its line. Or, when `made` names the lesson it became (a quiz
+/// package brought in as far as Margin has its kinds of question), what
+/// could not be brought in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportReport {
     pub file: String,
     pub problems: Vec<String>,
+    /// The lesson made, as (id, title).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made: Option<(String, String)>,
 }
 
 /// A lesson in the trash, and when it was put there.

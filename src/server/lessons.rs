@@ -4,7 +4,8 @@
 //!
 //! Beside the queries here: the trash and search (`library`), proposed edits
 //! (`proposals`), what listeners hear when a lesson changes (`events`), import
-//! reports, the print page, and the HTTP doors (`routes`, `library_routes`,
+//! reports, the print page, Word files (`word`) and packages for learning
+//! platforms (`lms`), and the HTTP doors (`routes`, `library_routes`,
 //! `proposal_routes`, `forms`).
 
 pub mod events;
@@ -13,6 +14,7 @@ pub mod import_reports;
 pub mod library;
 pub mod library_routes;
 pub mod live;
+pub mod lms;
 pub mod print;
 pub mod proposal_routes;
 pub mod proposals;

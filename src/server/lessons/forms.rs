@@ -26,6 +26,7 @@ use crate::server::{
     state::AppState,
 };
 use crate::{
+    lesson,
     models::{ImportReport, LessonEvent},
     refusals::TitleRefusal,
 };
@@ -49,7 +50,9 @@ pub const IMPORT_PATH: &str = "/lessons/import";
 
 /// "Import lesson": a lesson file (Margin's XML, or a .docx made by
 /// "Download for Word") as a new lesson, then to it; when the file has problems, nothing is created and the list shows
-/// every problem with its line.
+/// every problem with its line. A QTI package (or one item) becomes a new
+/// lesson of its exercises; what could not be brought in is listed on the
+/// lessons page, with a link to the lesson.
 async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, mut form: Multipart) -> Response {
     let CurrentUser(user) = match signed_in(user) {
         Ok(u) => u,
@@ -69,28 +72,68 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
     }
     // Counted once the file is here, so that the refusal can be reported like any other.
     let limited = state.limits.lesson(&user.id).await.err();
-    // A .docx (a zip archive) made by "Download for Word" carries its lesson.
-    let from_word = bytes.as_deref().filter(|b| b.starts_with(b"PK\x03\x04")).map(crate::lesson::word::lesson_of_docx);
-    let text = match (&from_word, bytes.as_deref()) {
-        (Some(Ok(xml)), _) => Some(Ok(xml.as_str())),
-        (_, b) => b.map(std::str::from_utf8),
-    };
-    let problems = match text {
-        _ if limited.is_some() => vec![limited.map(|e| e.to_string()).unwrap_or_default()],
-        _ if matches!(from_word, Some(Err(_))) => vec![from_word.and_then(Result::err).unwrap_or_default()],
-        None => vec!["Choose a lesson file (.xml, or a .docx Margin made) to import.".to_string()],
-        Some(Err(_)) => vec!["The file is not text in UTF-8. Save it as UTF-8 XML and try again.".to_string()],
-        Some(Ok(xml)) => match library::import(&state.db, &user.id, None, xml).await {
+    let problems = match (limited, bytes.as_deref().map(Upload::of)) {
+        (Some(limited), _) => vec![limited.to_string()],
+        (None, None) => vec!["Choose a lesson file (.xml, a .docx Margin made, or a QTI package) to import.".to_string()],
+        (None, Some(Err(why))) => vec![why],
+        (None, Some(Ok(Upload::Lesson(xml)))) => match library::import(&state.db, &user.id, None, &xml).await {
             Ok(lesson) => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
             Err(AppError::InvalidLesson(errors)) => errors.iter().map(|e| sentence(&e.to_string())).collect(),
             Err(e @ (AppError::PayloadTooLarge(_) | AppError::Title(_))) => vec![e.to_string()],
             Err(e) => return answer(Err(e)),
         },
+        (None, Some(Ok(Upload::Quiz(quiz)))) => {
+            let title: String = quiz.title.clone().unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
+            match library::import(&state.db, &user.id, Some(&title), &quiz.xml).await {
+                Ok(lesson) if quiz.left_out.is_empty() => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
+                Ok(lesson) => {
+                    let report = ImportReport { file, problems: quiz.left_out, made: Some((lesson.id, lesson.title)) };
+                    return match import_reports::keep(&state.db, &user.id, &report).await {
+                        Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
+                        Err(e) => answer(Err(e)),
+                    };
+                }
+                Err(AppError::InvalidLesson(errors)) => errors.iter().map(|e| sentence(&e.to_string())).collect(),
+                Err(e @ (AppError::PayloadTooLarge(_) | AppError::Title(_))) => vec![e.to_string()],
+                Err(e) => return answer(Err(e)),
+            }
+        }
     };
-    match import_reports::keep(&state.db, &user.id, &ImportReport { file, problems }).await {
+    match import_reports::keep(&state.db, &user.id, &ImportReport { file, problems, made: None }).await {
         Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
         Err(e) => answer(Err(e)),
     }
+}
+
+/// What an uploaded file holds: a lesson (Margin's XML, or the one a .docx
+/// made here carries), or a quiz package (QTI, or a single QTI item) to make
+/// one from; or why it can be neither, as a sentence.
+enum Upload {
+    Lesson(String),
+    Quiz(lesson::qti::Imported),
+}
+
+impl Upload {
+    fn of(bytes: &[u8]) -> Result<Upload, String> {
+        if lesson::qti::is_package(bytes) {
+            return lesson::qti::lesson_of_package(bytes).map(Upload::Quiz);
+        }
+        // A .docx (a zip archive) made by "Download for Word" carries its lesson.
+        if bytes.starts_with(b"PK\x03\x04") {
+            return lesson::word::lesson_of_docx(bytes).map(Upload::Lesson);
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| "The file is not text in UTF-8. Save it as UTF-8 XML and try again.".to_string())?;
+        match lesson::qti::lesson_of_qti_xml(text) {
+            Some(quiz) => quiz.map(Upload::Quiz),
+            None => Ok(Upload::Lesson(text.to_string())),
+        }
+    }
+}
+
+/// A file's name without its folder and ending, as a title.
+fn file_stem(file: &str) -> String {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    name.rsplit_once('.').map(|(stem, _)| stem).unwrap_or(name).to_string()
 }
 
 /// A teacher's form sent without a session goes to sign in; a lesson that

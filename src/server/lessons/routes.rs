@@ -43,6 +43,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/versions", get(super::versions::api_page).post(super::versions::api_make))
         .route("/lessons/{id}/versions", post(super::versions::form_make))
         .route("/api/lessons/{id}/docx", get(super::word::docx))
+        .route("/api/lessons/{id}/qti", get(super::lms::qti))
+        .route("/api/lessons/{id}/cartridge", get(super::lms::cartridge))
 }
 
 /// Saves the teacher's XML on top of `baseRevision`.

@@ -106,7 +106,7 @@ async fn back(state: &AppState, owner: Option<&str>, id: &str, done: Result<()>)
         }
     };
     let kept = match owner {
-        Some(owner) => import_reports::keep(&state.db, owner, &ImportReport { file: String::new(), problems: vec![sentence] }).await.ok(),
+        Some(owner) => import_reports::keep(&state.db, owner, &ImportReport { file: String::new(), problems: vec![sentence], made: None }).await.ok(),
         None => None,
     };
     let token = kept.unwrap_or_else(|| "server".into());

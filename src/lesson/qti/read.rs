@@ -1,0 +1,807 @@
+//! A QTI package (2.1, 2.2 or 3.0; or one item file) read into a new lesson;
+//! a package's QTI 1.2 quizzes (a cartridge's, Canvas's classic quizzes)
+//! are translated to 2.1 items first (`read_v1`).
+//!
+//! What Margin has comes in: choice (multiple choice; true/false when the
+//! two choices are True and False), text entry (fill in the blanks, with
+//! every accepted answer), order (sequencing), extended text (short answer,
+//! or a writing task for items Margin made). The test's sections become
+//! exercises, items of the same kind in a row one exercise. Anything else
+//! (matching, hotspots, sliders, uploads, …, pictures and formulas in text)
+//! is listed, a sentence each, in `Imported::left_out`.
+//!
+//! QTI 3.0's names (`qti-choice-interaction`, `response-identifier`) are
+//! read as 2.x's (`choiceInteraction`, `responseIdentifier`), so one reader
+//! serves both. Archives are read with limits: a crafted package costs its
+//! sender a refusal.
+
+use std::{
+    collections::HashSet,
+    io::{Cursor, Read},
+};
+
+use super::{el, first, Build};
+use crate::lesson::{schema::valid_id, Element, ExerciseKind, Node};
+
+/// The most an archive's part is read to, unpacked.
+const MAX_PART_BYTES: u64 = 8 * 1024 * 1024;
+/// The most items read from one package.
+pub(super) const MAX_ITEMS: usize = 500;
+/// The most entries of an archive looked at.
+const MAX_ENTRIES: usize = 5_000;
+/// How deep the reader follows nested elements.
+const MAX_DEPTH: usize = 48;
+
+/// A lesson read from a package: its exercises as lesson XML (ids that could
+/// not be kept are left for `normalize` to assign), a title if the package
+/// has one, and what could not be brought in.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Imported {
+    pub title: Option<String>,
+    pub xml: String,
+    pub left_out: Vec<String>,
+}
+
+/// Whether `bytes` is a zip archive with a content package's manifest.
+pub fn is_package(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04") && zip::ZipArchive::new(Cursor::new(bytes)).is_ok_and(|z| z.file_names().take(MAX_ENTRIES).any(|n| n.eq_ignore_ascii_case("imsmanifest.xml")))
+}
+
+/// A zipped QTI package as a lesson, or why not as a sentence.
+pub fn lesson_of_package(bytes: &[u8]) -> Result<Imported, String> {
+    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| "The file is not a package (.zip) that can be opened.".to_string())?;
+    if zip.len() > MAX_ENTRIES {
+        return Err("The package holds far more files than a quiz: it cannot be imported.".into());
+    }
+    let manifest_name = zip.file_names().find(|n| n.eq_ignore_ascii_case("imsmanifest.xml")).map(str::to_string).ok_or_else(|| "The package has no imsmanifest.xml, so it is not a QTI package or cartridge.".to_string())?;
+    let manifest = parse(&part(&mut zip, &manifest_name)?).ok_or_else(|| "The package's imsmanifest.xml cannot be read as XML.".to_string())?;
+    let resources: Vec<&Element> = descendants(&manifest).into_iter().filter(|e| e.name == "resource").collect();
+    let kind_of = |r: &Element| r.attr("type").unwrap_or_default().to_ascii_lowercase();
+    let href_of = |r: &Element| r.attr("href").map(str::to_string).or_else(|| first(r, "file").and_then(|f| f.attr("href")).map(str::to_string));
+    let mut reader = Reader::default();
+    let mut groups: Vec<Group> = Vec::new();
+    let tests: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_test_xmlv2") || kind_of(r).starts_with("imsqti_test_xmlv3")).filter_map(|r| href_of(r)).collect();
+    let old_quizzes: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_xmlv1")).filter_map(|r| href_of(r)).collect();
+    if let Some(test_href) = tests.first() {
+        let test = parse(&part(&mut zip, test_href)?).ok_or_else(|| "The package's test cannot be read as XML.".to_string())?;
+        reader.title = test.attr("title").map(str::to_string);
+        let mut count = 0;
+        for section in sections(&test) {
+            let mut group = Group { id: ident(section).map(str::to_string), title: section.attr("title").map(str::to_string), instructions: section_instructions(section), items: Vec::new() };
+            for r in section.elements().filter(|e| e.name == "assessmentItemRef") {
+                count += 1;
+                if count > MAX_ITEMS {
+                    break;
+                }
+                let Some(href) = r.attr("href") else { continue };
+                let path = joined(test_href, href);
+                match part(&mut zip, &path).ok().and_then(|t| parse(&t)) {
+                    Some(item) => group.items.push(item),
+                    None => reader.left_out.push(format!("The item {href} is missing from the package or is not XML.")),
+                }
+            }
+            groups.push(group);
+        }
+    } else {
+        let items: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_item_xmlv2") || kind_of(r).starts_with("imsqti_item_xmlv3")).filter_map(|r| href_of(r)).take(MAX_ITEMS).collect();
+        for href in items {
+            match part(&mut zip, &joined(&manifest_name, &href)).ok().and_then(|t| parse(&t)) {
+                Some(item) => groups.push(Group { items: vec![item], ..Group::default() }),
+                None => reader.left_out.push(format!("The item {href} is missing from the package or is not XML.")),
+            }
+        }
+    }
+    // QTI 1.2: a cartridge's quizzes, or Canvas's classic quizzes.
+    let mut quiz_title = None;
+    for href in old_quizzes {
+        let read = part(&mut zip, &joined(&manifest_name, &href)).ok().and_then(|t| super::read_v1::quiz(&t, &mut reader.left_out));
+        match read {
+            Some((title, more)) => {
+                quiz_title = quiz_title.or(title);
+                groups.extend(more);
+            }
+            None => reader.left_out.push(format!("The quiz {href} is missing from the package or is not QTI.")),
+        }
+    }
+    if reader.title.is_none() {
+        reader.title = descendants(&manifest).into_iter().find(|e| e.name == "title").map(|t| tidy_text(&t.text())).filter(|t| !t.is_empty()).or(quiz_title);
+    }
+    reader.finish(groups)
+}
+
+/// One QTI item (or test-less XML) as a lesson; `None` when `text` is not
+/// a QTI item at all (so the caller reads it as Margin's own XML).
+pub fn lesson_of_qti_xml(text: &str) -> Option<Result<Imported, String>> {
+    let root = parse(text)?;
+    if root.name == "questestinterop" {
+        let mut reader = Reader::default();
+        let (title, groups) = super::read_v1::quiz(text, &mut reader.left_out)?;
+        reader.title = title;
+        return Some(reader.finish(groups));
+    }
+    (root.name == "assessmentItem").then(|| {
+        let reader = Reader { title: root.attr("title").map(str::to_string), ..Reader::default() };
+        reader.finish(vec![Group { items: vec![root], ..Group::default() }])
+    })
+}
+
+/// A section of the test, or a lone item.
+#[derive(Default)]
+pub(super) struct Group {
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub instructions: Option<Vec<Node>>,
+    pub items: Vec<Element>,
+}
+
+#[derive(Default)]
+struct Reader {
+    title: Option<String>,
+    left_out: Vec<String>,
+    used: HashSet<String>,
+}
+
+/// What one item brings: elements to put in an exercise of a kind
+/// (questions, statements, paragraphs, items, …), and the exercise's id
+/// when the item names it.
+struct Part(ExerciseKind, Vec<Element>, Option<String>);
+
+impl Reader {
+    fn finish(mut self, groups: Vec<Group>) -> Result<Imported, String> {
+        let mut exercises: Vec<Element> = Vec::new();
+        for group in groups {
+            let mut first_of_group = true;
+            let mut last_kind: Option<ExerciseKind> = None;
+            for item in &group.items {
+                let Some(Part(kind, parts, item_exercise)) = self.item(item) else {
+                    last_kind = None;
+                    continue;
+                };
+                let joins = last_kind == Some(kind) && !matches!(kind, ExerciseKind::Sequencing | ExerciseKind::Writing);
+                if !joins {
+                    let mut ex = el("exercise");
+                    let id = if first_of_group { group.id.clone() } else { None }.or(item_exercise);
+                    if let Some(id) = id.and_then(|i| self.keep(&i)) {
+                        ex = ex.with_attr("id", id);
+                    }
+                    ex = ex.with_attr("type", kind.name());
+                    if let Some(t) = group.title.as_deref().map(tidy_text).filter(|t| first_of_group && !t.is_empty() && t.as_str() != kind.label()) {
+                        ex = ex.with_attr("title", t.chars().take(120).collect::<String>());
+                    }
+                    if first_of_group {
+                        if let Some(i) = group.instructions.clone().filter(|i| !i.is_empty()) {
+                            ex = ex.child(el("instructions").nodes(i));
+                        }
+                    }
+                    exercises.push(ex);
+                    first_of_group = false;
+                }
+                if let Some(ex) = exercises.last_mut() {
+                    ex.children.extend(parts.into_iter().map(Node::Element));
+                }
+                last_kind = Some(kind);
+            }
+        }
+        // Only exercises the lesson format takes: one that is not (a crafted
+        // rubric, a sequence of gaps with no gap) loses its rubrics, or is left out.
+        let exercises: Vec<Element> = exercises.into_iter().filter_map(|ex| self.valid(ex)).collect();
+        if exercises.is_empty() {
+            let why = if self.left_out.is_empty() { String::new() } else { format!(" {}", self.left_out.join(" ")) };
+            return Err(format!("Nothing in this package is a kind of question Margin has, so no lesson was made.{why}"));
+        }
+        let root = el("lesson").children(exercises);
+        Ok(Imported { title: self.title.map(|t| tidy_text(&t)).filter(|t| !t.is_empty()), xml: root.to_xml(), left_out: self.left_out })
+    }
+
+    /// `ex` as the format takes it: as it is, else without its rubrics,
+    /// else `None` and a sentence saying why.
+    fn valid(&mut self, ex: Element) -> Option<Element> {
+        let check = |e: &Element| crate::lesson::normalize(&el("lesson").child(e.clone()).to_xml()).err();
+        let Some(errors) = check(&ex) else { return Some(ex) };
+        let kind = ex.attr("type").and_then(ExerciseKind::from_name).map(|k| k.label()).unwrap_or("An exercise");
+        let mut plain = ex.clone();
+        drop_rubrics(&mut plain);
+        if plain != ex && check(&plain).is_none() {
+            self.left_out.push(format!("{kind}: a rubric could not be read, so it was left out; the questions came in."));
+            return Some(plain);
+        }
+        let why = errors.first().map(|e| e.message.clone()).unwrap_or_default();
+        self.left_out.push(format!("{kind}: could not be made into a Margin exercise ({why}), so it was left out."));
+        None
+    }
+
+    /// `id` if it is well formed and not yet taken (then taken).
+    fn keep(&mut self, id: &str) -> Option<String> {
+        (valid_id(id) && self.used.insert(id.to_string())).then(|| id.to_string())
+    }
+
+    fn with_id(&mut self, e: Element, id: Option<&str>) -> Element {
+        match id.and_then(|i| self.keep(i)) {
+            Some(i) => e.with_attr("id", i),
+            None => e,
+        }
+    }
+
+    fn item(&mut self, item: &Element) -> Option<Part> {
+        let name = item.attr("title").map(tidy_text).filter(|t| !t.is_empty()).or_else(|| ident(item).map(str::to_string)).unwrap_or_else(|| "An item".into());
+        if item.name != "assessmentItem" {
+            self.left_out.push(format!("“{name}” is not a QTI item."));
+            return None;
+        }
+        let label = item.attr("label").and_then(|l| l.strip_prefix(super::write::LABEL_PREFIX)).and_then(ExerciseKind::from_name);
+        let Some(body) = first(item, "itemBody") else {
+            self.left_out.push(format!("“{name}” has no question in it."));
+            return None;
+        };
+        let interactions: Vec<&Element> = descendants(body).into_iter().filter(|e| e.name.ends_with("Interaction")).collect();
+        if let Some(other) = interactions.iter().find(|i| !matches!(i.name.as_str(), "choiceInteraction" | "orderInteraction" | "textEntryInteraction" | "extendedTextInteraction")) {
+            self.left_out.push(format!("“{name}”: {} has no exercise like it in Margin.", interaction_words(&other.name)));
+            return None;
+        }
+        let kinds: HashSet<&str> = interactions.iter().map(|i| i.name.as_str()).collect();
+        if kinds.len() > 1 || (interactions.len() > 1 && !kinds.contains("textEntryInteraction")) {
+            self.left_out.push(format!("“{name}” asks several questions of different kinds in one item, which Margin cannot split."));
+            return None;
+        }
+        let pictures = descendants(body).iter().any(|e| matches!(e.name.as_str(), "img" | "object" | "math" | "audio" | "video" | "picture" | "figure"));
+        let part = match interactions.first().map(|i| (i.name.as_str(), *i)) {
+            Some(("choiceInteraction", i)) => self.choice(item, body, i, label, &name),
+            Some(("orderInteraction", i)) => self.order(item, body, i, &name),
+            Some(("extendedTextInteraction", i)) => self.open(item, body, i, label, &name),
+            Some(_) => self.blanks(item, body, &name),
+            None if label == Some(ExerciseKind::FillBlanks) => self.blanks(item, body, &name),
+            None => {
+                self.left_out.push(format!("“{name}” asks nothing (it has no interaction), so it was left out."));
+                None
+            }
+        };
+        if pictures && part.is_some() {
+            self.left_out.push(format!("“{name}”: its pictures or formulas were left out; the text came in."));
+        }
+        part
+    }
+
+    fn choice(&mut self, item: &Element, body: &Element, i: &Element, label: Option<ExerciseKind>, name: &str) -> Option<Part> {
+        let right = right_answers(item, i.attr("responseIdentifier").unwrap_or("RESPONSE"));
+        let choices: Vec<&Element> = i.elements().filter(|c| c.name == "simpleChoice").collect();
+        let prompt = prompt(body, i);
+        let words: Vec<String> = choices.iter().map(|c| tidy_text(&c.text()).to_lowercase()).collect();
+        let true_false = label == Some(ExerciseKind::TrueFalse) || (label.is_none() && (words == ["true", "false"] || words == ["false", "true"]));
+        if prompt.is_empty() {
+            self.left_out.push(format!("“{name}” has no question text, so it was left out."));
+            return None;
+        }
+        if true_false && choices.len() == 2 {
+            let Some(answer) = choices.iter().find(|c| ident(c).is_some_and(|id| right.iter().any(|r| r == id))).map(|c| tidy_text(&c.text()).to_lowercase() == "true") else {
+                self.left_out.push(format!("“{name}”: neither True nor False is marked right, so it was left out."));
+                return None;
+            };
+            let s = self.with_id(el("statement"), ident(item)).with_attr("answer", if answer { "true" } else { "false" }).nodes(prompt);
+            return Some(Part(ExerciseKind::TrueFalse, vec![s], None));
+        }
+        if choices.len() < 2 || choices.iter().any(|c| tidy_text(&c.text()).is_empty()) {
+            self.left_out.push(format!("“{name}” needs at least two choices with text, so it was left out."));
+            return None;
+        }
+        let correct = choices.iter().filter(|c| ident(c).is_some_and(|id| right.iter().any(|r| r == id))).count();
+        if correct == 0 {
+            self.left_out.push(format!("“{name}”: no choice is marked right, so it was left out."));
+            return None;
+        }
+        let multiple = correct > 1 || i.attr("maxChoices").is_some_and(|m| m != "1") && cardinality(item, i.attr("responseIdentifier").unwrap_or("RESPONSE")) == Some("multiple");
+        let mut q = self.with_id(el("question"), ident(item));
+        if multiple {
+            q = q.with_attr("multiple", "true");
+        }
+        q = q.child(el("prompt").nodes(prompt));
+        for c in choices {
+            let is_right = ident(c).is_some_and(|id| right.iter().any(|r| r == id));
+            let mut o = self.with_id(el("option"), ident(c));
+            if is_right {
+                o = o.with_attr("correct", "true");
+            }
+            q = q.child(o.nodes(tidy(inline_of(c))));
+        }
+        Some(Part(ExerciseKind::MultipleChoice, vec![q], None))
+    }
+
+    fn order(&mut self, item: &Element, _body: &Element, i: &Element, name: &str) -> Option<Part> {
+        let right = right_answers(item, i.attr("responseIdentifier").unwrap_or("RESPONSE"));
+        let choices: Vec<&Element> = i.elements().filter(|c| c.name == "simpleChoice").collect();
+        let place = |c: &Element| ident(c).and_then(|id| right.iter().position(|r| r == id));
+        if choices.len() < 2 || right.len() != choices.len() || choices.iter().any(|c| place(c).is_none()) || choices.iter().any(|c| tidy_text(&c.text()).is_empty()) {
+            self.left_out.push(format!("“{name}”: its right order is not given for every item, so it was left out."));
+            return None;
+        }
+        let items = choices.iter().map(|c| {
+            let position = place(c).unwrap_or(0) + 1;
+            self.with_id(el("item"), ident(c)).with_attr("position", position.to_string()).nodes(tidy(inline_of(c)))
+        });
+        let items: Vec<Element> = items.collect();
+        let exercise = ident(item).and_then(|id| id.strip_suffix("-order")).map(str::to_string);
+        Some(Part(ExerciseKind::Sequencing, items, exercise))
+    }
+
+    fn open(&mut self, item: &Element, body: &Element, i: &Element, label: Option<ExerciseKind>, name: &str) -> Option<Part> {
+        let prompt = prompt(body, i);
+        if prompt.is_empty() {
+            self.left_out.push(format!("“{name}” has no question text, so it was left out."));
+            return None;
+        }
+        let blocks: Vec<&Element> = descendants(body).into_iter().filter(|e| e.name == "rubricBlock").collect();
+        let answer = blocks.iter().find(|b| b.attr("class") == Some(super::write::ANSWER_CLASS) || (b.attr("class").is_none() && b.attr("view").is_some_and(|v| v.contains("scorer")) && !has_rubric_table(b)));
+        let answer = answer.map(|b| tidy(inline_of(b))).filter(|a| !a.is_empty());
+        let rubric = blocks.iter().find_map(|b| self.rubric(b));
+        if label == Some(ExerciseKind::Writing) {
+            let mut parts = vec![el("prompt").nodes(prompt)];
+            let responding = i.attr("responseIdentifier").filter(|r| *r != "RESPONSE");
+            if let Some(area_id) = responding {
+                let mut area = self.with_id(el("writing-area"), Some(area_id));
+                if let Some(lines) = i.attr("expectedLines").and_then(|l| l.parse::<u32>().ok()) {
+                    area = area.with_attr("lines", lines.clamp(1, 50).to_string());
+                }
+                if let Some(p) = i.attr("placeholderText") {
+                    area = area.with_attr("placeholder", p);
+                }
+                parts.push(area);
+            }
+            parts.extend(rubric);
+            let exercise = ident(item).and_then(|id| id.strip_suffix("-writing")).map(str::to_string);
+            return Some(Part(ExerciseKind::Writing, parts, exercise));
+        }
+        let mut q = self.with_id(el("question"), ident(item)).child(el("prompt").nodes(prompt));
+        if let Some(a) = answer {
+            q = q.child(el("answer").nodes(a));
+        }
+        if let Some(r) = rubric {
+            q = q.child(r);
+        }
+        Some(Part(ExerciseKind::ShortAnswer, vec![q], None))
+    }
+
+    /// A rubric table Margin wrote, as a rubric.
+    fn rubric(&mut self, block: &Element) -> Option<Element> {
+        let table = descendants(block).into_iter().find(|e| e.name == "table" && e.attr("class") == Some(super::write::RUBRIC_CLASS))?;
+        let mut r = self.with_id(el("rubric"), table.id());
+        if block.attr("view").is_some_and(|v| v.split_whitespace().any(|w| w == "candidate")) {
+            r = r.with_attr("shared", "true");
+        }
+        for row in descendants(table).into_iter().filter(|e| e.name == "tr") {
+            let name = row.elements().find(|c| c.name == "th").map(|h| tidy_text(&h.text())).unwrap_or_default();
+            let mut c = self.with_id(el("criterion"), row.id()).with_attr("name", name);
+            for cell in row.elements().filter(|c| c.name == "td") {
+                let points = cell.elements().find(|s| s.attr("class") == Some(super::write::POINTS_CLASS)).map(|s| tidy_text(&s.text())).unwrap_or_else(|| "0".into());
+                let mut text = cell.clone();
+                text.children.retain(|n| !matches!(n, Node::Element(s) if s.attr("class") == Some(super::write::POINTS_CLASS)));
+                c = c.child(el("level").with_attr("points", points).nodes(tidy(inline_of(&text))));
+            }
+            r = r.child(c);
+        }
+        Some(r)
+    }
+
+    /// Paragraphs with gaps: each text entry a blank with its answer, the
+    /// other accepted answers and the hint.
+    fn blanks(&mut self, item: &Element, body: &Element, name: &str) -> Option<Part> {
+        let mut paragraphs = Vec::new();
+        let mut missing = false;
+        let holders = text_blocks(body);
+        let single = holders.len() == 1;
+        for holder in holders {
+            let mut made = Vec::new();
+            let nodes = inline_with(holder, &mut |entry: &Element| {
+                let rid = entry.attr("responseIdentifier").unwrap_or("RESPONSE");
+                let (answer, alts) = accepted(item, rid);
+                let Some(answer) = answer else {
+                    missing = true;
+                    return None;
+                };
+                let mut b = el("blank");
+                // A platform's generic names (`RESPONSE`, `RESPONSE_2`) are not worth keeping.
+                if let Some(id) = Some(rid).filter(|r| valid_id(r) && !r.starts_with("RESPONSE")) {
+                    made.push(id.to_string());
+                    b = b.with_attr("id", id);
+                }
+                b = b.with_attr("answer", answer);
+                if !alts.is_empty() {
+                    b = b.with_attr("alts", alts.join(", "));
+                }
+                if let Some(h) = entry.attr("placeholderText").filter(|h| !h.trim().is_empty()) {
+                    b = b.with_attr("hint", h);
+                }
+                Some(Node::Element(b))
+            });
+            let nodes = tidy(nodes);
+            if nodes.is_empty() {
+                continue;
+            }
+            // The blanks' ids first: a translated question names its one blank as itself.
+            let p = self.keep_blank_ids(el("p").nodes(nodes), &made);
+            paragraphs.push(self.with_id(p, if single { ident(item) } else { None }));
+        }
+        if missing {
+            self.left_out.push(format!("“{name}”: a gap has no right answer, so the item was left out."));
+            return None;
+        }
+        if paragraphs.is_empty() {
+            self.left_out.push(format!("“{name}” has no text, so it was left out."));
+            return None;
+        }
+        Some(Part(ExerciseKind::FillBlanks, paragraphs, None))
+    }
+
+    /// Blank ids taken, or dropped when already used in the lesson.
+    fn keep_blank_ids(&mut self, mut p: Element, made: &[String]) -> Element {
+        fn walk(e: &mut Element, reader: &mut Reader, made: &[String]) {
+            for n in &mut e.children {
+                if let Node::Element(c) = n {
+                    if c.name == "blank" {
+                        if let Some(id) = c.id().map(str::to_string).filter(|id| made.contains(id)) {
+                            if reader.keep(&id).is_none() {
+                                c.attrs.retain(|(k, _)| k != "id");
+                            }
+                        }
+                    } else {
+                        walk(c, reader, made);
+                    }
+                }
+            }
+        }
+        walk(&mut p, self, made);
+        p
+    }
+}
+
+fn drop_rubrics(e: &mut Element) {
+    e.children.retain(|n| !matches!(n, Node::Element(c) if c.name == "rubric"));
+    for n in &mut e.children {
+        if let Node::Element(c) = n {
+            drop_rubrics(c);
+        }
+    }
+}
+
+/// Plain words for an interaction Margin does not have.
+fn interaction_words(name: &str) -> String {
+    let what = match name {
+        "matchInteraction" | "associateInteraction" => "a matching question",
+        "inlineChoiceInteraction" => "a drop-down in the text",
+        "gapMatchInteraction" => "a drag-into-the-gap question",
+        "hotspotInteraction" | "hottextInteraction" | "selectPointInteraction" | "graphicOrderInteraction" | "graphicAssociateInteraction" | "graphicGapMatchInteraction" | "positionObjectInteraction" => "a question on a picture",
+        "sliderInteraction" => "a slider",
+        "uploadInteraction" => "a file upload",
+        "drawingInteraction" => "a drawing",
+        "mediaInteraction" => "a recording to play",
+        _ => "a kind of question",
+    };
+    format!("{what} ({name})")
+}
+
+/// The right answers of response `id`: its correct response, or else the
+/// choices its mapping scores above zero.
+fn right_answers(item: &Element, id: &str) -> Vec<String> {
+    let Some(d) = declaration(item, id) else { return Vec::new() };
+    let values: Vec<String> = first(d, "correctResponse").map(|c| c.elements().filter(|v| v.name == "value").map(|v| tidy_text(&v.text())).collect()).unwrap_or_default();
+    if !values.is_empty() {
+        return values;
+    }
+    mapped(d).into_iter().filter(|(_, v)| *v > 0.0).map(|(k, _)| k).collect()
+}
+
+/// A text entry's answer (the correct response, else the best mapped) and
+/// the other answers it accepts.
+fn accepted(item: &Element, id: &str) -> (Option<String>, Vec<String>) {
+    let Some(d) = declaration(item, id) else { return (None, Vec::new()) };
+    let correct = first(d, "correctResponse").and_then(|c| c.elements().find(|v| v.name == "value")).map(|v| tidy_text(&v.text())).filter(|v| !v.is_empty());
+    let mut scored: Vec<(String, f64)> = mapped(d).into_iter().filter(|(k, v)| *v > 0.0 && !k.trim().is_empty()).collect();
+    scored.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+    let answer = correct.or_else(|| scored.first().map(|(k, _)| k.clone()));
+    let alts = scored
+        .into_iter()
+        .map(|(k, _)| k.replace(',', " "))
+        .filter(|k| answer.as_deref() != Some(k.as_str()))
+        .fold(Vec::<String>::new(), |mut all, k| {
+            if !all.contains(&k) {
+                all.push(k);
+            }
+            all
+        });
+    (answer, alts)
+}
+
+fn declaration<'a>(item: &'a Element, id: &str) -> Option<&'a Element> {
+    item.elements().find(|d| d.name == "responseDeclaration" && ident(d) == Some(id))
+}
+
+fn cardinality<'a>(item: &'a Element, id: &str) -> Option<&'a str> {
+    declaration(item, id).and_then(|d| d.attr("cardinality"))
+}
+
+fn mapped(d: &Element) -> Vec<(String, f64)> {
+    first(d, "mapping").map(|m| m.elements().filter(|e| e.name == "mapEntry").map(|e| (tidy_text(e.attr("mapKey").unwrap_or_default()), e.attr("mappedValue").and_then(|v| v.parse().ok()).unwrap_or(0.0))).collect()).unwrap_or_default()
+}
+
+/// QTI's `identifier` of `e` (what the lesson calls `id`).
+fn ident(e: &Element) -> Option<&str> {
+    e.attr("identifier")
+}
+
+/// The question's text: the interaction's prompt, or else the text before it.
+fn prompt(body: &Element, interaction: &Element) -> Vec<Node> {
+    let own = first(interaction, "prompt").map(|p| tidy(inline_of(p))).unwrap_or_default();
+    if !own.is_empty() {
+        return own;
+    }
+    let mut before = Vec::new();
+    for b in text_blocks(body) {
+        if std::ptr::eq(b, interaction) || descendants(b).iter().any(|d| std::ptr::eq(*d, interaction)) {
+            break;
+        }
+        if !before.is_empty() {
+            before.push(Node::Text(" ".into()));
+        }
+        before.extend(inline_of(b));
+    }
+    tidy(before)
+}
+
+/// The blocks of text in `e` (paragraphs, list items, cells, …), looking
+/// into containers; rubric blocks and feedback are not the question's text.
+fn text_blocks(e: &Element) -> Vec<&Element> {
+    fn walk<'a>(e: &'a Element, out: &mut Vec<&'a Element>, depth: usize) {
+        for c in e.elements() {
+            match c.name.as_str() {
+                "rubricBlock" | "modalFeedback" | "feedbackBlock" | "feedbackInline" | "templateBlock" | "stylesheet" => {}
+                "div" | "blockquote" | "ul" | "ol" | "dl" | "table" | "tbody" | "thead" | "tfoot" | "tr" | "section" | "article" | "figure" if depth < MAX_DEPTH => walk(c, out, depth + 1),
+                _ => out.push(c),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(e, &mut out, 0);
+    out
+}
+
+fn has_rubric_table(b: &Element) -> bool {
+    descendants(b).iter().any(|e| e.name == "table" && e.attr("class") == Some(super::write::RUBRIC_CLASS))
+}
+
+/// Inline content as the lesson has it: text, emphasis; a text entry
+/// becomes nothing.
+fn inline_of(e: &Element) -> Vec<Node> {
+    inline_with(e, &mut |_| None)
+}
+
+/// Inline content, each text entry as `entry` makes it.
+fn inline_with(e: &Element, entry: &mut dyn FnMut(&Element) -> Option<Node>) -> Vec<Node> {
+    fn walk(e: &Element, entry: &mut dyn FnMut(&Element) -> Option<Node>, out: &mut Vec<Node>, depth: usize) {
+        for n in &e.children {
+            match n {
+                Node::Text(t) => out.push(Node::Text(t.clone())),
+                Node::Element(c) => match c.name.as_str() {
+                    "em" | "i" | "strong" | "b" if depth < MAX_DEPTH => {
+                        let mut inner = Vec::new();
+                        walk(c, entry, &mut inner, depth + 1);
+                        out.push(Node::Element(el(if matches!(c.name.as_str(), "em" | "i") { "em" } else { "strong" }).nodes(inner)));
+                    }
+                    "textEntryInteraction" => out.extend(entry(c)),
+                    "br" => out.push(Node::Text(" ".into())),
+                    "img" | "object" | "math" | "audio" | "video" | "rubricBlock" | "feedbackInline" | "feedbackBlock" | "modalFeedback" | "printedVariable" | "templateInline" | "stylesheet" => {}
+                    "p" | "div" | "li" | "td" | "th" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if depth < MAX_DEPTH => {
+                        out.push(Node::Text(" ".into()));
+                        walk(c, entry, out, depth + 1);
+                        out.push(Node::Text(" ".into()));
+                    }
+                    _ if depth < MAX_DEPTH => walk(c, entry, out, depth + 1),
+                    _ => {}
+                },
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(e, entry, &mut out, 0);
+    out
+}
+
+/// Spaces as a reader sees them: runs of white space as one, none at the
+/// ends; emphasis left empty dropped.
+fn tidy(nodes: Vec<Node>) -> Vec<Node> {
+    fn collapse(nodes: Vec<Node>, prev_space: &mut bool) -> Vec<Node> {
+        let mut out = Vec::new();
+        for n in nodes {
+            match n {
+                Node::Text(t) => {
+                    let mut s = String::new();
+                    for ch in t.chars() {
+                        if ch.is_whitespace() {
+                            if !*prev_space {
+                                s.push(' ');
+                            }
+                            *prev_space = true;
+                        } else {
+                            s.push(ch);
+                            *prev_space = false;
+                        }
+                    }
+                    if !s.is_empty() {
+                        out.push(Node::Text(s));
+                    }
+                }
+                Node::Element(mut e) if e.name == "em" || e.name == "strong" => {
+                    e.children = collapse(e.children, prev_space);
+                    if !e.children.is_empty() {
+                        out.push(Node::Element(e));
+                    }
+                }
+                other => {
+                    *prev_space = false;
+                    out.push(other);
+                }
+            }
+        }
+        out
+    }
+    let mut space = true;
+    let mut out = collapse(nodes, &mut space);
+    trim_end(&mut out);
+    out
+}
+
+fn trim_end(nodes: &mut Vec<Node>) {
+    while let Some(last) = nodes.last_mut() {
+        match last {
+            Node::Text(t) => {
+                let kept = t.trim_end().len();
+                t.truncate(kept);
+                if t.is_empty() {
+                    nodes.pop();
+                    continue;
+                }
+            }
+            Node::Element(e) if e.name == "em" || e.name == "strong" => {
+                trim_end(&mut e.children);
+                if e.children.is_empty() {
+                    nodes.pop();
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        break;
+    }
+}
+
+fn tidy_text(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The test's sections, nested ones in order, each with its own items.
+fn sections(test: &Element) -> Vec<&Element> {
+    fn walk<'a>(e: &'a Element, out: &mut Vec<&'a Element>, depth: usize) {
+        for c in e.elements() {
+            if depth > MAX_DEPTH {
+                return;
+            }
+            match c.name.as_str() {
+                "assessmentSection" => {
+                    out.push(c);
+                    walk(c, out, depth + 1);
+                }
+                "testPart" => walk(c, out, depth + 1),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(test, &mut out, 0);
+    out
+}
+
+/// A section's instructions: the text of its candidate rubric blocks.
+fn section_instructions(section: &Element) -> Option<Vec<Node>> {
+    let blocks: Vec<&Element> = section.elements().filter(|b| b.name == "rubricBlock" && b.attr("view").is_none_or(|v| v.contains("candidate"))).collect();
+    let mut nodes = Vec::new();
+    for b in blocks {
+        nodes.push(Node::Text(" ".into()));
+        nodes.extend(inline_of(b));
+    }
+    let nodes = tidy(nodes);
+    (!nodes.is_empty()).then_some(nodes)
+}
+
+/// Every element inside `e`, in document order.
+pub(super) fn descendants(e: &Element) -> Vec<&Element> {
+    fn walk<'a>(e: &'a Element, out: &mut Vec<&'a Element>) {
+        for c in e.elements() {
+            out.push(c);
+            walk(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(e, &mut out);
+    out
+}
+
+/// `href` as a path in the archive, relative to the file `from`.
+fn joined(from: &str, href: &str) -> String {
+    let href = href.split(['#', '?']).next().unwrap_or_default().replace("%20", " ");
+    let mut parts: Vec<&str> = from.rsplit_once('/').map(|(dir, _)| dir.split('/').collect()).unwrap_or_default();
+    for seg in href.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// One part of the archive as text, read to `MAX_PART_BYTES` at most.
+fn part(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
+    let entry = zip.by_name(name).map_err(|_| format!("The package names {name}, which is not in it."))?;
+    let mut bytes = Vec::new();
+    let read = entry.take(MAX_PART_BYTES + 1).read_to_end(&mut bytes).map_err(|_| format!("{name} in the package cannot be unpacked."))?;
+    if read as u64 > MAX_PART_BYTES {
+        return Err("A file in the package is far larger than any quiz: it cannot be imported.".into());
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{name} in the package is not text in UTF-8."))
+}
+
+/// XML as an element tree, QTI 3.0's names read as 2.x's; `None` when it is
+/// not XML (or declares a DTD, which is never read).
+pub(super) fn parse(text: &str) -> Option<Element> {
+    let doc = roxmltree::Document::parse(text).ok()?;
+    Some(tree(doc.root_element(), 0))
+}
+
+fn tree(n: roxmltree::Node, depth: usize) -> Element {
+    let mut e = Element::new(qti2_name(n.tag_name().name()));
+    for a in n.attributes() {
+        e.attrs.push((qti2_attr(a.name()), a.value().to_string()));
+    }
+    if depth < MAX_DEPTH {
+        for c in n.children() {
+            if c.is_element() {
+                e.children.push(Node::Element(tree(c, depth + 1)));
+            } else if let Some(t) = c.text().filter(|_| c.is_text()) {
+                e.children.push(Node::Text(t.to_string()));
+            }
+        }
+    }
+    e
+}
+
+/// `qti-choice-interaction` → `choiceInteraction`; other names as they are.
+fn qti2_name(name: &str) -> String {
+    match name.strip_prefix("qti-") {
+        Some(rest) => camel(rest),
+        None => name.to_string(),
+    }
+}
+
+/// `response-identifier` → `responseIdentifier` (`data-`, `aria-` kept).
+fn qti2_attr(name: &str) -> String {
+    if name.contains('-') && !name.starts_with("data-") && !name.starts_with("aria-") {
+        camel(name)
+    } else {
+        name.to_string()
+    }
+}
+
+fn camel(kebab: &str) -> String {
+    let mut out = String::with_capacity(kebab.len());
+    let mut upper = false;
+    for ch in kebab.chars() {
+        if ch == '-' {
+            upper = true;
+        } else if upper {
+            out.extend(ch.to_uppercase());
+            upper = false;
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
