@@ -106,7 +106,7 @@ async fn saving_validates_assigns_ids_and_records_a_revision() {
         .unwrap();
     let SaveOutcome::Invalid { errors } = bad else { panic!("expected invalid, got {bad:?}") };
     assert_eq!(errors[0].line, 1);
-    let unchanged = lessons::get_owned(&app.state.db, &owner, &lesson.id).await.unwrap();
+    let unchanged = lessons::get_editable(&app.state.db, &owner, &lesson.id).await.unwrap();
     assert_eq!((unchanged.revision, unchanged.document_xml.as_str()), (1, lesson.document_xml.as_str()));
 
     let ok = lessons::save_document(&app.state.db, &owner, &lesson.id, VALID, 1, Author::Agent, "Added a true/false exercise")
@@ -115,7 +115,7 @@ async fn saving_validates_assigns_ids_and_records_a_revision() {
     let SaveOutcome::Saved { revision, document_xml } = ok else { panic!("expected saved, got {ok:?}") };
     assert_eq!(revision, 2);
     assert!(document_xml.contains(r#"<statement id="st-1" answer="true">Plants need light.</statement>"#), "{document_xml}");
-    let now = lessons::get_owned(&app.state.db, &owner, &lesson.id).await.unwrap();
+    let now = lessons::get_editable(&app.state.db, &owner, &lesson.id).await.unwrap();
     assert_eq!((now.revision, now.document_xml), (2, document_xml));
 
     let history = lessons::list_revisions(&app.state.db, &owner, &lesson.id).await.unwrap();

@@ -55,7 +55,7 @@ async fn review(app: &TestApp, t: &Teacher, on: bool) {
 
 async fn lesson(app: &TestApp, t: &Teacher) -> (String, i64) {
     let owner = app.user_id(&t.token).await;
-    let l = lessons::get_owned(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    let l = lessons::get_editable(&app.state.db, &owner, &t.lesson_id).await.unwrap();
     (l.document_xml, l.revision)
 }
 
@@ -290,7 +290,7 @@ async fn review_is_a_setting_of_the_teachers_own_lesson() {
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     review(&app, &t, true).await;
     let owner = app.user_id(&t.token).await;
-    assert!(lessons::get_owned(&app.state.db, &owner, &t.lesson_id).await.unwrap().review_edits);
+    assert!(lessons::get_editable(&app.state.db, &owner, &t.lesson_id).await.unwrap().review_edits);
     review(&app, &t, false).await;
     let end = edit_end(&turn(&app, &t, ASK).await);
     assert_eq!(end["status"], "success", "review off: edits land");

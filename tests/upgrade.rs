@@ -40,7 +40,7 @@ async fn a_database_from_before_postgresql_support_opens_and_keeps_its_lessons()
     before.close().await;
 
     let db = margin::server::db::connect(&format!("sqlite://{}/margin.db", dir.path().display())).await.expect("the old database opens");
-    let lesson = margin::server::lessons::get_owned(&db, "u1", "l1").await.unwrap();
+    let lesson = margin::server::lessons::get_editable(&db, "u1", "l1").await.unwrap();
     assert_eq!(lesson.title, "Kept");
     let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success").fetch_one(&db).await.unwrap();
     assert_eq!(applied, std::fs::read_dir(format!("{}/migrations/sqlite", env!("CARGO_MANIFEST_DIR"))).unwrap().count() as i64);

@@ -43,7 +43,7 @@ pub async fn get_publication(id: String) -> Result<crate::models::Publication, S
 pub async fn get_lesson(id: String) -> Result<Lesson, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    crate::server::lessons::get_owned(&state.db, &user.id, &id).await.map_err(fail)
+    crate::server::lessons::get_editable(&state.db, &user.id, &id).await.map_err(fail)
 }
 
 /// Why the teacher's last lesson file could not be imported (`token` from
@@ -108,4 +108,21 @@ pub async fn get_sharing(id: String) -> Result<crate::models::Sharing, ServerFnE
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
     crate::server::lessons::sharing::sharing(&state.db, &user.id, &id).await.map_err(fail)
+}
+
+/// The colleagues' lessons the teacher was invited to edit.
+#[server]
+pub async fn list_co_edited() -> Result<Vec<crate::models::CoEditedLesson>, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lessons::editors::co_edited(&state.db, &user.id).await.map_err(fail)
+}
+
+/// The owner's email when the teacher edits this lesson as a colleague
+/// (`None`: it is their own).
+#[server]
+pub async fn get_lesson_owner(id: String) -> Result<Option<String>, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lessons::editors::owner_of(&state.db, &user.id, &id).await.map_err(fail)
 }

@@ -189,10 +189,13 @@ fn VersionList(
         <ol class="revision-list" aria-label="Versions">
             <For each=rows key=|r| (r.number, r.summary.clone()) children=move |r: RevisionSummary| {
                 let n = r.number;
-                let who = match (r.author, r.reviewed) {
-                    (Author::Teacher, _) => "You",
-                    (Author::Agent, false) => "Assistant",
-                    (Author::Agent, true) => "Assistant, applied by you",
+                let who = match (r.author, r.reviewed, r.by) {
+                    (Author::Teacher, _, None) => "You".to_string(),
+                    (Author::Teacher, _, Some(colleague)) => colleague,
+                    (Author::Agent, false, None) => "Assistant".to_string(),
+                    (Author::Agent, true, None) => "Assistant, applied by you".to_string(),
+                    (Author::Agent, false, Some(colleague)) => format!("Assistant, for {colleague}"),
+                    (Author::Agent, true, Some(colleague)) => format!("Assistant, applied by {colleague}"),
                 };
                 let picked = move || selected.get() == Some(n);
                 view! {

@@ -27,7 +27,7 @@ use super::{
     xml_editor::XmlEditor,
 };
 use crate::{
-    api::lessons::{get_lesson, get_publication, get_sources},
+    api::lessons::{get_lesson, get_lesson_owner, get_publication, get_sources},
     lesson::{self, LessonHtml},
     models::Lesson,
 };
@@ -41,6 +41,7 @@ pub fn LessonPage() -> impl IntoView {
     let refusal = move || query.read().get("material_error");
     let sources = Resource::new(move || (id(), refusal()), |(id, refusal)| get_sources(id, refusal));
     let publication = Resource::new(id, get_publication);
+    let owner = Resource::new(id, get_lesson_owner);
 
     view! {
         <TopBar/>
@@ -52,7 +53,13 @@ pub fn LessonPage() -> impl IntoView {
                         // Plain links and a plain form, outside the island, in one
                         // row: the print pages and Word files are the server's, and so is publishing.
                         <div class="lesson-bar">
-                            <PublishForm lesson_id=l.id.clone() publication=publication.await.unwrap_or_default()/>
+                            {match owner.await.ok().flatten() {
+                                // A colleague's lesson: publishing and sharing are the owner's.
+                                Some(owner) => Either::Left(view! {
+                                    <p class="publish-state co-editing">{format!("You edit this lesson with {owner}. Publishing, sharing and versions are theirs.")}</p>
+                                }),
+                                None => Either::Right(view! { <PublishForm lesson_id=l.id.clone() publication=publication.await.unwrap_or_default()/> }),
+                            }}
                             <nav class="lesson-tools" aria-label="Print and download">
                                 <a href=format!("/lessons/{}/print", l.id) target="_blank">"Print worksheet"</a>
                                 <a href=format!("/lessons/{}/print?key=1", l.id) target="_blank">"Print answer key"</a>

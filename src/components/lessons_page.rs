@@ -16,9 +16,9 @@ use super::top_bar::TopBar;
 use crate::{
     api::{
         error_text,
-        lessons::{find_import_report, list_lessons, LESSONS_PER_PAGE},
+        lessons::{find_import_report, list_co_edited, list_lessons, LESSONS_PER_PAGE},
     },
-    models::{ImportReport, LessonList},
+    models::{CoEditedLesson, ImportReport, LessonList},
     refusals::{TitleRefusal, MAX_LESSON_TITLE_CHARS},
 };
 
@@ -43,6 +43,7 @@ pub fn LessonsPage() -> impl IntoView {
             None => None,
         }
     });
+    let co_edited = Resource::new(|| (), |_| list_co_edited());
     let lessons = Resource::new(
         {
             let (search, sort) = (search.clone(), sort.clone());
@@ -88,8 +89,26 @@ pub fn LessonsPage() -> impl IntoView {
                     })
                 }}
             </Suspense>
+            <Suspense>
+                {move || Suspend::new(async move { co_edited.await.ok().filter(|l| !l.is_empty()).map(|lessons| view! { <CoEdited lessons/> }) })}
+            </Suspense>
             <p class="trash-link"><a href="/trash">"Trash"</a></p>
         </main>
+    }
+}
+
+/// Colleagues' lessons the teacher was invited to edit, with whose they are.
+#[component]
+fn CoEdited(lessons: Vec<CoEditedLesson>) -> impl IntoView {
+    view! {
+        <section class="co-edited" aria-labelledby="co-edited">
+            <h2 id="co-edited">"Editing with colleagues"</h2>
+            <ul class="lesson-list">
+                {lessons.into_iter().map(|l| view! {
+                    <li><a href=format!("/lessons/{}", l.id)>{l.title}</a>" "<span class="muted">{format!("{}’s lesson", l.owner)}</span></li>
+                }).collect_view()}
+            </ul>
+        </section>
     }
 }
 

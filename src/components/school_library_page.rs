@@ -18,7 +18,7 @@ use crate::{
         error_text,
         lessons::{get_school_library, get_shared_lesson, get_sharing},
     },
-    models::{SchoolLibrary, SharedLesson, Sharing, SHARE_GRADES as GRADES},
+    models::{Editor, SchoolLibrary, SharedLesson, Sharing, SHARE_GRADES as GRADES},
 };
 
 
@@ -158,7 +158,7 @@ pub fn SharePage() -> impl IntoView {
 
 #[component]
 fn ShareForm(s: Sharing) -> impl IntoView {
-    let Sharing { lesson_id, title, shared, subject, grade } = s;
+    let Sharing { lesson_id, title, shared, subject, grade, editors } = s;
     let error = use_query_map().with_untracked(|q| q.get("error")).map(|_| "A subject is at most 40 characters, and a grade is K or a number from 1 to 12.");
     let grades = GRADES.map(|g| {
         let selected = g == grade;
@@ -183,5 +183,44 @@ fn ShareForm(s: Sharing) -> impl IntoView {
             {shared.then(|| view! { " " <button type="submit" name="action" value="stop" class="quiet">"Stop sharing"</button> })}
         </form>
         <p class="muted">"Copies colleagues already made stay theirs when you stop sharing. Chats are never shared."</p>
+        <EditTogether lesson_id=lesson_id.clone() editors/>
+    }
+}
+
+/// "Edit together": the colleagues who edit the lesson with its owner,
+/// each with Remove, and a form to invite one more by email.
+#[component]
+fn EditTogether(lesson_id: String, editors: Vec<Editor>) -> impl IntoView {
+    let refused = use_query_map().with_untracked(|q| q.get("editors_error")).map(|_| {
+        "That colleague could not be invited. Invite a teacher of your school by the email they sign in with (at most 20 colleagues per lesson)."
+    });
+    let action = format!("/lessons/{lesson_id}/editors");
+    let rows = editors.into_iter().map(|e| {
+        let label = format!("Stop {} editing", e.email);
+        view! {
+            <li>
+                <form method="post" action=action.clone() class="inline-form">
+                    {e.email.clone()}" "
+                    <input type="hidden" name="user" value=e.user_id/>
+                    <button type="submit" name="action" value="remove" class="quiet" aria-label=label>"Remove"</button>
+                </form>
+            </li>
+        }
+    }).collect_view();
+    view! {
+        <section class="edit-together" aria-labelledby="edit-together">
+            <h2 id="edit-together">"Edit together"</h2>
+            <p class="muted">
+                "Colleagues you invite open this lesson from their lessons list and edit it with you; History says who made each change. "
+                "Each has their own chats with the assistant. Sharing, publishing to classes, versions and deleting stay yours."
+            </p>
+            <ul class="editors">{rows}</ul>
+            {refused.map(|e| view! { <p class="notice" role="alert">{e}</p> })}
+            <form method="post" action=action class="inline-form">
+                <label>"Colleague's email " <input type="email" name="email" required autocomplete="off"/></label>
+                " "
+                <button type="submit" name="action" value="invite">"Invite to edit"</button>
+            </form>
+        </section>
     }
 }

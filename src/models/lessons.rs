@@ -154,6 +154,11 @@ pub struct RevisionSummary {
     /// An edit of the agent's that the teacher reviewed and applied.
     #[serde(default)]
     pub reviewed: bool,
+    /// Who made it (saved it, or whose chat the assistant's edit came
+    /// from), when it was not the reader: a colleague who edits the lesson
+    /// too, or its owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// One saved version of a lesson, with its document.
@@ -434,4 +439,26 @@ pub struct Sharing {
     pub shared: bool,
     pub subject: String,
     pub grade: String,
+    /// Colleagues who edit the lesson with its owner.
+    #[serde(default)]
+    pub editors: Vec<Editor>,
+}
+
+/// A colleague who edits a lesson with its owner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Editor {
+    pub user_id: String,
+    pub email: String,
+}
+
+/// A colleague's lesson the reader was invited to edit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoEditedLesson {
+    pub id: String,
+    pub title: String,
+    /// The owner's email.
+    pub owner: String,
+    pub updated_at: String,
 }

@@ -39,11 +39,13 @@ const IN_LIVE_LESSON: &str = "lesson_id IN (SELECT id FROM lessons WHERE deleted
 /// Columns of `chat_sessions`, as `ChatSession` reads them.
 const SESSION_COLUMNS: &str = "id, lesson_id, title, created_at, updated_at";
 
-/// Whether `user` may chat about the lesson: it is theirs, or (for a
-/// student) published to one of their classes. `NotFound` otherwise.
+/// Whether `user` may chat about the lesson: they may edit it (their own,
+/// or a colleague's they were invited to edit), or (for a student) it is
+/// published to one of their classes. `NotFound` otherwise.
 async fn may_chat(db: &Db, user: &str, lesson_id: &str) -> Result<()> {
     let found: Option<(i64,)> = sqlx::query_as(&format!(
-        "SELECT 1 FROM lessons l JOIN users u ON u.id = $2 WHERE l.id = $1 AND l.deleted_at IS NULL AND (l.owner_id = u.id OR (u.role = 'student' AND {STUDENT_SEES}))"
+        "SELECT 1 FROM lessons l JOIN users u ON u.id = $2 WHERE l.id = $1 AND l.deleted_at IS NULL AND ({} OR (u.role = 'student' AND {STUDENT_SEES}))",
+        crate::server::lessons::editable_by("l", "u.id")
     ))
     .bind(lesson_id)
     .bind(user)
@@ -225,12 +227,13 @@ pub async fn turn_message(db: &Db, owner: &str, turn_id: &str) -> Result<ChatMes
 
 /// The current document and revision of the lesson a turn's chat is about.
 pub async fn turn_lesson(db: &Db, owner: &str, turn_id: &str) -> Result<Option<(String, i64)>> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query_as(&format!(
         "SELECT l.document_xml, l.revision FROM chat_messages m
            JOIN chat_sessions s ON s.id = m.session_id
-           JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = s.owner_id AND l.deleted_at IS NULL
+           JOIN lessons l ON l.id = s.lesson_id AND {} AND l.deleted_at IS NULL
          WHERE m.turn_id = $1 AND s.owner_id = $2",
-    )
+        crate::server::lessons::editable_by("l", "s.owner_id")
+    ))
     .bind(turn_id)
     .bind(owner)
     .fetch_optional(db)

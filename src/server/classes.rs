@@ -126,7 +126,7 @@ pub async fn renew_code(db: &Db, owner: &str, id: &str) -> Result<String> {
 /// fine). Students see it once it is published.
 pub async fn add_lesson(db: &Db, owner: &str, class_id: &str, lesson_id: &str) -> Result<()> {
     get_owned_class(db, owner, class_id).await?;
-    lessons::get_owned(db, owner, lesson_id).await?;
+    lessons::get_own(db, owner, lesson_id).await?;
     sqlx::query("INSERT INTO class_lessons (class_id, lesson_id, added_at) VALUES ($1, $2, $3) ON CONFLICT (class_id, lesson_id) DO NOTHING")
         .bind(class_id)
         .bind(lesson_id)
@@ -166,7 +166,7 @@ async fn get_owned_class(db: &Db, owner: &str, id: &str) -> Result<()> {
 
 /// Makes the lesson's current version the one students see; returns it.
 pub async fn publish(db: &Db, owner: &str, lesson_id: &str) -> Result<i64> {
-    let lesson = lessons::get_owned(db, owner, lesson_id).await?;
+    let lesson = lessons::get_own(db, owner, lesson_id).await?;
     sqlx::query("UPDATE lessons SET published_revision = $1 WHERE id = $2 AND owner_id = $3")
         .bind(lesson.revision)
         .bind(lesson_id)
@@ -178,7 +178,7 @@ pub async fn publish(db: &Db, owner: &str, lesson_id: &str) -> Result<i64> {
 
 /// Hides the lesson from students (their answers are kept).
 pub async fn unpublish(db: &Db, owner: &str, lesson_id: &str) -> Result<()> {
-    lessons::get_owned(db, owner, lesson_id).await?;
+    lessons::get_own(db, owner, lesson_id).await?;
     sqlx::query("UPDATE lessons SET published_revision = NULL WHERE id = $1 AND owner_id = $2").bind(lesson_id).bind(owner).execute(db).await?;
     Ok(())
 }

@@ -8,6 +8,7 @@
 //! platforms (`lms`), and the HTTP doors (`routes`, `library_routes`,
 //! `proposal_routes`, `forms`).
 
+pub mod editors;
 pub mod events;
 pub mod forms;
 pub mod import_reports;
@@ -90,15 +91,16 @@ async fn insert_by(db: &Db, owner_id: &str, title: &str, document: &str, author:
         .bind(search_text(document))
         .execute(&mut *tx)
         .await?;
-    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary) VALUES ($1, 1, $2, $3, $4)")
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, author_id) VALUES ($1, 1, $2, $3, $4, $5)")
         .bind(&id)
         .bind(document)
         .bind(author.as_str())
         .bind(summary)
+        .bind(owner_id)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    get_owned(db, owner_id, &id).await
+    get_own(db, owner_id, &id).await
 }
 
 /// The words of a lesson, without its markup: what search looks in.
@@ -106,38 +108,50 @@ pub fn search_text(document: &str) -> String {
     lesson::parse(document).map(|root| root.text()).unwrap_or_default()
 }
 
-/// One of the teacher's lessons.
-pub async fn get_owned(db: &Db, owner_id: &str, id: &str) -> Result<Lesson> {
-    sqlx::query_as::<_, Lesson>(
-        "SELECT id, title, document_xml, revision, updated_at, review_edits, edit_mode FROM lessons
-         WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",
-    )
-    .bind(id)
-    .bind(owner_id)
-    .fetch_optional(db)
-    .await?
-    .ok_or(AppError::NotFound)
+/// SQL saying the lesson row `lesson` may be edited by the user `user`
+/// (column names or parameters): its owner, or a colleague the owner
+/// invited (`lesson_editors`).
+pub fn editable_by(lesson: &str, user: &str) -> String {
+    format!("({lesson}.owner_id = {user} OR EXISTS (SELECT 1 FROM lesson_editors e WHERE e.lesson_id = {lesson}.id AND e.user_id = {user}))")
 }
 
-/// Whether the teacher owns this lesson.
-/// The current revision of one of `owner_id`'s lessons; `None` when it is
-/// not theirs, trashed or gone. (Read every second by each open page's
-/// event stream, so it reads nothing else.)
-pub async fn revision_of(db: &Db, owner_id: &str, id: &str) -> Result<Option<i64>> {
-    Ok(sqlx::query_scalar("SELECT revision FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
+const LESSON_COLUMNS: &str = "l.id, l.title, l.document_xml, l.revision, l.updated_at, l.review_edits, l.edit_mode";
+
+/// A lesson the teacher may edit: their own, or one a colleague invited
+/// them to edit. Not found (as any lesson not theirs) when neither.
+pub async fn get_editable(db: &Db, user_id: &str, id: &str) -> Result<Lesson> {
+    sqlx::query_as::<_, Lesson>(&format!("SELECT {LESSON_COLUMNS} FROM lessons l WHERE l.id = $1 AND {} AND l.deleted_at IS NULL", editable_by("l", "$2")))
+        .bind(id)
+        .bind(user_id)
+        .fetch_optional(db)
+        .await?
+        .ok_or(AppError::NotFound)
+}
+
+/// One of the teacher's own lessons: what only its owner does (share,
+/// publish, make versions, rename, delete) starts here.
+pub async fn get_own(db: &Db, owner_id: &str, id: &str) -> Result<Lesson> {
+    sqlx::query_as::<_, Lesson>(&format!("SELECT {LESSON_COLUMNS} FROM lessons l WHERE l.id = $1 AND l.owner_id = $2 AND l.deleted_at IS NULL"))
         .bind(id)
         .bind(owner_id)
+        .fetch_optional(db)
+        .await?
+        .ok_or(AppError::NotFound)
+}
+
+/// The current revision of a lesson `user_id` may edit; `None` when they
+/// may not, or it is trashed or gone. (Read by each open page's event
+/// stream, so it reads nothing else.)
+pub async fn revision_of(db: &Db, user_id: &str, id: &str) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar(&format!("SELECT l.revision FROM lessons l WHERE l.id = $1 AND {} AND l.deleted_at IS NULL", editable_by("l", "$2")))
+        .bind(id)
+        .bind(user_id)
         .fetch_optional(db)
         .await?)
 }
 
-pub async fn is_owned(db: &Db, owner_id: &str, id: &str) -> Result<bool> {
-    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
-        .bind(id)
-        .bind(owner_id)
-        .fetch_optional(db)
-        .await?;
-    Ok(row.is_some())
+pub async fn is_editable(db: &Db, user_id: &str, id: &str) -> Result<bool> {
+    Ok(revision_of(db, user_id, id).await?.is_some())
 }
 
 /// Longest revision summary kept, in characters.
@@ -174,7 +188,7 @@ async fn save_revision(
     (author, reviewed): (Author, bool),
     summary: &str,
 ) -> Result<SaveOutcome> {
-    let current = get_owned(db, owner_id, id).await?;
+    let current = get_editable(db, owner_id, id).await?;
     let root = match lesson::normalize_after(xml, lesson::parse(&current.document_xml).ok().as_ref()) {
         Ok(root) => root,
         Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
@@ -187,11 +201,12 @@ async fn save_revision(
     let summary: String = summary.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_SUMMARY_CHARS).collect();
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };
     let mut tx = db::begin_write(db).await?;
-    let updated = sqlx::query(
+    let updated = sqlx::query(&format!(
         "UPDATE lessons SET document_xml = $1, search_text = $2, revision = revision + 1,
                 updated_at = $6
-         WHERE id = $3 AND owner_id = $4 AND revision = $5 AND deleted_at IS NULL",
-    )
+         WHERE id = $3 AND revision = $5 AND deleted_at IS NULL AND {}",
+        editable_by("lessons", "$4")
+    ))
     .bind(&doc)
     .bind(search_text(&doc))
     .bind(id)
@@ -202,17 +217,18 @@ async fn save_revision(
     .await?;
     if updated.rows_affected() == 0 {
         tx.rollback().await?;
-        let latest = get_owned(db, owner_id, id).await.map(|l| l.revision).unwrap_or(current.revision);
+        let latest = get_editable(db, owner_id, id).await.map(|l| l.revision).unwrap_or(current.revision);
         return Ok(SaveOutcome::Conflict { current: latest });
     }
     let revision = base_revision + 1;
-    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, reviewed) VALUES ($1, $2, $3, $4, $5, $6)")
+    sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, reviewed, author_id) VALUES ($1, $2, $3, $4, $5, $6, $7)")
         .bind(id)
         .bind(revision)
         .bind(&doc)
         .bind(author.as_str())
         .bind(&summary)
         .bind(reviewed)
+        .bind(owner_id)
         .execute(&mut *tx)
         .await?;
     // Autosaves add up: every tenth of the teacher's saves thins the older ones.
@@ -248,30 +264,35 @@ async fn thin_revisions(conn: &mut sqlx::AnyConnection, id: &str, newest: i64) -
     Ok(done.rows_affected())
 }
 
-/// The lesson's revisions, newest first.
-pub async fn list_revisions(db: &Db, owner_id: &str, id: &str) -> Result<Vec<RevisionSummary>> {
-    get_owned(db, owner_id, id).await?;
-    let rows: Vec<(i64, String, String, String, db::Flag)> = sqlx::query_as(
-        "SELECT number, author, summary, created_at, reviewed FROM lesson_revisions WHERE lesson_id = $1 ORDER BY number DESC",
+/// The lesson's revisions, newest first, each with who made it when that
+/// is not `user_id` (a colleague who edits it too, or the owner).
+pub async fn list_revisions(db: &Db, user_id: &str, id: &str) -> Result<Vec<RevisionSummary>> {
+    get_editable(db, user_id, id).await?;
+    let rows: Vec<(i64, String, String, String, db::Flag, String, Option<String>)> = sqlx::query_as(
+        "SELECT r.number, r.author, r.summary, r.created_at, r.reviewed, COALESCE(r.author_id, l.owner_id), u.email
+         FROM lesson_revisions r JOIN lessons l ON l.id = r.lesson_id
+         LEFT JOIN users u ON u.id = COALESCE(r.author_id, l.owner_id)
+         WHERE r.lesson_id = $1 ORDER BY r.number DESC",
     )
     .bind(id)
     .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(number, author, summary, created_at, reviewed)| RevisionSummary {
+        .map(|(number, author, summary, created_at, reviewed, by_id, by_email)| RevisionSummary {
             number,
             author: Author::from_str(&author),
             summary,
             created_at,
             reviewed: reviewed.into(),
+            by: if by_id == user_id { None } else { Some(by_email.unwrap_or_else(|| "a former colleague".into())) },
         })
         .collect())
 }
 
 /// One revision of one of the teacher's lessons.
 pub async fn get_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Result<Revision> {
-    get_owned(db, owner_id, id).await?;
+    get_editable(db, owner_id, id).await?;
     let row: Option<(i64, String, String, String, String)> = sqlx::query_as(
         "SELECT number, author, summary, created_at, document_xml FROM lesson_revisions WHERE lesson_id = $1 AND number = $2",
     )
@@ -315,7 +336,7 @@ pub fn parsed(xml: &str) -> Result<Element> {
 /// teacher: the lesson as it was before it when nothing came after, else
 /// that edit's changes alone, when later edits touched other blocks.
 pub async fn undo_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Result<SaveReply> {
-    let current = get_owned(db, owner_id, id).await?;
+    let current = get_editable(db, owner_id, id).await?;
     if number <= 1 {
         return Err(AppError::BadRequest("The first version of a lesson has nothing before it to go back to.".into()));
     }

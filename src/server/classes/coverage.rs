@@ -105,7 +105,7 @@ async fn marks(db: &Db, lesson_id: &str, items: &[Item], students: &HashSet<Stri
 /// names the lesson), results from `students` (`None`: every student of
 /// the teacher's classes that have it).
 async fn lesson_rows(db: &Db, owner: &str, lesson_id: &str, prefix: &str, students: Option<&HashSet<String>>) -> Result<Vec<(String, Vec<String>, i64, i64)>> {
-    let current = lessons::get_owned(db, owner, lesson_id).await?;
+    let current = lessons::get_own(db, owner, lesson_id).await?;
     let Ok(root) = lesson::parse(&current.document_xml) else { return Ok(Vec::new()) };
     let tags = tags(&root, prefix);
     if tags.is_empty() {
@@ -153,7 +153,7 @@ async fn with_statements(db: &Db, owner: &str, rows: Vec<(String, Vec<String>, i
 
 /// A lesson's Standards page; `query` searches the school's frameworks.
 pub async fn lesson_page(state: &AppState, owner: &str, lesson_id: &str, query: &str) -> Result<LessonStandards> {
-    let current = lessons::get_owned(&state.db, owner, lesson_id).await?;
+    let current = lessons::get_own(&state.db, owner, lesson_id).await?;
     let rows = lesson_rows(&state.db, owner, lesson_id, "", None).await?;
     let coverage = with_statements(&state.db, owner, rows).await?;
     let school = frameworks::school_of(&state.db, owner).await?;
@@ -197,7 +197,7 @@ pub fn note(code: &str) -> String {
 /// Its edits follow the lesson's review setting, as the teacher's own
 /// requests do.
 pub async fn align(state: &AppState, owner: &str, lesson_id: &str, code: &str) -> Result<(String, String)> {
-    lessons::get_owned(&state.db, owner, lesson_id).await?;
+    lessons::get_own(&state.db, owner, lesson_id).await?;
     let code = code.trim();
     let school = frameworks::school_of(&state.db, owner).await?;
     let catalog = frameworks::catalog(&state.db, &school).await?;

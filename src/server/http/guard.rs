@@ -2,7 +2,7 @@
 //! to sign-in and come back afterwards). API routes and server functions
 //! check the session themselves and answer 401 as JSON instead of redirecting.
 //! Whether a lesson is the teacher's is checked where it is read
-//! (`lessons::get_owned`); the lesson page shows the app's one "not found"
+//! (`lessons::get_editable`); the lesson page shows the app's one "not found"
 //! page (`components::not_found`) for anything else.
 
 use axum::{

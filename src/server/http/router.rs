@@ -46,6 +46,7 @@ pub fn build(state: AppState) -> Router {
         .merge(lessons::forms::router())
         .merge(lessons::print::router())
         .merge(lessons::sharing::router())
+        .merge(lessons::editors::router())
         .merge(material::routes::router())
         .merge(reactions::routes::router())
         .merge(classes::routes::router())

@@ -60,7 +60,7 @@ async fn events(State(state): State<AppState>, CurrentUser(user): CurrentUser, A
     // the notes already sent are dealt with, so none from before is told.
     state.lesson_pages.caught_up(&state.bus).await;
     let page = state.lesson_pages.open(&user.id, &id)?;
-    let lesson = lessons::get_owned(&state.db, &user.id, &id).await?;
+    let lesson = lessons::get_editable(&state.db, &user.id, &id).await?;
     state.lesson_pages.seen(&id, lesson.revision);
     let first = LessonEvent::Revision { revision: lesson.revision };
     let keepalive = Duration::from_secs(state.config.keepalive_secs);
@@ -112,7 +112,7 @@ fn follow(db: Db, owner: String, lesson: String, first: LessonEvent, page: Page)
                         }
                         s.revision = revision;
                     }
-                    if event == LessonEvent::Lesson && !lessons::is_owned(&s.db, &s.owner, &s.lesson).await.unwrap_or(false) {
+                    if event == LessonEvent::Lesson && !lessons::is_editable(&s.db, &s.owner, &s.lesson).await.unwrap_or(false) {
                         s.over = true;
                     }
                     return Some((Ok(sse(&event)), s));

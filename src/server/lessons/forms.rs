@@ -203,7 +203,7 @@ async fn form_delete_forever(State(state): State<AppState>, user: Result<Option<
 
 /// "Download XML": the lesson's document as a file named after the lesson.
 async fn download(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response, AppError> {
-    let lesson = lessons::get_owned(&state.db, &user.id, &id).await?;
+    let lesson = lessons::get_editable(&state.db, &user.id, &id).await?;
     let (ascii, full) = file_names(&lesson.title);
     let disposition = format!("attachment; filename=\"{ascii}.xml\"; filename*=UTF-8''{}.xml", crate::url::percent_encode(&full));
     Ok((

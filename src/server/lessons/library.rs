@@ -144,7 +144,7 @@ pub async fn rename(db: &Db, owner: &str, id: &str, title: &str) -> Result<Lesso
     .execute(db)
     .await?;
     db::touched_one(&done)?;
-    lessons::get_owned(db, owner, id).await
+    lessons::get_own(db, owner, id).await
 }
 
 /// A title cut to the length titles may have.
@@ -155,7 +155,7 @@ pub(crate) fn fit_title(title: &str) -> String {
 /// "Copy of …": the lesson's current document as a new lesson, without its
 /// history or chats.
 pub async fn duplicate(db: &Db, owner: &str, id: &str) -> Result<Lesson> {
-    let original = lessons::get_owned(db, owner, id).await?;
+    let original = lessons::get_editable(db, owner, id).await?;
     let title = fit_title(&format!("Copy of {}", original.title));
     let summary: String = format!("Copied from “{}”", original.title).chars().take(200).collect();
     let copy = lessons::insert(db, owner, &title, &original.document_xml, &summary).await?;
@@ -206,7 +206,7 @@ async fn one_lesson(db: &Db, sql: &str, owner: &str, id: &str) -> Result<()> {
 /// Moves a lesson to the trash, stopping a reply running in any of its
 /// chats first (and waiting, a little, until it has stopped).
 pub async fn trash(db: &Db, turns: &TurnHub, owner: &str, id: &str) -> Result<()> {
-    lessons::get_owned(db, owner, id).await?;
+    lessons::get_own(db, owner, id).await?;
     for chat in chat_ids(db, owner, id).await? {
         if let Some(log) = turns.running_in(&chat) {
             log.cancel.cancel();
@@ -224,7 +224,7 @@ pub async fn trash(db: &Db, turns: &TurnHub, owner: &str, id: &str) -> Result<()
 pub async fn restore(db: &Db, owner: &str, id: &str) -> Result<Lesson> {
     let sql = "UPDATE lessons SET deleted_at = NULL WHERE id = $1 AND owner_id = $2 AND deleted_at IS NOT NULL";
     one_lesson(db, sql, owner, id).await?;
-    lessons::get_owned(db, owner, id).await
+    lessons::get_own(db, owner, id).await
 }
 
 /// Deletes a lesson in the trash for good, with everything that belongs to it.

@@ -105,7 +105,7 @@ async fn create(State(state): State<AppState>, CurrentUser(user): CurrentUser, A
 }
 
 async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<LessonReply>> {
-    Ok(Json(lessons::get_owned(&state.db, &user.id, &id).await?.into()))
+    Ok(Json(lessons::get_editable(&state.db, &user.id, &id).await?.into()))
 }
 
 async fn rename(

@@ -38,7 +38,7 @@ pub async fn cartridge(State(state): State<AppState>, CurrentUser(user): Current
 }
 
 async fn owned(state: &AppState, user: &str, id: &str) -> Result<(lesson::Element, String)> {
-    let l = lessons::get_owned(&state.db, user, id).await?;
+    let l = lessons::get_editable(&state.db, user, id).await?;
     let root = lesson::parse(&l.document_xml).map_err(|e| AppError::BadRequest(format!("This lesson cannot be packaged for a platform: {e}")))?;
     Ok((root, l.title))
 }

@@ -48,7 +48,7 @@ async fn print(
         return Redirect::to(&format!("/signin?next=/lessons/{id}/print")).into_response();
     };
     let sheet = if q.key.as_deref().is_some_and(|k| k == "1" || k == "true") { Sheet::Key } else { Sheet::Worksheet };
-    match lessons::get_owned(&state.db, &user.id, &id).await {
+    match lessons::get_editable(&state.db, &user.id, &id).await {
         Ok(l) => match lesson::parse(&l.document_xml) {
             Ok(root) => ([(header::CACHE_CONTROL, "no-store")], Html(page(&l.title, lesson::to_paper(&root, sheet), sheet))).into_response(),
             Err(e) => (StatusCode::UNPROCESSABLE_ENTITY, Html(view! { <p>"This lesson cannot be printed: " {e.to_string()}</p> }.to_html())).into_response(),

@@ -136,7 +136,7 @@ pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
     if status != ProposalStatus::Pending {
         return Err(decided(status));
     }
-    let current = lessons::get_owned(db, owner_id, &row.lesson_id).await?;
+    let current = lessons::get_editable(db, owner_id, &row.lesson_id).await?;
     let xml = if current.revision == row.base_revision {
         row.document_xml
     } else {

@@ -107,7 +107,7 @@ async fn changes(
 ) -> Result<Json<ChangesReply>> {
     let to = match between.to {
         Some(to) => to,
-        None => lessons::get_owned(&state.db, &user.id, &id).await?.revision,
+        None => lessons::get_editable(&state.db, &user.id, &id).await?.revision,
     };
     let from = between.from.unwrap_or(to - 1);
     if from < 1 || to < 1 {

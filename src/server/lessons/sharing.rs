@@ -95,7 +95,8 @@ pub async fn sharing(db: &Db, owner: &str, id: &str) -> Result<Sharing> {
             .fetch_optional(db)
             .await?;
     let (title, at, subject, grade) = row.ok_or(AppError::NotFound)?;
-    Ok(Sharing { lesson_id: id.to_string(), title, shared: at.is_some(), subject: subject.unwrap_or_default(), grade: grade.unwrap_or_default() })
+    let editors = super::editors::list(db, owner, id).await?;
+    Ok(Sharing { lesson_id: id.to_string(), title, shared: at.is_some(), subject: subject.unwrap_or_default(), grade: grade.unwrap_or_default(), editors })
 }
 
 /// The columns of a shared lesson, the reader's id being `$1` and their school `$2`.

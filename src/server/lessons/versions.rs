@@ -130,7 +130,7 @@ pub async fn list(db: &Db, owner: &str, core: &str) -> Result<Vec<VersionSummary
 
 /// The Versions page of a lesson.
 pub async fn page(db: &Db, owner: &str, id: &str) -> Result<LessonVersions> {
-    let l = lessons::get_owned(db, owner, id).await?;
+    let l = lessons::get_own(db, owner, id).await?;
     Ok(LessonVersions { lesson_id: l.id.clone(), level: level_of(&l.document_xml), title: l.title, core: core_of(db, owner, id).await?, versions: list(db, owner, id).await? })
 }
 
@@ -145,7 +145,7 @@ pub struct Made {
 
 /// Makes a version of `core_id` and starts the assistant on it.
 pub async fn make(state: &AppState, owner: &str, core_id: &str, kind: &VersionKind) -> Result<Made> {
-    let core = lessons::get_owned(&state.db, owner, core_id).await?;
+    let core = lessons::get_own(&state.db, owner, core_id).await?;
     if core_of(&state.db, owner, core_id).await?.is_some() {
         return Err(AppError::Conflict("This lesson is itself a version: make versions from its core.".into()));
     }

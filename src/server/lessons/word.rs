@@ -32,7 +32,7 @@ pub struct WordQuery {
 
 pub async fn docx(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>, ApiQuery(q): ApiQuery<WordQuery>) -> Result<Response> {
     let sheet = if q.key.as_deref().is_some_and(|k| k == "1" || k == "true") { Sheet::Key } else { Sheet::Worksheet };
-    let l = lessons::get_owned(&state.db, &user.id, &id).await?;
+    let l = lessons::get_editable(&state.db, &user.id, &id).await?;
     let root = lesson::parse(&l.document_xml).map_err(|e| AppError::BadRequest(format!("This lesson cannot be made into a Word document: {e}")))?;
     let bytes = lesson::word::to_docx(&root, &l.title, sheet).map_err(AppError::Internal)?;
     let stem = format!("{} ({})", l.title, if sheet == Sheet::Key { "answer key" } else { "worksheet" });

@@ -32,7 +32,7 @@ pub fn opening(text: &str) -> String {
 
 /// The lesson's sources, oldest first.
 pub async fn list(db: &Db, owner_id: &str, lesson_id: &str) -> Result<Vec<SourceSummary>> {
-    if !lessons::is_owned(db, owner_id, lesson_id).await? {
+    if !lessons::is_editable(db, owner_id, lesson_id).await? {
         return Err(AppError::NotFound);
     }
     Ok(sqlx::query_as::<_, SourceSummary>(
@@ -58,7 +58,7 @@ pub async fn add(db: &Db, extractor: &Extractor, owner_id: &str, lesson_id: &str
     if files.is_empty() {
         return Err(AppError::BadRequest("Choose a file to add: a .txt, .md, .html, .docx or .pdf.".into()));
     }
-    if !lessons::is_owned(db, owner_id, lesson_id).await? {
+    if !lessons::is_editable(db, owner_id, lesson_id).await? {
         return Err(AppError::NotFound);
     }
     let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM lesson_sources WHERE lesson_id = $1").bind(lesson_id).fetch_one(db).await?;
@@ -159,7 +159,7 @@ pub async fn copy(db: &Db, from: &str, to: &str) -> Result<()> {
 
 /// Removes one source; not found when it is not this teacher's lesson's.
 pub async fn remove(db: &Db, owner_id: &str, lesson_id: &str, source_id: &str) -> Result<()> {
-    if !lessons::is_owned(db, owner_id, lesson_id).await? {
+    if !lessons::is_editable(db, owner_id, lesson_id).await? {
         return Err(AppError::NotFound);
     }
     let done = sqlx::query("DELETE FROM lesson_sources WHERE id = $1 AND lesson_id = $2").bind(source_id).bind(lesson_id).execute(db).await?;

@@ -55,7 +55,7 @@ async fn event(State(state): State<AppState>, CurrentUser(user): CurrentUser, Ap
     // Counted before anything is read: a script sending events in a loop
     // is slowed here, whatever it names.
     state.limits.event(&user.id).await?;
-    lessons::get_owned(&state.db, &user.id, &body.lesson_id).await?;
+    lessons::get_editable(&state.db, &user.id, &body.lesson_id).await?;
     if let Some(chat) = &body.session_id {
         if chats::get_session(&state.db, &user.id, chat).await?.lesson_id != body.lesson_id {
             return Err(AppError::NotFound);

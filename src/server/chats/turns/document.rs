@@ -102,7 +102,7 @@ impl DocumentStore for DbDocument {
     fn lesson(&self, id: &str) -> BoxFuture<'_, Result<Option<(String, String)>, String>> {
         let id = id.to_string();
         Box::pin(async move {
-            match lessons::get_owned(&self.db, &self.owner_id, &id).await {
+            match lessons::get_editable(&self.db, &self.owner_id, &id).await {
                 Ok(l) => Ok(Some((l.title, l.document_xml))),
                 Err(crate::server::http::error::AppError::NotFound) => Ok(None),
                 Err(e) => {
@@ -119,7 +119,7 @@ impl DocumentStore for DbDocument {
 
     fn reload(&self) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
-            let l = lessons::get_owned(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| e.to_string())?;
+            let l = lessons::get_editable(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| e.to_string())?;
             self.set(l.document_xml, l.revision);
             Ok(())
         })
@@ -173,7 +173,7 @@ impl DocumentStore for DbDocument {
                     Ok(revision)
                 }
                 Ok(SaveOutcome::Conflict { .. }) => {
-                    let latest = lessons::get_owned(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| {
+                    let latest = lessons::get_editable(&self.db, &self.owner_id, &self.lesson_id).await.map_err(|e| {
                         tracing::error!(error = ?e, "could not read the lesson after a conflict");
                         SaveRejection::Unavailable
                     })?;

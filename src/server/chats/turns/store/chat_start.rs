@@ -103,8 +103,9 @@ fn user_and_chat_query(backend: db::Backend, by: Key) -> String {
                     WHERE lesson_id = l.id ORDER BY seq, id) ls) AS sources
          FROM {from}
          LEFT JOIN chat_sessions c ON c.id = $2 AND c.owner_id = u.id
-         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.deleted_at IS NULL AND (l.owner_id = u.id OR (u.role = 'student' AND {STUDENT_SEES}))
-         WHERE {teacher}"
+         LEFT JOIN lessons l ON l.id = c.lesson_id AND l.deleted_at IS NULL AND ({editable} OR (u.role = 'student' AND {STUDENT_SEES}))
+         WHERE {teacher}",
+        editable = crate::server::lessons::editable_by("l", "u.id")
     )
 }
 
