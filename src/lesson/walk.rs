@@ -83,6 +83,7 @@ pub(super) trait Draw {
 }
 
 /// How many ruled lines a writing area asks for on paper (5 unless it says).
+#[cfg(feature = "ssr")]
 pub(super) fn writing_lines(e: &Element) -> u32 {
     e.attr("lines").and_then(|l| l.parse().ok()).unwrap_or(5)
 }

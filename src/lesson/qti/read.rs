@@ -42,6 +42,19 @@ pub struct Imported {
     pub left_out: Vec<String>,
 }
 
+impl Imported {
+    /// The lesson under a heading with `title`, as every new lesson starts.
+    pub fn titled(&self, title: &str) -> String {
+        match crate::lesson::parse(&self.xml) {
+            Ok(mut root) => {
+                root.children.insert(0, Node::Element(el("h1").with_text(title)));
+                root.to_xml()
+            }
+            Err(_) => self.xml.clone(),
+        }
+    }
+}
+
 /// Whether `bytes` is a zip archive with a content package's manifest.
 pub fn is_package(bytes: &[u8]) -> bool {
     bytes.starts_with(b"PK\x03\x04") && zip::ZipArchive::new(Cursor::new(bytes)).is_ok_and(|z| z.file_names().take(MAX_ENTRIES).any(|n| n.eq_ignore_ascii_case("imsmanifest.xml")))

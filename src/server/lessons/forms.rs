@@ -84,7 +84,7 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
         },
         (None, Some(Ok(Upload::Quiz(quiz)))) => {
             let title: String = quiz.title.clone().unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
-            match library::import(&state.db, &user.id, Some(&title), &quiz.xml).await {
+            match library::import(&state.db, &user.id, Some(&title), &quiz.titled(&title)).await {
                 Ok(lesson) if quiz.left_out.is_empty() => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
                 Ok(lesson) => {
                     let report = ImportReport { file, problems: quiz.left_out, made: Some((lesson.id, lesson.title)) };
