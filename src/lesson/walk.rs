@@ -90,6 +90,7 @@ pub(super) fn writing_lines(e: &Element) -> u32 {
 
 /// An exercise's kind, and its head on paper: "2. Multiple choice: Past
 /// forms" (its number, what kind it is, and its title if it has one).
+#[cfg(feature = "ssr")]
 pub(super) fn exercise_head(number: u32, e: &Element) -> (Option<ExerciseKind>, String) {
     let kind = e.attr("type").and_then(ExerciseKind::from_name);
     let mut head = format!("{number}. {}", kind.map(|k| k.label()).unwrap_or("Exercise"));
