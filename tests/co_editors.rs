@@ -22,13 +22,6 @@ use margin::chat::sse::SseParser;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-async fn invited(app: &TestApp, admin: &str, email: &str) -> String {
-    let invite = app.post_json("/api/school/invites", Auth::Bearer(admin), json!({})).await.json();
-    let r = app.post_json("/api/auth/signup", Auth::None, json!({"email": email, "password": "correct horse", "invite": invite["token"]})).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    r.json()["token"].as_str().unwrap().to_string()
-}
-
 async fn revisions(app: &TestApp, token: &str, lesson: &str) -> Vec<Value> {
     let r = app.get(&format!("/api/lessons/{lesson}/revisions"), Auth::Bearer(token)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -41,8 +34,8 @@ async fn a_colleague_edits_with_the_owner_and_every_version_says_who() {
     let head = teacher(&app, "head@x.org").await;
     let lesson = head.lesson_id.clone();
     save_xml(&app, &head.token, &lesson, LESSON).await;
-    let colleague = invited(&app, &head.token, "t@x.org").await;
-    let other = invited(&app, &head.token, "u@x.org").await;
+    let colleague = common::colleague(&app, &head.token, "t@x.org").await;
+    let other = common::colleague(&app, &head.token, "u@x.org").await;
     let outsider = teacher(&app, "o@y.org").await;
     let r = app.post_json("/api/classes", Auth::Bearer(&head.token), json!({"name": "7B"})).await;
     student(&app, "s@x.org", r.json()["joinCode"].as_str().unwrap()).await;
@@ -141,7 +134,7 @@ async fn the_share_page_invites_and_removes_by_form() {
     let app = common::app().await;
     let head = teacher(&app, "head@x.org").await;
     let lesson = head.lesson_id.clone();
-    invited(&app, &head.token, "t@x.org").await;
+    common::colleague(&app, &head.token, "t@x.org").await;
     let form = format!("/lessons/{lesson}/editors");
     let r = app.post_form(&form, Auth::Cookie(&head.token), &[("action", "invite"), ("email", "o@y.org")]).await;
     assert_eq!(r.location(), format!("/lessons/{lesson}/share?editors_error=1"));
@@ -174,7 +167,7 @@ async fn the_assistant_edits_for_whoever_asked_and_only_they_decide_on_its_propo
     let app = common::app_with(margin::server::config::Config { approval_wait_secs: 1, ..Default::default() }).await;
     let head = teacher(&app, "head@x.org").await;
     let lesson = head.lesson_id.clone();
-    let colleague = invited(&app, &head.token, "t@x.org").await;
+    let colleague = common::colleague(&app, &head.token, "t@x.org").await;
     let r = app.post_json(&format!("/api/lessons/{lesson}/editors"), Auth::Bearer(&head.token), json!({"email": "t@x.org"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let chat = app.post_json(&format!("/api/lessons/{lesson}/chats"), Auth::Bearer(&colleague), json!({"title": "Mine"})).await.json()["id"].as_str().unwrap().to_string();

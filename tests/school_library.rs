@@ -14,13 +14,6 @@ use common::{
 };
 use serde_json::{json, Value};
 
-async fn invited(app: &TestApp, admin: &str, email: &str) -> String {
-    let invite = app.post_json("/api/school/invites", Auth::Bearer(admin), json!({})).await.json();
-    let r = app.post_json("/api/auth/signup", Auth::None, json!({"email": email, "password": "correct horse", "invite": invite["token"]})).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    r.json()["token"].as_str().unwrap().to_string()
-}
-
 async fn library(app: &TestApp, token: &str, query: &str) -> Value {
     let r = app.get(&format!("/api/library{query}"), Auth::Bearer(token)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -34,7 +27,7 @@ async fn a_shared_lesson_is_found_read_and_copied_by_colleagues_only() {
     save_xml(&app, &head.token, &head.lesson_id, LESSON).await;
     let r = common::upload(&app, &format!("/api/lessons/{}/sources", head.lesson_id), Auth::Bearer(&head.token), &[("notes.txt", b"Etre is irregular in every tense.")]).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let colleague = invited(&app, &head.token, "t@x.org").await;
+    let colleague = common::colleague(&app, &head.token, "t@x.org").await;
     let outsider = teacher(&app, "o@y.org").await;
     let r = app.post_json("/api/classes", Auth::Bearer(&head.token), json!({"name": "7B"})).await;
     let pupil = student(&app, "s@x.org", r.json()["joinCode"].as_str().unwrap()).await;

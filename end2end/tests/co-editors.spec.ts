@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { createLesson, hydrated, PASSWORD, signUp, uniqueEmail } from "./helpers";
+import { colleagueOf, createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
 
 // Editing together: the owner invites a colleague of the same school from
 // the Share page; the colleague finds the lesson in their list and edits
@@ -15,17 +15,7 @@ test("a colleague's edit appears live on the owner's page, with their name in Hi
   await signUp(page, uniqueEmail("owner"));
   const url = await createLesson(page, "Rivers");
 
-  await page.goto("/school");
-  await page.getByRole("button", { name: "Invite a teacher" }).click();
-  const link = await page.getByLabel("Invitation link").inputValue();
-  const other = await browser.newContext();
-  const colleague = await other.newPage();
-  const email = uniqueEmail("colleague");
-  await colleague.goto(link);
-  await colleague.getByLabel("Email").fill(email);
-  await colleague.getByLabel("Password").fill(PASSWORD);
-  await colleague.getByRole("button", { name: "Sign up" }).click();
-  await expect(colleague.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  const { colleague, email, context: other } = await colleagueOf(page, browser, "colleague");
 
   await page.goto(url);
   await page.getByRole("link", { name: "Share", exact: true }).click();

@@ -1,4 +1,4 @@
-import { expect, Page } from "@playwright/test";
+import { Browser, BrowserContext, expect, Page } from "@playwright/test";
 
 /** A fresh address per call, so tests never collide with accounts from another test. */
 export function uniqueEmail(name: string): string {
@@ -24,6 +24,26 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/**
+ * A colleague of the school `admin`'s page runs: the admin makes an
+ * invitation link on the School page and the colleague signs up through it,
+ * in a browser context of their own. Their page and email.
+ */
+export async function colleagueOf(admin: Page, browser: Browser, name: string): Promise<{ colleague: Page; email: string; context: BrowserContext }> {
+  await admin.goto("/school");
+  await admin.getByRole("button", { name: "Invite a teacher" }).click();
+  const link = await admin.getByLabel("Invitation link").inputValue();
+  const context = await browser.newContext();
+  const colleague = await context.newPage();
+  const email = uniqueEmail(name);
+  await colleague.goto(link);
+  await colleague.getByLabel("Email").fill(email);
+  await colleague.getByLabel("Password").fill(PASSWORD);
+  await colleague.getByRole("button", { name: "Sign up" }).click();
+  await expect(colleague.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  return { colleague, email, context };
 }
 
 /** Creates a lesson from the lessons page and returns its URL. */

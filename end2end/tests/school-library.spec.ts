@@ -1,5 +1,5 @@
 import { expect, test } from "./csp";
-import { createLesson, hydrated, PASSWORD, signUp, uniqueEmail } from "./helpers";
+import { colleagueOf, createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
 
 // The School library: a teacher shares a lesson from its Share page; a
 // colleague of the same school finds it, reads it and copies it into their
@@ -25,16 +25,7 @@ test("a shared lesson is found by a colleague in the School library and copied",
   await page.getByRole("button", { name: "Share with my school" }).click();
   await expect(page.getByRole("status")).toContainText("Shared with your school");
 
-  await page.goto("/school");
-  await page.getByRole("button", { name: "Invite a teacher" }).click();
-  const link = await page.getByLabel("Invitation link").inputValue();
-  const other = await browser.newContext();
-  const colleague = await other.newPage();
-  await colleague.goto(link);
-  await colleague.getByLabel("Email").fill(uniqueEmail("colleague"));
-  await colleague.getByLabel("Password").fill(PASSWORD);
-  await colleague.getByRole("button", { name: "Sign up" }).click();
-  await expect(colleague.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  const { colleague, context: other } = await colleagueOf(page, browser, "colleague");
 
   await colleague.getByRole("link", { name: "School library" }).click();
   await colleague.getByLabel("Subject").selectOption("Geography");

@@ -209,6 +209,15 @@ pub async fn teacher(app: &TestApp, email: &str) -> Teacher {
     Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
 }
 
+/// A colleague of the school `admin` runs: signed up through an
+/// invitation link of theirs. Their session token.
+pub async fn colleague(app: &TestApp, admin: &str, email: &str) -> String {
+    let invite = app.post_json("/api/school/invites", Auth::Bearer(admin), serde_json::json!({})).await.json();
+    let r = app.post_json("/api/auth/signup", Auth::None, serde_json::json!({"email": email, "password": "correct horse", "invite": invite["token"]})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    r.json()["token"].as_str().unwrap().to_string()
+}
+
 /// The origin of Margin's pages in these tests (the default listen address).
 pub const OWN_ORIGIN: &str = "http://127.0.0.1:3000";
 
