@@ -10,6 +10,7 @@ use leptos_router::{
 };
 
 use crate::components::{
+    account_page::AccountPage,
     auth_pages::{SignInPage, SignUpPage},
     classes::{
         class_list::ClassListPage, class_page::ClassPageView, join_page::JoinPage, my_classes::MyClassesPage, results_page::ResultsPage, standards_page::StandardsPage,
@@ -83,8 +84,9 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=|| view! { <NotFound heading="Page not found" text="There is nothing at this address."/> }>
                 <Route path=path!("/") view=LessonsPage/>
-                <Route path=path!("/signin") view=SignInPage/>
-                <Route path=path!("/signup") view=SignUpPage/>
+                <Route path=path!("/signin") view=SignInPage ssr=SsrMode::Async/>
+                <Route path=path!("/signup") view=SignUpPage ssr=SsrMode::Async/>
+                <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
                 <Route path=path!("/trash") view=TrashPage/>
                 <Route path=path!("/school") view=SchoolPage/>
                 // The class pages, rendered whole: a missing class answers 404,

@@ -26,6 +26,21 @@ pub enum AccountRefusal {
     JoinCodeInvalid,
     /// Too many sign-in attempts; try again after this many seconds.
     TooManyAttempts(u64),
+    /// Signing in with a school account (`server::accounts::sso`) did not
+    /// complete: the provider refused or failed, or its answer did not verify.
+    SsoFailed,
+    /// The school-account sign-in took too long, was already used, or came
+    /// back to another browser than the one that started it.
+    SsoExpired,
+    /// A school account no school on this server has linked.
+    SsoNoSchool,
+    /// A school account whose email belongs to an account here already, not
+    /// yet linked to it.
+    SsoEmailTaken,
+    /// A school account that did not give a confirmed email address.
+    SsoNoEmail,
+    /// The school account is linked to another Margin account already.
+    SsoLinkedElsewhere,
     /// Anything else: the server failed, the teacher did nothing wrong.
     Server,
 }
@@ -43,6 +58,12 @@ impl AccountRefusal {
             Self::InviteInvalid => "invite".into(),
             Self::JoinCodeInvalid => "join".into(),
             Self::TooManyAttempts(secs) => format!("rate-{secs}"),
+            Self::SsoFailed => "sso".into(),
+            Self::SsoExpired => "sso-expired".into(),
+            Self::SsoNoSchool => "sso-school".into(),
+            Self::SsoEmailTaken => "sso-exists".into(),
+            Self::SsoNoEmail => "sso-email".into(),
+            Self::SsoLinkedElsewhere => "sso-linked".into(),
             Self::Server => "server".into(),
         }
     }
@@ -61,6 +82,12 @@ impl AccountRefusal {
             "closed" => Self::SignupClosed,
             "invite" => Self::InviteInvalid,
             "join" => Self::JoinCodeInvalid,
+            "sso" => Self::SsoFailed,
+            "sso-expired" => Self::SsoExpired,
+            "sso-school" => Self::SsoNoSchool,
+            "sso-exists" => Self::SsoEmailTaken,
+            "sso-email" => Self::SsoNoEmail,
+            "sso-linked" => Self::SsoLinkedElsewhere,
             _ => Self::Server,
         }
     }
@@ -77,6 +104,12 @@ impl AccountRefusal {
             Self::InviteInvalid => "This invitation link has been used or has expired. Ask your school's admin for a new one.".into(),
             Self::JoinCodeInvalid => "This class code does not work any more. Ask your teacher for the new one.".into(),
             Self::TooManyAttempts(secs) => format!("Too many sign-in attempts. Wait {secs} seconds and try again."),
+            Self::SsoFailed => "Signing in with your school account did not work. Try again; if it keeps failing, tell whoever runs Margin for your school.".into(),
+            Self::SsoExpired => "That sign-in took too long or was already used. Start again from the button.".into(),
+            Self::SsoNoSchool => "Your school has not linked this kind of account to Margin yet. Ask your school's Margin admin to link it on the School page, or sign in with a password.".into(),
+            Self::SsoEmailTaken => "An account with this email already exists here. Sign in with its password, then link your school account on the Account page.".into(),
+            Self::SsoNoEmail => "Your school account did not give Margin a confirmed email address, so no account was made. Ask your school's Margin admin.".into(),
+            Self::SsoLinkedElsewhere => "That school account is already linked to another Margin account.".into(),
             Self::Server => "Something went wrong on the server. Please try again.".into(),
         }
     }

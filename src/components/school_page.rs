@@ -23,6 +23,8 @@ pub fn SchoolPage() -> impl IntoView {
         Some("credits") => Some("Credits added."),
         Some("settings") => Some("Saved."),
         Some("framework") => Some("Framework added. Lessons can now name its standards."),
+        Some("sso-linked") => Some("Linked. New people signing in with that account land in this school as teachers."),
+        Some("sso-removed") => Some("Unlinked. People who signed in through it keep their accounts."),
         Some("framework-removed") => Some("Framework removed. Lessons that name its standards keep them; saving such a lesson then asks for a code the school has."),
         _ => None,
     };
@@ -30,6 +32,8 @@ pub fn SchoolPage() -> impl IntoView {
         Some("input") => Some("Enter a whole number of tokens above zero, and a name for the school."),
         Some("operator") => Some("Credits are added by whoever runs this Margin server. Ask them for more."),
         Some("framework") => Some("That file is not a framework Margin can read: choose the JSON of a CASE package (a CFPackage whose items have codes). Nothing was added."),
+        Some("sso-own") => Some("Link your own school account on the Account page first; the school can then be linked to what it vouches for."),
+        Some("sso-taken") => Some("Another school on this server is linked to that already. Whoever runs this Margin server can move it."),
         Some("allowance") => Some("The allowance can be at most the server's. Whoever runs this Margin server can raise it."),
         Some(_) => Some("Something went wrong on the server. Please try again."),
         None => None,
@@ -71,7 +75,7 @@ fn InviteLink(token: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options } = o;
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
     let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
@@ -147,7 +151,48 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
                 <button type="submit">"Save"</button>
             </form>
         </section>
+        <SchoolSignIn links=sso_links options=sso_options/>
         <Standards frameworks/>
+    }
+}
+
+/// "Sign in with school accounts": which people land in this school when
+/// they sign in with a provider, and what the admin may link (the domain or
+/// organisation of their own linked school account).
+#[component]
+fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::SsoLink>) -> impl IntoView {
+    let link_row = |l: crate::models::SsoLink, action: &'static str, button: &'static str, class: &'static str| {
+        let text = format!("{}: {}", l.label, l.who());
+        view! {
+            <li>
+                <span>{text}</span>
+                <form method="post" action=action>
+                    <input type="hidden" name="provider" value=l.provider/>
+                    <input type="hidden" name="kind" value=l.kind/>
+                    <input type="hidden" name="value" value=l.value/>
+                    <button type="submit" class=class>{button}</button>
+                </form>
+            </li>
+        }
+    };
+    view! {
+        <section aria-labelledby="sso-head" id="sign-in">
+            <h2 id="sso-head">"Sign in with school accounts"</h2>
+            <p class="muted">"Teachers who sign in with the school's own accounts land in this school, with no password to keep. Students join their class from its link, with the same accounts."</p>
+            {if links.is_empty() {
+                Either::Left(view! { <p>"No school accounts are linked yet."</p> })
+            } else {
+                Either::Right(view! { <ul class="sso-links">{links.into_iter().map(|l| link_row(l, "/school/sso/remove", "Unlink", "quiet danger")).collect_view()}</ul> })
+            }}
+            {if options.is_empty() {
+                Either::Left(view! { <p class="muted">"To link one, first link your own school account on the " <a href="/account">"Account"</a> " page."</p> })
+            } else {
+                Either::Right(view! {
+                    <h3>"Link"</h3>
+                    <ul class="sso-options">{options.into_iter().map(|l| link_row(l, "/school/sso", "Link to this school", "")).collect_view()}</ul>
+                })
+            }}
+        </section>
     }
 }
 

@@ -30,7 +30,7 @@ pub fn TopBar() -> impl IntoView {
                                     }
                                     .into_any()
                                 }}
-                                <span class="who">{u.email}</span>
+                                <a href="/account" class="who quiet" title="Account">{u.email}</a>
                                 <form method="post" action="/auth/signout">
                                     <button type="submit" class="quiet">"Sign out"</button>
                                 </form>

@@ -96,6 +96,12 @@ pub struct SchoolOverview {
     /// The standards frameworks its lessons may name.
     #[serde(default)]
     pub frameworks: Vec<crate::models::Framework>,
+    /// The school accounts that sign in to this school (`server::accounts::sso`).
+    #[serde(default)]
+    pub sso_links: Vec<SsoLink>,
+    /// What the admin may link: the domain or tenant of their own linked identities.
+    #[serde(default)]
+    pub sso_options: Vec<SsoLink>,
 }
 
 /// "12.4 MB" for a number of bytes, as the School page shows it.
@@ -116,4 +122,57 @@ mod tests {
         assert_eq!(super::megabytes(1_300_000), "1.2 MB");
         assert_eq!(super::megabytes(500 * 1024 * 1024), "500 MB");
     }
+}
+
+/// A school-account provider this server trusts, as a sign-in button shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SsoButton {
+    /// The provider's name in addresses (`/auth/sso/{id}`).
+    pub id: String,
+    /// "Sign in with {label}".
+    pub label: String,
+}
+
+/// A school's sign-in link: people of `value` (an email domain, or the
+/// provider's tenant) signing in with `provider` land in the school.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct SsoLink {
+    pub provider: String,
+    pub label: String,
+    /// `domain` or `tenant`.
+    pub kind: String,
+    pub value: String,
+}
+
+impl SsoLink {
+    /// "everyone at school.org" or "everyone in tenant 1234".
+    pub fn who(&self) -> String {
+        if self.kind == "tenant" {
+            format!("everyone in {} organisation {}", self.label, self.value)
+        } else {
+            format!("everyone with an @{} address", self.value)
+        }
+    }
+}
+
+/// A school account linked to a Margin account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct LinkedIdentity {
+    pub provider: String,
+    pub label: String,
+    pub email: Option<String>,
+}
+
+/// The Account page: how this account signs in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountView {
+    pub user: UserInfo,
+    /// The account has a password (accounts made by a school account do not).
+    pub has_password: bool,
+    pub identities: Vec<LinkedIdentity>,
+    /// Every provider this server trusts, to link.
+    pub providers: Vec<SsoButton>,
 }

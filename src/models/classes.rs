@@ -177,4 +177,7 @@ pub struct JoinView {
     pub code: String,
     pub class_name: Option<String>,
     pub user: Option<UserInfo>,
+    /// School accounts a student may join with (`server::accounts::sso`).
+    #[serde(default)]
+    pub sso: Vec<crate::models::SsoButton>,
 }

@@ -2,7 +2,8 @@
 //! (`auth`), the signed-in user as handlers receive it (`current_user`), the
 //! sign-in and sign-up doors (`routes`), schools and their invites
 //! (`schools`, `school_routes`), operators (`operators`), token budgets
-//! (`budget`) and storage quotas (`quota`).
+//! (`budget`), storage quotas (`quota`) and sign-in with school accounts
+//! (`sso`).
 
 pub mod auth;
 pub mod budget;
@@ -12,3 +13,4 @@ pub mod quota;
 pub mod routes;
 pub mod school_routes;
 pub mod schools;
+pub mod sso;

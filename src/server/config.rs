@@ -71,6 +71,9 @@ pub struct Config {
     /// A folder of 1EdTech CASE packages (`.json`) offered to every school
     /// (`MARGIN_STANDARDS_DIR`, `standards::folder`); unset, none.
     pub standards_dir: Option<std::path::PathBuf>,
+    /// The school-account providers people may sign in with
+    /// (`MARGIN_SSO_PROVIDERS`, `accounts::sso::providers`); none by default.
+    pub sso: Vec<crate::server::accounts::sso::providers::ProviderConfig>,
 }
 
 impl Default for Config {
@@ -100,6 +103,7 @@ impl Default for Config {
             metrics_token: None,
             approval_wait_secs: 30 * 60,
             standards_dir: None,
+            sso: Vec::new(),
         }
     }
 }
@@ -143,6 +147,7 @@ impl Config {
             metrics_token: env.secret("MARGIN_METRICS_TOKEN").filter(|t| !t.trim().is_empty()),
             approval_wait_secs: env.number("MARGIN_APPROVAL_WAIT_SECS", d.approval_wait_secs, 1, 7 * 24 * 3600, "seconds"),
             standards_dir: env.text("MARGIN_STANDARDS_DIR").filter(|d| !d.trim().is_empty()).map(std::path::PathBuf::from),
+            sso: crate::server::accounts::sso::providers::read(env),
         }
     }
 }

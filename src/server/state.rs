@@ -43,6 +43,9 @@ pub struct AppState {
     /// The lessons this instance waits on to start automatic turns.
     #[from_ref(skip)]
     pub scheduler: Arc<crate::server::reactions::scheduler::Scheduler>,
+    /// The school-account providers and what they publish (`accounts::sso`).
+    #[from_ref(skip)]
+    pub sso: Arc<crate::server::accounts::sso::providers::Providers>,
 }
 
 impl AppState {
@@ -69,8 +72,10 @@ impl AppState {
             config.lesson_streams_per_account,
             Duration::from_millis(config.lesson_sweep_ms),
         );
+        let sso = Arc::new(crate::server::accounts::sso::providers::Providers::new(config.sso.clone()));
         Self {
             leptos_options,
+            sso,
             lesson_pages,
             turn_writer: crate::server::db::turn_writer(&db),
             db,

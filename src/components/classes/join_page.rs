@@ -39,7 +39,7 @@ fn Join(v: JoinView) -> impl IntoView {
     let error = query.read_untracked().get("error").map(|c| AccountRefusal::from_code(&c).message());
     let email = query.read_untracked().get("email").unwrap_or_default();
     let said = error.map(|e| view! { <p class="form-error" role="alert">{e}</p> });
-    let JoinView { code, class_name, user } = v;
+    let JoinView { code, class_name, user, sso } = v;
     let Some(name) = class_name else {
         return EitherOf4::A(view! {
             <h1>"Join a class"</h1>
@@ -73,6 +73,7 @@ fn Join(v: JoinView) -> impl IntoView {
                 <label>"Password " <input type="password" name="password" required minlength="8" autocomplete="new-password"/></label>
                 <button type="submit">"Create account and join"</button>
             </form>
+            <crate::components::auth_pages::SsoButtons buttons=sso verb="Join" next="/learn".to_string() join=code.clone()/>
             <p><a href=format!("/signin?next=/join/{code}")>"I already have an account"</a></p>
         }),
     }

@@ -121,7 +121,7 @@ async fn api_me(Member(user): Member) -> Json<MeReply> {
 /// becomes `//evil.example`, another site) and a line break cannot go in a
 /// `Location` header at all, so a path with any control character is refused
 /// outright, as are `//` and backslashes.
-fn safe_next(next: Option<&str>) -> &str {
+pub fn safe_next(next: Option<&str>) -> &str {
     match next {
         Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') && !p.chars().any(char::is_control) => p,
         _ => "/",

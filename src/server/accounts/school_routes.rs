@@ -54,6 +54,8 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         members: schools::members(&state.db, school_id, &from, &to).await?,
         invites: schools::open_invites(&state.db, school_id).await?,
         frameworks: crate::server::standards::frameworks::list(&state.db, school_id).await?,
+        sso_links: crate::server::accounts::sso::school_links::of_school(state, school_id).await?,
+        sso_options: crate::server::accounts::sso::school_links::options(state, user).await?,
     })
 }
 

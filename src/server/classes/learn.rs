@@ -191,7 +191,7 @@ pub async fn join_view(state: &AppState, client: std::net::IpAddr, user: Option<
     state.limits.join_code(client, user.as_ref().map(|u| u.id.as_str())).await?;
     let code = super::tidy_code(code);
     let class = super::by_code(&state.db, &code).await?;
-    Ok(crate::models::JoinView { code, class_name: class.map(|c| c.1), user })
+    Ok(crate::models::JoinView { code, class_name: class.map(|c| c.1), user, sso: state.sso.buttons() })
 }
 
 /// The answer sheet sent as a form: saved; then, as its button asked, an

@@ -90,7 +90,8 @@ impl AppError {
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
             Self::Account(r) => match r {
-                AccountRefusal::EmailTaken => StatusCode::CONFLICT,
+                AccountRefusal::EmailTaken | AccountRefusal::SsoEmailTaken | AccountRefusal::SsoLinkedElsewhere => StatusCode::CONFLICT,
+                AccountRefusal::SsoNoSchool => StatusCode::FORBIDDEN,
                 AccountRefusal::SignupClosed | AccountRefusal::InviteInvalid => StatusCode::FORBIDDEN,
                 AccountRefusal::JoinCodeInvalid => StatusCode::NOT_FOUND,
                 AccountRefusal::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,

@@ -17,7 +17,7 @@ use crate::server::{accounts::current_user::Member, state::AppState};
 
 /// Pages a student may open; every other page sends them to their classes.
 fn for_students(path: &str) -> bool {
-    path == "/learn" || path.starts_with("/learn/") || path.starts_with("/join/")
+    path == "/learn" || path.starts_with("/learn/") || path.starts_with("/join/") || path == "/account"
 }
 
 /// Pages anyone may open, signed in or not (a join link says what to do).

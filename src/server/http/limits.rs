@@ -188,6 +188,12 @@ impl AccountLimits {
         Ok(self.take(&self.sign_in_per_email, key(&[b"email", email.as_bytes()])).await?.map(|wait| wait.min(MAX_SLOWDOWN)))
     }
 
+    /// Takes one school-account sign-in started from `client` (the same
+    /// per-address limit as password sign-ins: each start keeps a row).
+    pub async fn sign_in_started(&self, client: IpAddr) -> Result<()> {
+        self.refuse(&self.sign_in_per_client, key(&[b"in", &client_bytes(client)])).await
+    }
+
     /// Takes one try of a class's join code, from `client` and (when signed
     /// in) `account`; refused (429) past either limit.
     pub async fn join_code(&self, client: IpAddr, account: Option<&str>) -> Result<()> {

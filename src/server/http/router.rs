@@ -38,6 +38,7 @@ pub fn build(state: AppState) -> Router {
         .route("/metrics", get(crate::server::ops::metrics::metrics))
         .merge(accounts::routes::router())
         .merge(accounts::school_routes::router())
+        .merge(accounts::sso::routes::router())
         .merge(chats::routes::router())
         .merge(lessons::routes::router())
         .merge(lessons::events::router())

@@ -1,0 +1,93 @@
+// Signing in with a school's accounts, in a real browser: a Margin server of
+// its own (MARGIN_E2E_BIN, on a fresh SQLite file) configured with the fake
+// provider (fake-sso.ts), which signs its tokens with a real RSA key.
+import { ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "./csp";
+import { CLIENT_ID, CLIENT_SECRET, FakeSso } from "./fake-sso";
+import { PASSWORD } from "./helpers";
+
+const MARGIN = "http://127.0.0.1:3103";
+const fake = new FakeSso();
+let server: ChildProcess | undefined;
+
+test.beforeAll(async () => {
+  const bin = process.env.MARGIN_E2E_BIN;
+  expect(bin, "make e2e sets MARGIN_E2E_BIN").toBeTruthy();
+  await fake.start(3104);
+  const dir = join(__dirname, "..", "..", "target", "e2e", "sso");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  server = spawn(bin!, [], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: `sqlite://${join(dir, "margin.db")}`,
+      LEPTOS_SITE_ADDR: "127.0.0.1:3103",
+      LEPTOS_SITE_ROOT: "target/site",
+      LEPTOS_OUTPUT_NAME: "margin",
+      LEPTOS_HASH_FILES: "true",
+      AI_PROVIDER: "demo",
+      RUST_LOG: "warn",
+      MARGIN_SSO_PROVIDERS: "example",
+      MARGIN_SSO_EXAMPLE_ISSUER: fake.issuer,
+      MARGIN_SSO_EXAMPLE_CLIENT_ID: CLIENT_ID,
+      MARGIN_SSO_EXAMPLE_CLIENT_SECRET: CLIENT_SECRET,
+      MARGIN_SSO_EXAMPLE_LABEL: "Example SSO",
+    },
+    cwd: "..",
+    stdio: "inherit",
+  });
+  await expect.poll(async () => (await fetch(`${MARGIN}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
+});
+
+test.afterAll(async () => {
+  server?.kill();
+  await fake.stop();
+});
+
+test("a school links its accounts, and its teachers sign in with them", async ({ page, browser }) => {
+  // The school's admin has a password account and links their school account.
+  await page.goto(`${MARGIN}/signup`);
+  await page.getByLabel("Email").fill("head@lincoln.example.org");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await expect(page.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  await page.getByRole("link", { name: "head@lincoln.example.org" }).click();
+  await expect(page.getByRole("heading", { name: "Account" })).toBeVisible();
+  fake.person = { sub: "head-1", email: "head@lincoln.example.org" };
+  await page.getByRole("link", { name: "Link Example SSO" }).click();
+  await expect(page.getByText("Linked. You can sign in with it from now on.")).toBeVisible();
+  await expect(page.getByText("Example SSO (head@lincoln.example.org)")).toBeVisible();
+
+  // Then the school, to the domain the provider vouched for.
+  await page.goto(`${MARGIN}/school`);
+  await expect(page.getByText("No school accounts are linked yet.")).toBeVisible();
+  await page.getByRole("button", { name: "Link to this school" }).click();
+  await expect(page.getByText("Linked. New people signing in with that account land in this school as teachers.")).toBeVisible();
+  await expect(page.getByText("Example SSO: everyone with an @lincoln.example.org address")).toBeVisible();
+
+  // A teacher of the school signs in with it, with no password, and lands in the school.
+  const context = await browser.newContext();
+  const teacher = await context.newPage();
+  fake.person = { sub: "ada-1", email: "ada@lincoln.example.org" };
+  await teacher.goto(`${MARGIN}/signin`);
+  await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
+  await expect(teacher.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  await expect(teacher.getByRole("link", { name: "ada@lincoln.example.org" })).toBeVisible();
+  await page.reload();
+  await expect(page.locator(".members")).toContainText("ada@lincoln.example.org");
+
+  // A token the provider never signed is refused with a sentence; nobody is signed in.
+  await teacher.getByRole("button", { name: "Sign out" }).click();
+  fake.strangerNext = true;
+  await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
+  await expect(teacher.getByRole("alert")).toHaveText(/Signing in with your school account did not work/);
+  await expect(teacher).toHaveURL(/\/signin\?error=sso$/);
+
+  // Someone the school never linked lands nowhere, and is told what to do.
+  fake.person = { sub: "eve-1", email: "eve@elsewhere.example.org" };
+  await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
+  await expect(teacher.getByRole("alert")).toContainText("Ask your school's Margin admin to link it");
+  await context.close();
+});

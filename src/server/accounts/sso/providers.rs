@@ -1,0 +1,219 @@
+//! The school-account providers this server trusts, as its operator
+//! configured them (`MARGIN_SSO_PROVIDERS`), and what each publishes: its
+//! OpenID Connect discovery document and signing keys, fetched when first
+//! needed and kept for an hour (fetched again sooner when a token names a key
+//! they do not have: the provider rotated its keys).
+//!
+//! Requests go through the server's own reqwest (openidconnect's clients are
+//! left out): no redirects followed, ten seconds at most, an answer read to
+//! 1 MiB; a provider that breaks any of these fails the sign-in, nothing else.
+
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use openidconnect::{core::CoreProviderMetadata, http, HttpRequest, HttpResponse, IssuerUrl};
+
+use crate::{models::SsoButton, settings::Env};
+
+/// How long a provider's discovery document and keys are kept.
+const KEEP: Duration = Duration::from_secs(3600);
+/// The largest answer read from a provider.
+const MAX_ANSWER: usize = 1024 * 1024;
+
+/// One provider as configured.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    /// Its name in addresses, `[a-z0-9-]`.
+    pub id: String,
+    /// "Sign in with {label}".
+    pub label: String,
+    /// The issuer URL exactly as the provider writes it in its tokens;
+    /// discovery is `{issuer}/.well-known/openid-configuration`.
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    /// The ID token claim naming the person's organisation (`hd` at Google,
+    /// `tid` at Microsoft), which a school can be linked to.
+    pub tenant_claim: Option<String>,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("id", &self.id)
+            .field("label", &self.label)
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "(set)"))
+            .field("tenant_claim", &self.tenant_claim)
+            .finish()
+    }
+}
+
+/// Reads `MARGIN_SSO_PROVIDERS` (names, comma-separated) and, for each name
+/// `x`, `MARGIN_SSO_X_ISSUER`, `_CLIENT_ID`, `_CLIENT_SECRET`, `_LABEL` and
+/// `_TENANT_CLAIM`. A missing issuer or client id is a problem named for the
+/// operator; the server does not start with it.
+pub fn read(env: &mut Env) -> Vec<ProviderConfig> {
+    let names = env.text("MARGIN_SSO_PROVIDERS").unwrap_or_default();
+    let mut out: Vec<ProviderConfig> = Vec::new();
+    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let id = name.to_ascii_lowercase();
+        if id.len() > 32 || !id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+            env.problem(format!("MARGIN_SSO_PROVIDERS: “{name}” is not a provider name; use letters, digits and hyphens."));
+            continue;
+        }
+        if out.iter().any(|p| p.id == id) {
+            env.problem(format!("MARGIN_SSO_PROVIDERS names “{name}” twice."));
+            continue;
+        }
+        let key = |part: &str| format!("MARGIN_SSO_{}_{part}", id.to_ascii_uppercase().replace('-', "_"));
+        let issuer = env.http_url(&key("ISSUER"));
+        let client_id = env.text(&key("CLIENT_ID")).filter(|c| !c.trim().is_empty());
+        let client_secret = env.secret(&key("CLIENT_SECRET")).filter(|c| !c.trim().is_empty());
+        let label = env.text(&key("LABEL")).map(|l| l.trim().to_string()).filter(|l| !l.is_empty() && l.chars().count() <= 60);
+        let tenant_claim = env.text(&key("TENANT_CLAIM")).map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+        let (Some(issuer), Some(client_id)) = (issuer, client_id) else {
+            env.problem(format!("Provider “{id}” needs {} (an http or https URL) and {}.", key("ISSUER"), key("CLIENT_ID")));
+            continue;
+        };
+        let label = label.unwrap_or_else(|| {
+            let mut c = id.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+        });
+        out.push(ProviderConfig { id, label, issuer: issuer.trim().to_string(), client_id: client_id.trim().to_string(), client_secret, tenant_claim });
+    }
+    out
+}
+
+/// Why a provider could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    #[error("no provider “{0}” is configured")]
+    Unknown(String),
+    #[error("the provider's discovery failed: {0}")]
+    Discovery(String),
+}
+
+/// The providers and what each published, shared by every request.
+pub struct Providers {
+    configs: Vec<ProviderConfig>,
+    http: reqwest::Client,
+    published: Mutex<HashMap<String, (Instant, CoreProviderMetadata)>>,
+}
+
+impl Providers {
+    pub fn new(configs: Vec<ProviderConfig>) -> Self {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        Self { configs, http, published: Mutex::new(HashMap::new()) }
+    }
+
+    /// The buttons: every provider, in the order configured.
+    pub fn buttons(&self) -> Vec<SsoButton> {
+        self.configs.iter().map(|p| SsoButton { id: p.id.clone(), label: p.label.clone() }).collect()
+    }
+
+    pub fn get(&self, id: &str) -> Result<&ProviderConfig, ProviderError> {
+        self.configs.iter().find(|p| p.id == id).ok_or_else(|| ProviderError::Unknown(id.chars().take(40).collect()))
+    }
+
+    /// The label of a provider, or its id when it is no longer configured.
+    pub fn label(&self, id: &str) -> String {
+        self.get(id).map(|p| p.label.clone()).unwrap_or_else(|_| id.to_string())
+    }
+
+    /// What the provider publishes, kept for an hour; `fresh` fetches it
+    /// again (its keys changed).
+    pub async fn metadata(&self, id: &str, fresh: bool) -> Result<CoreProviderMetadata, ProviderError> {
+        let config = self.get(id)?;
+        if !fresh {
+            let kept = self.published.lock().unwrap_or_else(|e| e.into_inner()).get(id).filter(|(at, _)| at.elapsed() < KEEP).map(|(_, m)| m.clone());
+            if let Some(m) = kept {
+                return Ok(m);
+            }
+        }
+        let issuer = IssuerUrl::new(config.issuer.clone()).map_err(|e| ProviderError::Discovery(e.to_string()))?;
+        let client = self.client();
+        let metadata = CoreProviderMetadata::discover_async(issuer, &client).await.map_err(|e| ProviderError::Discovery(error_chain(&e)))?;
+        self.published.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), (Instant::now(), metadata.clone()));
+        Ok(metadata)
+    }
+
+    /// The HTTP client openidconnect calls.
+    pub fn client(&self) -> impl Fn(HttpRequest) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<HttpResponse, HttpFailure>> + Send>> + '_ {
+        move |request| {
+            let http = self.http.clone();
+            Box::pin(send(http, request))
+        }
+    }
+}
+
+/// A request to a provider that failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HttpFailure(String);
+
+async fn send(http: reqwest::Client, request: HttpRequest) -> Result<HttpResponse, HttpFailure> {
+    let (parts, body) = request.into_parts();
+    let mut answer = http
+        .request(parts.method, parts.uri.to_string())
+        .headers(parts.headers)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| HttpFailure(e.without_url().to_string()))?;
+    let mut built = http::Response::builder().status(answer.status());
+    if let Some(headers) = built.headers_mut() {
+        *headers = answer.headers().clone();
+    }
+    let mut bytes = Vec::new();
+    while let Some(chunk) = answer.chunk().await.map_err(|e| HttpFailure(e.without_url().to_string()))? {
+        if bytes.len() + chunk.len() > MAX_ANSWER {
+            return Err(HttpFailure("the provider's answer is larger than 1 MiB".into()));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    built.body(bytes).map_err(|e| HttpFailure(e.to_string()))
+}
+
+/// An error with its causes, for the log.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn providers_are_read_and_checked() {
+        let mut env = Env::from_pairs([
+            ("MARGIN_SSO_PROVIDERS", "example, school-id"),
+            ("MARGIN_SSO_EXAMPLE_ISSUER", "http://127.0.0.1:9000/realm"),
+            ("MARGIN_SSO_EXAMPLE_CLIENT_ID", "margin"),
+            ("MARGIN_SSO_EXAMPLE_CLIENT_SECRET", "s3cret"),
+            ("MARGIN_SSO_EXAMPLE_LABEL", "Example SSO"),
+            ("MARGIN_SSO_SCHOOL_ID_ISSUER", "https://id.school.org"),
+        ]);
+        let read = read(&mut env);
+        assert_eq!(read.len(), 1, "the second has no client id");
+        assert_eq!(read[0].issuer, "http://127.0.0.1:9000/realm", "as given: the token's issuer must match it exactly");
+        assert_eq!(read[0].label, "Example SSO");
+        assert!(!format!("{:?}", read[0]).contains("s3cret"), "the secret never reaches Debug");
+        assert!(env.problems().iter().any(|p| p.contains("MARGIN_SSO_SCHOOL_ID_CLIENT_ID")), "{:?}", env.problems());
+    }
+}
