@@ -41,6 +41,15 @@ pub enum AccountRefusal {
     SsoNoEmail,
     /// The school account is linked to another Margin account already.
     SsoLinkedElsewhere,
+    /// A launch from an LMS that did not verify (`server::lti`).
+    LtiFailed,
+    /// A launch from an LMS, or a deployment of Margin in it, that no school
+    /// registered.
+    LtiUnknown,
+    /// A launch that was used already or took too long.
+    LtiExpired,
+    /// A student's launch into a course whose teacher has not opened Margin yet.
+    LtiNoClass,
     /// Anything else: the server failed, the teacher did nothing wrong.
     Server,
 }
@@ -64,6 +73,10 @@ impl AccountRefusal {
             Self::SsoEmailTaken => "sso-exists".into(),
             Self::SsoNoEmail => "sso-email".into(),
             Self::SsoLinkedElsewhere => "sso-linked".into(),
+            Self::LtiFailed => "lti".into(),
+            Self::LtiUnknown => "lti-unknown".into(),
+            Self::LtiExpired => "lti-expired".into(),
+            Self::LtiNoClass => "lti-class".into(),
             Self::Server => "server".into(),
         }
     }
@@ -88,6 +101,10 @@ impl AccountRefusal {
             "sso-exists" => Self::SsoEmailTaken,
             "sso-email" => Self::SsoNoEmail,
             "sso-linked" => Self::SsoLinkedElsewhere,
+            "lti" => Self::LtiFailed,
+            "lti-unknown" => Self::LtiUnknown,
+            "lti-expired" => Self::LtiExpired,
+            "lti-class" => Self::LtiNoClass,
             _ => Self::Server,
         }
     }
@@ -110,6 +127,10 @@ impl AccountRefusal {
             Self::SsoEmailTaken => "An account with this email already exists here. Sign in with its password, then link your school account on the Account page.".into(),
             Self::SsoNoEmail => "Your school account did not give Margin a confirmed email address, so no account was made. Ask your school's Margin admin.".into(),
             Self::SsoLinkedElsewhere => "That school account is already linked to another Margin account.".into(),
+            Self::LtiFailed => "The launch from your LMS could not be checked, so Margin did not open. Open it again from the LMS; if it keeps failing, tell your school's Margin admin.".into(),
+            Self::LtiUnknown => "This LMS, or this placement of Margin in it, is not registered with Margin. Your school's Margin admin registers it on the School page.".into(),
+            Self::LtiExpired => "This launch was used already or took too long. Open Margin again from your LMS.".into(),
+            Self::LtiNoClass => "Your teacher has not opened Margin in this course yet. Try again once they have.".into(),
             Self::Server => "Something went wrong on the server. Please try again.".into(),
         }
     }

@@ -27,6 +27,7 @@ pub mod db;
 pub mod http;
 pub mod ids;
 pub mod lessons;
+pub mod lti;
 pub mod material;
 pub mod ops;
 pub mod reactions;

@@ -24,6 +24,8 @@ pub fn SchoolPage() -> impl IntoView {
         Some("settings") => Some("Saved."),
         Some("framework") => Some("Framework added. Lessons can now name its standards."),
         Some("sso-linked") => Some("Linked. New people signing in with that account land in this school as teachers."),
+        Some("lti-registered") => Some("Registered. Teachers and students can open Margin from that LMS now."),
+        Some("lti-removed") => Some("Removed. Launches from that LMS stop; the accounts and classes they made stay."),
         Some("sso-removed") => Some("Unlinked. People who signed in through it keep their accounts."),
         Some("framework-removed") => Some("Framework removed. Lessons that name its standards keep them; saving such a lesson then asks for a code the school has."),
         _ => None,
@@ -33,6 +35,8 @@ pub fn SchoolPage() -> impl IntoView {
         Some("operator") => Some("Credits are added by whoever runs this Margin server. Ask them for more."),
         Some("framework") => Some("That file is not a framework Margin can read: choose the JSON of a CASE package (a CFPackage whose items have codes). Nothing was added."),
         Some("sso-own") => Some("Link your own school account on the Account page first; the school can then be linked to what it vouches for."),
+        Some("lti-input") => Some("Fill in every field of the LMS registration: the addresses begin https://, and at least one deployment id."),
+        Some("lti-taken") => Some("That LMS and client id are registered already on this server."),
         Some("sso-taken") => Some("Another school on this server is linked to that already. Whoever runs this Margin server can move it."),
         Some("allowance") => Some("The allowance can be at most the server's. Whoever runs this Margin server can raise it."),
         Some(_) => Some("Something went wrong on the server. Please try again."),
@@ -75,7 +79,7 @@ fn InviteLink(token: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, lms, origin } = o;
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
     let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
@@ -152,6 +156,7 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
             </form>
         </section>
         <SchoolSignIn links=sso_links options=sso_options/>
+        <Lms platforms=lms origin/>
         <Standards frameworks/>
     }
 }
@@ -192,6 +197,51 @@ fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::
                     <ul class="sso-options">{options.into_iter().map(|l| link_row(l, "/school/sso", "Link to this school", "")).collect_view()}</ul>
                 })
             }}
+        </section>
+    }
+}
+
+/// "Your LMS": what a platform's admin enters to add Margin as an LTI 1.3
+/// tool, the platforms registered, and the form that registers one.
+#[component]
+fn Lms(platforms: Vec<crate::models::LmsPlatform>, origin: String) -> impl IntoView {
+    let values = [("Login (OIDC initiation) address", format!("{origin}/lti/login")), ("Launch (redirect and target link) address", format!("{origin}/lti/launch"))];
+    view! {
+        <section aria-labelledby="lms-head" id="lms">
+            <h2 id="lms-head">"Your LMS (LTI 1.3)"</h2>
+            <p class="muted">"Teachers and students can open Margin from inside Canvas, Moodle, Schoology or any LMS that speaks LTI 1.3. Give your LMS's admin these values, then register what the LMS shows for Margin below."</p>
+            <dl class="lms-values">
+                {values.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd><code>{v}</code></dd> }).collect_view()}
+            </dl>
+            {(!platforms.is_empty()).then(|| view! {
+                <ul class="lms-platforms">
+                    {platforms.into_iter().map(|p| view! {
+                        <li>
+                            <span><strong>{p.name}</strong> " · " {p.issuer} " · client " {p.client_id} " · deployments " {p.deployments.join(", ")}</span>
+                            <form method="post" action=format!("/school/lti/{}/remove", p.id)>
+                                <button type="submit" class="quiet danger">"Remove"</button>
+                            </form>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
+            <form method="post" action="/school/lti" class="stack">
+                <label for="lms-name">"Name"</label>
+                <input id="lms-name" name="name" maxlength="80" placeholder="Canvas"/>
+                <label for="lms-issuer">"Issuer (platform id)"</label>
+                <input id="lms-issuer" name="issuer" required placeholder="https://canvas.instructure.com"/>
+                <label for="lms-client">"Client id"</label>
+                <input id="lms-client" name="clientId" required/>
+                <label for="lms-deployments">"Deployment ids"</label>
+                <input id="lms-deployments" name="deployments" required/>
+                <label for="lms-login">"Authentication (authorization) address"</label>
+                <input id="lms-login" name="loginUrl" required placeholder="https://…/api/lti/authorize_redirect"/>
+                <label for="lms-token">"Access token address"</label>
+                <input id="lms-token" name="tokenUrl" required placeholder="https://…/login/oauth2/token"/>
+                <label for="lms-jwks">"Public keys (JWKS) address"</label>
+                <input id="lms-jwks" name="jwksUrl" required placeholder="https://…/api/lti/security/jwks"/>
+                <button type="submit">"Register the LMS"</button>
+            </form>
         </section>
     }
 }

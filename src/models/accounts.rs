@@ -102,6 +102,12 @@ pub struct SchoolOverview {
     /// What the admin may link: the domain or tenant of their own linked identities.
     #[serde(default)]
     pub sso_options: Vec<SsoLink>,
+    /// The LMS platforms registered for the school (`server::lti`).
+    #[serde(default)]
+    pub lms: Vec<LmsPlatform>,
+    /// This server's address, for the values a platform's admin enters.
+    #[serde(default)]
+    pub origin: String,
 }
 
 /// "12.4 MB" for a number of bytes, as the School page shows it.
@@ -175,4 +181,15 @@ pub struct AccountView {
     pub identities: Vec<LinkedIdentity>,
     /// Every provider this server trusts, to link.
     pub providers: Vec<SsoButton>,
+}
+
+/// An LMS platform registered for a school, as its School page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LmsPlatform {
+    pub id: String,
+    pub name: String,
+    pub issuer: String,
+    pub client_id: String,
+    pub deployments: Vec<String>,
 }

@@ -1,7 +1,8 @@
 //! The edge every request crosses before it reaches a domain: the router
 //! that assembles every domain's routes, body limits, the cross-site check,
 //! security headers, typed extractors, the one error shape, the client's
-//! address, open connections and rate limits.
+//! address, open connections and rate limits; and the rules for requests
+//! Margin makes outward (`outbound`).
 
 pub mod assets;
 pub mod bodies;
@@ -14,4 +15,5 @@ pub mod extractors;
 pub mod guard;
 pub mod headers;
 pub mod limits;
+pub mod outbound;
 pub mod router;

@@ -46,6 +46,9 @@ pub struct AppState {
     /// The school-account providers and what they publish (`accounts::sso`).
     #[from_ref(skip)]
     pub sso: Arc<crate::server::accounts::sso::providers::Providers>,
+    /// The LMS platforms' published keys (`lti::platforms`).
+    #[from_ref(skip)]
+    pub lti_keys: Arc<crate::server::lti::platforms::PlatformKeys>,
 }
 
 impl AppState {
@@ -76,6 +79,7 @@ impl AppState {
         Self {
             leptos_options,
             sso,
+            lti_keys: Arc::default(),
             lesson_pages,
             turn_writer: crate::server::db::turn_writer(&db),
             db,

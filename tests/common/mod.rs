@@ -5,6 +5,7 @@
 
 pub mod classes;
 pub mod database;
+pub mod fake_lms;
 pub mod fake_sso;
 pub mod waits;
 

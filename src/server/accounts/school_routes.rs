@@ -56,6 +56,12 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         frameworks: crate::server::standards::frameworks::list(&state.db, school_id).await?,
         sso_links: crate::server::accounts::sso::school_links::of_school(state, school_id).await?,
         sso_options: crate::server::accounts::sso::school_links::options(state, user).await?,
+        lms: crate::server::lti::platforms::of_school(&state.db, school_id)
+            .await?
+            .into_iter()
+            .map(|(p, deployments)| crate::models::LmsPlatform { id: p.id, name: p.name, issuer: p.issuer, client_id: p.client_id, deployments })
+            .collect(),
+        origin: state.config.public_origin.clone().unwrap_or_else(|| format!("http://{}", state.leptos_options.site_addr)),
     })
 }
 

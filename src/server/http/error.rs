@@ -91,7 +91,7 @@ impl AppError {
             Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
             Self::Account(r) => match r {
                 AccountRefusal::EmailTaken | AccountRefusal::SsoEmailTaken | AccountRefusal::SsoLinkedElsewhere => StatusCode::CONFLICT,
-                AccountRefusal::SsoNoSchool => StatusCode::FORBIDDEN,
+                AccountRefusal::SsoNoSchool | AccountRefusal::LtiUnknown | AccountRefusal::LtiNoClass => StatusCode::FORBIDDEN,
                 AccountRefusal::SignupClosed | AccountRefusal::InviteInvalid => StatusCode::FORBIDDEN,
                 AccountRefusal::JoinCodeInvalid => StatusCode::NOT_FOUND,
                 AccountRefusal::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,

@@ -31,6 +31,7 @@ fn is_public(path: &str) -> bool {
         || path.starts_with("/pkg/")
         || path.starts_with("/api/")
         || path.starts_with("/auth/")
+        || path.starts_with("/lti/")
 }
 
 pub async fn pages(State(state): State<AppState>, req: Request<Body>, next: Next) -> Response {

@@ -39,6 +39,7 @@ pub fn build(state: AppState) -> Router {
         .merge(accounts::routes::router())
         .merge(accounts::school_routes::router())
         .merge(accounts::sso::routes::router())
+        .merge(crate::server::lti::routes::router())
         .merge(chats::routes::router())
         .merge(lessons::routes::router())
         .merge(lessons::events::router())

@@ -13,7 +13,8 @@ use openidconnect::{
     TokenResponse,
 };
 
-use super::providers::{error_chain, ProviderConfig, ProviderError};
+use super::providers::{ProviderConfig, ProviderError};
+use crate::server::http::outbound::error_chain;
 use crate::{
     refusals::AccountRefusal,
     server::{

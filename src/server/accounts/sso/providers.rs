@@ -4,9 +4,8 @@
 //! needed and kept for an hour (fetched again sooner when a token names a key
 //! they do not have: the provider rotated its keys).
 //!
-//! Requests go through the server's own reqwest (openidconnect's clients are
-//! left out): no redirects followed, ten seconds at most, an answer read to
-//! 1 MiB; a provider that breaks any of these fails the sign-in, nothing else.
+//! Requests go through `http::outbound` (openidconnect's own clients are
+//! left out).
 
 use std::{
     collections::HashMap,
@@ -14,14 +13,16 @@ use std::{
     time::{Duration, Instant},
 };
 
-use openidconnect::{core::CoreProviderMetadata, http, HttpRequest, HttpResponse, IssuerUrl};
+use openidconnect::{core::CoreProviderMetadata, HttpRequest, IssuerUrl};
 
-use crate::{models::SsoButton, settings::Env};
+use crate::{
+    models::SsoButton,
+    server::http::outbound::{self, error_chain},
+    settings::Env,
+};
 
 /// How long a provider's discovery document and keys are kept.
 const KEEP: Duration = Duration::from_secs(3600);
-/// The largest answer read from a provider.
-const MAX_ANSWER: usize = 1024 * 1024;
 
 /// One provider as configured.
 #[derive(Clone)]
@@ -107,12 +108,7 @@ pub struct Providers {
 
 impl Providers {
     pub fn new(configs: Vec<ProviderConfig>) -> Self {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(10))
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new());
-        Self { configs, http, published: Mutex::new(HashMap::new()) }
+        Self { configs, http: outbound::http(), published: Mutex::new(HashMap::new()) }
     }
 
     /// The buttons: every provider, in the order configured.
@@ -147,52 +143,9 @@ impl Providers {
     }
 
     /// The HTTP client openidconnect calls.
-    pub fn client(&self) -> impl Fn(HttpRequest) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<HttpResponse, HttpFailure>> + Send>> + '_ {
-        move |request| {
-            let http = self.http.clone();
-            Box::pin(send(http, request))
-        }
+    pub fn client(&self) -> impl Fn(HttpRequest) -> outbound::Pending + '_ {
+        outbound::client(&self.http)
     }
-}
-
-/// A request to a provider that failed.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct HttpFailure(String);
-
-async fn send(http: reqwest::Client, request: HttpRequest) -> Result<HttpResponse, HttpFailure> {
-    let (parts, body) = request.into_parts();
-    let mut answer = http
-        .request(parts.method, parts.uri.to_string())
-        .headers(parts.headers)
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| HttpFailure(e.without_url().to_string()))?;
-    let mut built = http::Response::builder().status(answer.status());
-    if let Some(headers) = built.headers_mut() {
-        *headers = answer.headers().clone();
-    }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = answer.chunk().await.map_err(|e| HttpFailure(e.without_url().to_string()))? {
-        if bytes.len() + chunk.len() > MAX_ANSWER {
-            return Err(HttpFailure("the provider's answer is larger than 1 MiB".into()));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    built.body(bytes).map_err(|e| HttpFailure(e.to_string()))
-}
-
-/// An error with its causes, for the log.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

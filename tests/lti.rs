@@ -1,0 +1,221 @@
+//! Margin as an LTI 1.3 tool, against an LMS platform the test runs
+//! (`common::fake_lms`: published keys, an authorization endpoint that signs
+//! launches with a real RSA key), on both databases: a school's admin
+//! registers the platform; an instructor's launch makes the course's class
+//! and opens it (or a lesson, added to it); a learner's joins it and opens
+//! the published lesson; forged, foreign and replayed launches are refused
+//! with a sentence and make nobody.
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Method, Request, StatusCode},
+};
+use common::{
+    fake_lms::{FakeLms, Launcher, Posted, INSTRUCTOR, LEARNER},
+    fake_sso::Twist,
+    waits::count,
+    Auth, Reply, TestApp,
+};
+use serde_json::json;
+
+fn form(path: &str, origin: &str, cookie: Option<&str>, fields: &[(String, String)]) -> Request<Body> {
+    let mut req = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        // The platform's page posts these: another site.
+        .header(header::ORIGIN, origin);
+    if let Some(c) = cookie {
+        req = req.header(header::COOKIE, c);
+    }
+    req.body(Body::from(serde_urlencoded::to_string(fields).unwrap())).unwrap()
+}
+
+fn cookie(r: &Reply, name: &str) -> Option<String> {
+    r.headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next()?.split_once('='))
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v.to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// The platform's login initiation, Margin's authentication request to the
+/// platform, and the platform's signed launch: what it would post, and the
+/// state cookie Margin set.
+async fn start(app: &TestApp, lms: &FakeLms, launcher: Launcher) -> (Posted, String) {
+    let r = app.send(form("/lti/login", &lms.issuer, None, &lms.initiation(launcher))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().starts_with(&format!("{}/authorize?", lms.issuer)), "{}", r.location());
+    let state = cookie(&r, "margin_lti").expect("the state cookie");
+    let answer = reqwest::get(r.location()).await.unwrap();
+    assert_eq!(answer.status().as_u16(), 200, "{:?} {:?}", answer.text().await, lms.refusals());
+    let posted = lms.take_posted().expect("the platform signed a launch");
+    assert_eq!(posted.redirect_uri, "http://127.0.0.1:3000/lti/launch");
+    (posted, state)
+}
+
+async fn post_launch(app: &TestApp, lms: &FakeLms, posted: &Posted, cookie: Option<&str>) -> Reply {
+    let fields = [("id_token".to_string(), posted.id_token.clone()), ("state".to_string(), posted.state.clone())];
+    app.send(form("/lti/launch", &lms.issuer, cookie.map(|c| format!("margin_lti={c}")).as_deref(), &fields)).await
+}
+
+async fn launch(app: &TestApp, lms: &FakeLms, launcher: Launcher) -> Reply {
+    let (posted, state) = start(app, lms, launcher).await;
+    post_launch(app, lms, &posted, Some(&state)).await
+}
+
+async fn me(app: &TestApp, session: &str) -> serde_json::Value {
+    app.get("/api/auth/me", Auth::Bearer(session)).await.json()["user"].clone()
+}
+
+async fn registered(app: &TestApp, lms: &FakeLms) -> String {
+    let admin = app.sign_up("head@lincoln.example.org").await;
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&admin), lms.registration()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    admin
+}
+
+#[tokio::test]
+async fn a_schools_admin_registers_its_lms() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    let admin = app.sign_up("head@lincoln.example.org").await;
+    // Every field is needed, each refusal a sentence.
+    let mut missing = lms.registration();
+    missing["jwksUrl"] = json!("");
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&admin), missing).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.json()["error"].as_str().unwrap().contains("keys (JWKS) address"), "{}", r.body);
+    let mut no_deployment = lms.registration();
+    no_deployment["deployments"] = json!("  ");
+    assert_eq!(app.post_json("/api/school/lti", Auth::Bearer(&admin), no_deployment).await.status, StatusCode::BAD_REQUEST);
+    // A teacher cannot; the admin can, once per platform and client id.
+    let teacher = common::colleague(&app, &admin, "ada@lincoln.example.org").await;
+    assert_eq!(app.post_json("/api/school/lti", Auth::Bearer(&teacher), lms.registration()).await.status, StatusCode::FORBIDDEN);
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&admin), lms.registration()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(app.post_json("/api/school/lti", Auth::Bearer(&admin), lms.registration()).await.status, StatusCode::CONFLICT);
+    let list = app.get("/api/school/lti", Auth::Bearer(&admin)).await.json();
+    assert_eq!(list[0]["deployments"], json!(["deployment-1"]));
+    // The School page gives the values the LMS's admin enters, and lists it.
+    let page = app.get("/school", Auth::Cookie(&admin)).await;
+    assert!(page.body.contains("http://127.0.0.1:3000/lti/login") && page.body.contains("http://127.0.0.1:3000/lti/launch"), "{}", page.body);
+    assert!(page.body.contains("Test LMS"), "{}", page.body);
+    // Another school's admin cannot remove it.
+    let other = app.sign_up("other@example.net").await;
+    assert_eq!(app.send_json(Method::DELETE, &format!("/api/school/lti/{id}"), Auth::Bearer(&other), json!({})).await.status, StatusCode::NOT_FOUND);
+    let r = app.post_form(&format!("/school/lti/{id}/remove"), Auth::Cookie(&admin), &[]).await;
+    assert_eq!(r.location(), "/school?done=lti-removed#lms");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM lti_platforms").await, 0);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM lti_deployments").await, 0);
+}
+
+#[tokio::test]
+async fn instructors_and_learners_launch_into_their_course() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    let admin = registered(&app, &lms).await;
+    let school = me(&app, &admin).await["school_id"].clone();
+
+    // A learner before any instructor: told to wait, no account made.
+    let users = count(&app, "SELECT COUNT(*) FROM users").await;
+    let r = launch(&app, &lms, Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER)).await;
+    assert_eq!(r.location(), "/signin?error=lti-class");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
+    let page = app.get("/signin?error=lti-class", Auth::None).await;
+    assert!(page.body.contains("Your teacher has not opened Margin in this course yet"), "{}", page.body);
+
+    // The instructor's first launch makes the course's class, theirs, in the school.
+    let r = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR)).await;
+    assert!(r.location().starts_with("/classes/"), "{}", r.location());
+    let teacher = cookie(&r, "margin_session").expect("a session");
+    let t = me(&app, &teacher).await;
+    assert_eq!((t["role"].clone(), t["school_id"].clone()), (json!("teacher"), school.clone()));
+    let class_id = r.location().trim_start_matches("/classes/").to_string();
+    let class = app.get(&format!("/api/classes/{class_id}"), Auth::Bearer(&teacher)).await;
+    assert_eq!(class.status, StatusCode::OK, "{}", class.body);
+    assert_eq!(class.json()["name"], "Year 8 Science");
+
+    // Their lesson, named by the link: opened, and added to the class.
+    let lesson = margin::server::lessons::create(&app.state.db, t["id"].as_str().unwrap(), "Cells").await.unwrap();
+    common::classes::save_xml(&app, &teacher, &lesson.id, r#"<lesson><h1 id="h">Cells</h1><p id="p">Every living thing is made of cells.</p></lesson>"#).await;
+    let link = Launcher { custom: json!({"lesson": lesson.id}), ..Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR) };
+    let r = launch(&app, &lms, link.clone()).await;
+    assert_eq!(r.location(), format!("/lessons/{}", lesson.id));
+    assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM class_lessons WHERE class_id = '{class_id}' AND lesson_id = '{}'", lesson.id)).await, 1);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM classes").await, 1, "one class per course");
+    let r = app.post_json(&format!("/api/lessons/{}/publish", lesson.id), Auth::Bearer(&teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+
+    // A learner's launch joins the class and opens the published lesson.
+    let learner = Launcher { custom: json!({"lesson": lesson.id}), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) };
+    let r = launch(&app, &lms, learner.clone()).await;
+    assert_eq!(r.location(), format!("/learn/lessons/{}", lesson.id));
+    let sam = cookie(&r, "margin_session").unwrap();
+    let s = me(&app, &sam).await;
+    assert_eq!((s["role"].clone(), s["school_id"].clone()), (json!("student"), school));
+    let opened = app.get(&format!("/api/learn/lessons/{}", lesson.id), Auth::Bearer(&sam)).await;
+    assert_eq!(opened.status, StatusCode::OK, "{}", opened.body);
+    assert!(opened.body.contains("Every living thing is made of cells."));
+    // Again: the same account. Without a lesson: their classes.
+    let r = launch(&app, &lms, Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER)).await;
+    assert_eq!(r.location(), "/learn");
+    assert_eq!(me(&app, &cookie(&r, "margin_session").unwrap()).await["id"], s["id"]);
+    // A platform that keeps emails back: an account all the same, named for the platform.
+    let r = launch(&app, &lms, Launcher { email: None, ..Launcher::new("learner-2", "", LEARNER) }).await;
+    assert_eq!(r.location(), "/learn");
+    assert!(me(&app, &cookie(&r, "margin_session").unwrap()).await["email"].as_str().unwrap().ends_with(".invalid"));
+    assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM class_members WHERE class_id = '{class_id}'")).await, 2);
+
+    // A learner cannot reach the teacher's doors; the teacher's account is not a student's.
+    assert_eq!(app.get(&format!("/api/classes/{class_id}"), Auth::Bearer(&sam)).await.status, StatusCode::FORBIDDEN);
+    let r = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", LEARNER)).await;
+    assert_eq!(r.location(), "/signin?error=lti");
+}
+
+#[tokio::test]
+async fn forged_foreign_and_replayed_launches_are_refused() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &lms).await;
+    let teacher = || Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR);
+    let users = count(&app, "SELECT COUNT(*) FROM users").await;
+
+    for twist in [Twist::StrangerKey, Twist::OtherAudience, Twist::Expired, Twist::OtherNonce, Twist::OtherIssuer] {
+        lms.twist_next(twist);
+        let r = launch(&app, &lms, teacher()).await;
+        assert_eq!(r.location(), "/signin?error=lti", "{twist:?}");
+        assert_eq!(cookie(&r, "margin_session"), None, "{twist:?}");
+    }
+    // A deployment nobody registered, in the launch or in the initiation.
+    let r = launch(&app, &lms, Launcher { deployment: "deployment-9".into(), ..teacher() }).await;
+    assert_eq!(r.location(), "/signin?error=lti-unknown");
+    let mut init = lms.initiation(teacher());
+    init.iter_mut().find(|(k, _)| k == "lti_deployment_id").unwrap().1 = "deployment-9".into();
+    assert_eq!(app.send(form("/lti/login", &lms.issuer, None, &init)).await.location(), "/signin?error=lti-unknown");
+    // A platform nobody registered.
+    let mut init = lms.initiation(teacher());
+    init.iter_mut().find(|(k, _)| k == "iss").unwrap().1 = "https://unknown-lms.example".into();
+    assert_eq!(app.send(form("/lti/login", &lms.issuer, None, &init)).await.location(), "/signin?error=lti-unknown");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
+
+    // Another browser's state cookie; then the right one; then the same launch replayed.
+    let (posted, state) = start(&app, &lms, teacher()).await;
+    assert_eq!(post_launch(&app, &lms, &posted, Some("another-browsers-state")).await.location(), "/signin?error=lti-expired");
+    let r = post_launch(&app, &lms, &posted, Some(&state)).await;
+    assert!(cookie(&r, "margin_session").is_some(), "{}", r.location());
+    let again = post_launch(&app, &lms, &posted, None).await;
+    assert_eq!(again.location(), "/signin?error=lti-expired");
+    assert_eq!(cookie(&again, "margin_session"), None);
+    // A token with no state, or a state Margin never made.
+    let forged = Posted { state: "made-up".into(), ..posted.clone() };
+    assert_eq!(post_launch(&app, &lms, &forged, None).await.location(), "/signin?error=lti-expired");
+    assert_eq!(lms.refusals(), Vec::<String>::new(), "Margin's authentication requests were all as LTI asks");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users + 1);
+}
