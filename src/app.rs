@@ -11,6 +11,7 @@ use leptos_router::{
 
 use crate::components::{
     account_page::AccountPage,
+    lti_pick_page::LtiPickPage,
     auth_pages::{SignInPage, SignUpPage},
     classes::{
         class_list::ClassListPage, class_page::ClassPageView, join_page::JoinPage, my_classes::MyClassesPage, results_page::ResultsPage, standards_page::StandardsPage,
@@ -87,6 +88,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/signin") view=SignInPage ssr=SsrMode::Async/>
                 <Route path=path!("/signup") view=SignUpPage ssr=SsrMode::Async/>
                 <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
+                <Route path=path!("/lti/pick/:id") view=LtiPickPage ssr=SsrMode::Async/>
                 <Route path=path!("/trash") view=TrashPage/>
                 <Route path=path!("/school") view=SchoolPage/>
                 // The class pages, rendered whole: a missing class answers 404,

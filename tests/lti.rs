@@ -219,3 +219,73 @@ async fn forged_foreign_and_replayed_launches_are_refused() {
     assert_eq!(lms.refusals(), Vec::<String>::new(), "Margin's authentication requests were all as LTI asks");
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users + 1);
 }
+
+/// The claims of a JWT Margin signed, checked against Margin's published keys.
+async fn verified_by_margin(app: &TestApp, jwt: &str) -> serde_json::Value {
+    use base64::{engine::general_purpose::URL_SAFE_NO_PAD as B64, Engine};
+    use rsa::{pkcs1v15::{Signature, VerifyingKey}, sha2::Sha256, signature::Verifier, BigUint, RsaPublicKey};
+    let jwks = app.get("/lti/jwks", Auth::None).await.json();
+    let parts: Vec<&str> = jwt.split('.').collect();
+    assert_eq!(parts.len(), 3);
+    let header: serde_json::Value = serde_json::from_slice(&B64.decode(parts[0]).unwrap()).unwrap();
+    assert_eq!(header["alg"], "RS256");
+    let key = jwks["keys"].as_array().unwrap().iter().find(|k| k["kid"] == header["kid"]).expect("the signing key is published");
+    let n = BigUint::from_bytes_be(&B64.decode(key["n"].as_str().unwrap()).unwrap());
+    let e = BigUint::from_bytes_be(&B64.decode(key["e"].as_str().unwrap()).unwrap());
+    let verifier = VerifyingKey::<Sha256>::new(RsaPublicKey::new(n, e).unwrap());
+    let signature = Signature::try_from(B64.decode(parts[2]).unwrap().as_slice()).unwrap();
+    verifier.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &signature).expect("signed by Margin's published key");
+    serde_json::from_slice(&B64.decode(parts[1]).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn teachers_pick_a_lesson_for_their_course_by_deep_linking() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &lms).await;
+    let back = format!("{}/deep-link-return", lms.issuer);
+    let teacher = || Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR);
+    // The teacher's account, and a lesson of theirs.
+    let r = launch(&app, &lms, teacher()).await;
+    let session = cookie(&r, "margin_session").unwrap();
+    let owner = me(&app, &session).await["id"].as_str().unwrap().to_string();
+    let lesson = margin::server::lessons::create(&app.state.db, &owner, "Cells & <tissues>").await.unwrap();
+
+    // The platform's Deep Linking request opens the picker.
+    let r = launch(&app, &lms, Launcher { deep_link_return: Some(back.clone()), ..teacher() }).await;
+    assert!(r.location().starts_with("/lti/pick/"), "{}", r.location());
+    let pick = r.location().to_string();
+    let session = cookie(&r, "margin_session").unwrap();
+    let page = app.get(&pick, Auth::Cookie(&session)).await;
+    assert!(page.body.contains("Choose a lesson for Test LMS") && page.body.contains("Cells &amp; &lt;tissues&gt;"), "{}", page.body);
+    // Nobody else's: another teacher, or nobody signed in, finds nothing.
+    let stranger = app.sign_up("stranger@example.net").await;
+    assert!(app.get(&pick, Auth::Cookie(&stranger)).await.body.contains("This choice was made already"));
+    let r = app.post_form(&format!("{pick}/choose"), Auth::Cookie(&stranger), &[("lesson", &lesson.id)]).await;
+    assert_eq!(r.location(), pick);
+
+    // The choice: a page whose form takes Margin's signed answer back, allowed by its policy.
+    let r = app.post_form(&format!("{pick}/choose"), Auth::Cookie(&session), &[("lesson", &lesson.id)]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let policy = r.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap().to_string();
+    assert!(policy.ends_with(&format!("form-action 'self' {}", lms.issuer)), "{policy}");
+    assert!(r.body.contains(&format!(r#"action="{back}""#)) && r.body.contains("Add it to Test LMS"), "{}", r.body);
+    let jwt = r.body.split(r#"name="JWT" value=""#).nth(1).and_then(|rest| rest.split('"').next()).expect("the answer's JWT").to_string();
+    let claims = verified_by_margin(&app, &jwt).await;
+    assert_eq!(claims["iss"], "margin-lms-test");
+    assert_eq!(claims["aud"], lms.issuer.as_str());
+    assert_eq!(claims["https://purl.imsglobal.org/spec/lti/claim/message_type"], "LtiDeepLinkingResponse");
+    assert_eq!(claims["https://purl.imsglobal.org/spec/lti/claim/version"], "1.3.0");
+    assert_eq!(claims["https://purl.imsglobal.org/spec/lti/claim/deployment_id"], "deployment-1");
+    assert_eq!(claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"], "platform-data-7");
+    let item = &claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"][0];
+    assert_eq!((item["type"].as_str(), item["title"].as_str()), (Some("ltiResourceLink"), Some("Cells & <tissues>")));
+    assert_eq!(item["url"], "http://127.0.0.1:3000/lti/launch");
+    assert_eq!(item["custom"]["lesson"], lesson.id.as_str());
+    // Once only.
+    let again = app.post_form(&format!("{pick}/choose"), Auth::Cookie(&session), &[("lesson", &lesson.id)]).await;
+    assert_eq!(again.location(), pick);
+    // A learner cannot ask to add Margin to a course.
+    let r = launch(&app, &lms, Launcher { deep_link_return: Some(back), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) }).await;
+    assert_eq!(r.location(), "/signin?error=lti");
+}

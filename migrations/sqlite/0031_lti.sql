@@ -51,3 +51,24 @@ CREATE TABLE lti_contexts (
     class_id    TEXT NOT NULL REFERENCES classes(id) ON DELETE CASCADE,
     PRIMARY KEY (platform_id, context_id)
 );
+
+-- Margin's own keys as a tool: the newest signs (Deep Linking answers);
+-- each is published at /lti/jwks until a day after a newer one replaced it.
+CREATE TABLE lti_tool_keys (
+    kid         TEXT PRIMARY KEY NOT NULL,
+    private_pem TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    retired_at  TEXT
+);
+
+-- A teacher choosing a lesson for their LMS (Deep Linking): where the
+-- answer goes, and what the platform asked to have back, for an hour.
+CREATE TABLE lti_deep_links (
+    id            TEXT PRIMARY KEY NOT NULL,
+    user_id       TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    platform_id   TEXT NOT NULL REFERENCES lti_platforms(id) ON DELETE CASCADE,
+    deployment_id TEXT NOT NULL,
+    return_url    TEXT NOT NULL,
+    data          TEXT,
+    expires_at    TEXT NOT NULL
+);

@@ -25,3 +25,11 @@ pub async fn get_account() -> Result<crate::models::AccountView, ServerFnError> 
     let has_password = crate::server::accounts::sso::identities::has_password(&state, &user.id).await.map_err(fail)?;
     Ok(crate::models::AccountView { user, has_password, identities, providers: state.sso.buttons() })
 }
+
+/// A teacher's Deep Linking request from their LMS, to choose a lesson for it.
+#[server]
+pub async fn get_deep_link(id: String) -> Result<crate::models::DeepLinkPick, ServerFnError> {
+    use super::ssr::{fail, require_user};
+    let (state, user) = require_user().await?;
+    crate::server::lti::deep_linking::view(&state.db, &user, &id).await.map_err(fail)
+}

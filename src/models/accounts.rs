@@ -193,3 +193,13 @@ pub struct LmsPlatform {
     pub client_id: String,
     pub deployments: Vec<String>,
 }
+
+/// A teacher choosing a lesson for their LMS (LTI Deep Linking).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeepLinkPick {
+    pub id: String,
+    /// The platform's name, as the school registered it.
+    pub platform: String,
+    /// The teacher's lessons: id and title.
+    pub lessons: Vec<(String, String)>,
+}

@@ -1,9 +1,13 @@
 //! Margin as an LTI 1.3 tool: a school's LMS (Canvas, Moodle, Schoology…)
 //! launches it for its teachers and students. The platforms a school's admin
-//! registered and their keys (`platforms`), the launch itself, from the
-//! platform's login initiation to a verified ID token (`launch`), who the
-//! launch is and where it opens (`people`), and the doors (`routes`).
+//! registered and their keys (`platforms`), Margin's own keys (`keys`), the
+//! launch itself, from the platform's login initiation to a verified ID
+//! token (`launch`), who the launch is and where it opens (`people`), a
+//! teacher choosing a lesson for the LMS (`deep_linking`), and the doors
+//! (`routes`).
 
+pub mod deep_linking;
+pub mod keys;
 pub mod launch;
 pub mod people;
 pub mod platforms;

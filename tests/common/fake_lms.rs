@@ -33,6 +33,8 @@ pub struct Launcher {
     pub context: Option<(String, String)>,
     pub custom: Value,
     pub deployment: String,
+    /// A Deep Linking request, answered at this address.
+    pub deep_link_return: Option<String>,
 }
 
 impl Launcher {
@@ -44,6 +46,7 @@ impl Launcher {
             context: Some(("course-9".into(), "Year 8 Science".into())),
             custom: json!({}),
             deployment: DEPLOYMENT.into(),
+            deep_link_return: None,
         }
     }
 }
@@ -176,6 +179,15 @@ async fn authorize(State(fake): State<FakeLms>, Query(q): Query<std::collections
     });
     if let Some(email) = &l.email {
         claims["email"] = json!(email);
+    }
+    if let Some(back) = &l.deep_link_return {
+        claims[format!("{c}message_type").as_str()] = json!("LtiDeepLinkingRequest");
+        if let Some(map) = claims.as_object_mut() {
+            map.remove(&format!("{c}resource_link"));
+        }
+        claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = json!({
+            "deep_link_return_url": back, "accept_types": ["ltiResourceLink"], "accept_presentation_document_targets": ["window"], "data": "platform-data-7",
+        });
     }
     if let Some((id, title)) = &l.context {
         claims[format!("{c}context")] = json!({ "id": id, "title": title, "label": "SCI8" });

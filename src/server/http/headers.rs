@@ -16,6 +16,11 @@ use axum::{
 
 use crate::server::ids;
 
+/// A response that posts a form to another site on purpose (the answer to
+/// an LMS's Deep Linking request): that origin joins `form-action`.
+#[derive(Clone, Debug)]
+pub struct FormActionAlso(pub String);
+
 /// This response's script nonce, for the page's shell to put on its scripts.
 #[derive(Clone, Debug)]
 pub struct CspNonce(pub String);
@@ -37,13 +42,44 @@ impl CspNonce {
         nonce
     }
 
-    /// The security headers, with this nonce in the policy.
-    pub fn apply(&self, h: &mut HeaderMap) {
-        if let Ok(csp) = HeaderValue::from_str(&content_security_policy(&self.0)) {
+    /// The security headers, with this nonce in the policy (and the one
+    /// other origin a response may post its form to, when it says so).
+    pub fn apply(&self, h: &mut HeaderMap, form_action_also: Option<&FormActionAlso>) {
+        let mut policy = content_security_policy(&self.0);
+        // Only an origin's own characters: nothing that could end the directive.
+        let origin = form_action_also
+            .and_then(|f| crate::server::config::origin_of(&f.0))
+            .filter(|o| o.split_once("://").is_some_and(|(_, host)| host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))));
+        if let Some(origin) = origin {
+            policy.push(' ');
+            policy.push_str(&origin);
+        }
+        if let Ok(csp) = HeaderValue::from_str(&policy) {
             h.insert(header::CONTENT_SECURITY_POLICY, csp);
         }
         h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
         h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
         h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csp(h: &HeaderMap) -> &str {
+        h.get(header::CONTENT_SECURITY_POLICY).unwrap().to_str().unwrap()
+    }
+
+    #[test]
+    fn a_form_target_joins_form_action_and_nothing_else_does() {
+        let nonce = CspNonce("n".into());
+        let mut h = HeaderMap::new();
+        nonce.apply(&mut h, None);
+        assert!(csp(&h).ends_with("form-action 'self'"));
+        nonce.apply(&mut h, Some(&FormActionAlso("https://lms.example.org/deep/return?x=1".into())));
+        assert!(csp(&h).ends_with("form-action 'self' https://lms.example.org"), "{}", csp(&h));
+        nonce.apply(&mut h, Some(&FormActionAlso("https://evil.example;script-src *".into())));
+        assert!(csp(&h).ends_with("form-action 'self'"), "{}", csp(&h));
     }
 }

@@ -102,7 +102,8 @@ async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Re
             Err(refused) => refused,
         },
     };
-    nonce.apply(res.headers_mut());
+    let also = res.extensions().get::<crate::server::http::headers::FormActionAlso>().cloned();
+    nonce.apply(res.headers_mut(), also.as_ref());
     // Pages hold an account's lessons, classes and students' work: kept by
     // no cache, shared or the browser's own (the bundle's files say otherwise).
     let html = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/html"));

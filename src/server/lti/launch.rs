@@ -29,6 +29,8 @@ pub const WINDOW: Duration = Duration::from_secs(600);
 
 /// The LTI claims' common prefix.
 pub const CLAIM: &str = "https://purl.imsglobal.org/spec/lti/claim/";
+/// Deep Linking's claims' prefix.
+pub const DL_CLAIM: &str = "https://purl.imsglobal.org/spec/lti-dl/claim/";
 pub const RESOURCE_LINK: &str = "LtiResourceLinkRequest";
 pub const DEEP_LINKING: &str = "LtiDeepLinkingRequest";
 
@@ -134,6 +136,11 @@ impl Launch {
     /// An LTI claim (`…/claim/{name}`).
     pub fn lti(&self, name: &str) -> &Value {
         &self.claims[format!("{CLAIM}{name}").as_str()]
+    }
+
+    /// A Deep Linking claim (`…/lti-dl/claim/{name}`).
+    pub fn deep_linking(&self, name: &str) -> &Value {
+        &self.claims[format!("{DL_CLAIM}{name}").as_str()]
     }
 
     pub fn message_type(&self) -> &str {

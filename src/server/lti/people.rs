@@ -148,7 +148,7 @@ async fn make_class(state: &AppState, launch: &Launch, teacher: &UserInfo, conte
 }
 
 /// The launch's person as an account of the platform's school.
-async fn account(state: &AppState, client: IpAddr, launch: &Launch, teacher: bool) -> Result<UserInfo, LtiError> {
+pub async fn account(state: &AppState, client: IpAddr, launch: &Launch, teacher: bool) -> Result<UserInfo, LtiError> {
     let db = &state.db;
     let school = &launch.platform.school_id;
     let known: Option<UserInfo> = sqlx::query_as(

@@ -4,6 +4,10 @@
 //!   authorization address;
 //! - `POST /lti/launch`: the platform posts the signed launch; a session for
 //!   its person and the page it opens, or the sign-in page with a sentence;
+//! - `GET /lti/jwks`: Margin's public keys, for the platform;
+//! - `POST /lti/pick/{id}/choose`: a teacher's choice of lesson for a Deep Linking
+//!   request, answered with a page whose form takes the signed answer back
+//!   to the platform;
 //! - `POST /school/lti`, `POST /school/lti/{id}/remove`, and
 //!   `GET|POST /api/school/lti`, `DELETE /api/school/lti/{id}`: a school's
 //!   admin registers and removes platforms.
@@ -18,6 +22,7 @@ use axum::{
 use serde::Deserialize;
 
 use super::{
+    deep_linking, keys,
     launch::{self, Initiation, LtiError},
     people,
     platforms::{self, Platform, Registration},
@@ -39,6 +44,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/lti/login", get(login_get).post(login_post))
         .route("/lti/launch", post(launch_post))
+        .route("/lti/jwks", get(jwks))
+        .route("/lti/pick/{id}/choose", post(pick))
         .route("/school/lti", post(form_register))
         .route("/school/lti/{id}/remove", post(form_remove))
         .route("/api/school/lti", get(api_list).post(api_register))
@@ -119,7 +126,16 @@ async fn launch_post(State(state): State<AppState>, ClientAddr(client): ClientAd
     let done = async {
         let launch = launch::verify(&state, &form.id_token, &form.state, cookie_value(&headers, STATE_COOKIE)).await?;
         if launch.message_type() == launch::DEEP_LINKING {
-            return Err(LtiError::Refused(crate::refusals::AccountRefusal::LtiFailed, "Deep Linking is not open yet".into()));
+            if !people::teaches(&launch) {
+                return Err(LtiError::Refused(crate::refusals::AccountRefusal::LtiFailed, "a Deep Linking request from someone who does not teach".into()));
+            }
+            let user = people::account(&state, client, &launch, true).await?;
+            if user.is_student() {
+                return Err(LtiError::Refused(crate::refusals::AccountRefusal::LtiFailed, "a Deep Linking request for a student's account".into()));
+            }
+            let pick = deep_linking::begin(&state.db, &launch, &user).await?;
+            tracing::info!(user = %user.id, platform = %launch.platform.id, "LMS Deep Linking request");
+            return Ok((user, format!("/lti/pick/{pick}")));
         }
         let (user, to) = people::land(&state, client, &launch).await?;
         tracing::info!(user = %user.id, platform = %launch.platform.id, teacher = !user.is_student(), "LMS launch");
@@ -135,6 +151,50 @@ async fn launch_post(State(state): State<AppState>, ClientAddr(client): ClientAd
             Err(e) => refused(&LtiError::App(e)),
         },
         Err(e) => refused(&e),
+    }
+}
+
+async fn jwks(State(state): State<AppState>) -> Result<Response> {
+    let keys = keys::jwks(&state.db).await?;
+    Ok(([(header::CACHE_CONTROL, "public, max-age=3600")], Json(keys)).into_response())
+}
+
+#[derive(Deserialize)]
+struct PickForm {
+    #[serde(default)]
+    lesson: String,
+}
+
+/// The teacher's choice: a page whose form carries the signed answer back
+/// to the platform (its origin joins this page's `form-action`).
+async fn pick(State(state): State<AppState>, user: Result<Option<CurrentUser>>, headers: HeaderMap, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PickForm>) -> Response {
+    let Ok(Some(CurrentUser(user))) = user else { return Redirect::to("/signin").into_response() };
+    match deep_linking::answer(&state.db, &user, &id, &form.lesson, &origin(&state, &headers)).await {
+        Ok((return_url, jwt, platform, title)) => {
+            use leptos::prelude::*;
+            let heading = format!("“{title}” is ready for {platform}");
+            let button = format!("Add it to {platform}");
+            let page = view! {
+                <main class="page narrow">
+                    <h1>{heading}</h1>
+                    <form method="post" action=return_url.clone()>
+                        <input type="hidden" name="JWT" value=jwt/>
+                        <button type="submit" class="primary">{button}</button>
+                    </form>
+                </main>
+            }
+            .to_html();
+            let html = format!("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Back to your LMS · Margin</title><link rel=\"stylesheet\" href=\"{}\"></head><body>{page}</body></html>", crate::server::http::assets::stylesheet(&state.leptos_options));
+            let mut res = axum::response::Html(html).into_response();
+            res.extensions_mut().insert(crate::server::http::headers::FormActionAlso(return_url));
+            res
+        }
+        // Used, expired, another teacher's, or a lesson not theirs: the page says so.
+        Err(AppError::NotFound) => Redirect::to(&format!("/lti/pick/{}", crate::url::percent_encode(&id))).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "a Deep Linking answer failed");
+            Redirect::to("/signin?error=server").into_response()
+        }
     }
 }
 
