@@ -289,3 +289,26 @@ async fn teachers_pick_a_lesson_for_their_course_by_deep_linking() {
     let r = launch(&app, &lms, Launcher { deep_link_return: Some(back), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) }).await;
     assert_eq!(r.location(), "/signin?error=lti");
 }
+
+#[tokio::test]
+async fn margins_key_rotates_from_the_command_line_and_old_keys_stay_published_a_day() {
+    let app = common::app().await;
+    let rotate = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_margin")).args(["lti-key", "rotate"]).env("DATABASE_URL", &app.database.url).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).split_whitespace().nth(3).unwrap().trim_end_matches(':').to_string()
+    };
+    assert_eq!(app.get("/lti/jwks", Auth::None).await.json()["keys"], json!([]), "no key until one is needed");
+    let first = rotate();
+    let second = rotate();
+    assert_ne!(first, second);
+    let kids = |jwks: serde_json::Value| jwks["keys"].as_array().unwrap().iter().map(|k| k["kid"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let jwks = app.get("/lti/jwks", Auth::None).await;
+    assert_eq!(kids(jwks.json()), vec![second.clone(), first.clone()], "the newest first, the one it replaced still published");
+    assert!(jwks.json()["keys"][0].get("d").is_none(), "no private part");
+    let (signing, _) = margin::server::lti::keys::current(&app.state.db).await.unwrap();
+    assert_eq!(signing, second);
+    // A day after it was replaced, a key is no longer published.
+    sqlx::query("UPDATE lti_tool_keys SET retired_at = $1 WHERE kid = $2").bind("2000-01-01T00:00:00.000Z").bind(&first).execute(&app.state.db).await.unwrap();
+    assert_eq!(kids(app.get("/lti/jwks", Auth::None).await.json()), vec![second]);
+}

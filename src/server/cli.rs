@@ -12,7 +12,9 @@
 //!   school moved onto PostgreSQL (`ops::copy`);
 //! - `margin operators [add|remove <email>]`: who runs the server
 //!   (`operators`): those accounts add credits and raise allowances from
-//!   their School page.
+//!   their School page;
+//! - `margin lti-key rotate`: a new key for Margin as an LTI tool
+//!   (`lti::keys`); the old one stays published a day.
 //!
 //! All open the database the server would (`DATABASE_URL`). Hand-parsed: a
 //! few commands do not justify an argument-parsing crate.
@@ -33,7 +35,8 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
         ["copy", "--from", from, "--to", to] | ["copy", "--to", to, "--from", from] => copy(from, to).await,
         ["operators", "add", email] => change_operator(email, true).await,
         ["operators", "remove", email] => change_operator(email, false).await,
-        ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["lti-key", "rotate"] => rotate_lti_key().await,
+        ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -59,7 +62,8 @@ const USAGE: &str = "Usage:
   margin operators add <email>                        let an account add credits and raise allowances
   margin operators remove <email>                     take that back
   margin copy --from sqlite://<file> --to postgres://<server>/<database>
-                                                      move everything into an empty PostgreSQL database";
+                                                      move everything into an empty PostgreSQL database
+  margin lti-key rotate                               a new signing key for Margin as an LTI tool (the old one stays published a day)";
 
 /// The server's configuration, checked as the server checks it.
 fn config() -> Result<Config, String> {
@@ -145,6 +149,12 @@ async fn set_allowance(rest: &[&str]) -> Result<String, String> {
     let target = one_school(&db, school).await?;
     budget::set_allowance(&db, &target.id, allowance).await.map_err(|e| e.to_string())?;
     Ok(format!("{}'s allowance is now {said}.", target.name))
+}
+
+async fn rotate_lti_key() -> Result<String, String> {
+    let db = open().await?;
+    let (kid, _) = crate::server::lti::keys::rotate(&db).await.map_err(|e| e.to_string())?;
+    Ok(format!("New LTI key {kid}: it signs from now on; platforms find it at /lti/jwks."))
 }
 
 async fn list_operators() -> Result<String, String> {
