@@ -312,3 +312,77 @@ async fn margins_key_rotates_from_the_command_line_and_old_keys_stay_published_a
     sqlx::query("UPDATE lti_tool_keys SET retired_at = $1 WHERE kid = $2").bind("2000-01-01T00:00:00.000Z").bind(&first).execute(&app.state.db).await.unwrap();
     assert_eq!(kids(app.get("/lti/jwks", Auth::None).await.json()), vec![second]);
 }
+
+#[tokio::test]
+async fn a_students_check_sends_their_score_to_the_lms() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &lms).await;
+    // The teacher's course, with a published lesson of every kind of exercise.
+    let teacher = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR)).await;
+    let teacher = cookie(&teacher, "margin_session").unwrap();
+    let owner = me(&app, &teacher).await["id"].as_str().unwrap().to_string();
+    let lesson = margin::server::lessons::create(&app.state.db, &owner, "Être").await.unwrap();
+    common::classes::save_xml(&app, &teacher, &lesson.id, common::classes::LESSON).await;
+    let r = launch(&app, &lms, Launcher { custom: json!({"lesson": lesson.id}), ..Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR) }).await;
+    assert_eq!(r.location(), format!("/lessons/{}", lesson.id));
+    assert_eq!(app.post_json(&format!("/api/lessons/{}/publish", lesson.id), Auth::Bearer(&teacher), json!({})).await.status, StatusCode::OK);
+
+    // The student opens it from the assignment, whose line item takes scores.
+    let learner = Launcher { custom: json!({"lesson": lesson.id}), line_item: Some(lms.line_item(7)), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) };
+    let r = launch(&app, &lms, learner).await;
+    assert_eq!(r.location(), format!("/learn/lessons/{}", lesson.id));
+    let sam = cookie(&r, "margin_session").unwrap();
+    let answers = json!({"answers": {"b1": "serai", "q1": "o2", "s1": "true"}, "seen": 0});
+    let r = app.put_json(&format!("/api/learn/lessons/{}/answers", lesson.id), Auth::Bearer(&sam), answers).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let checked = app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&sam), json!({})).await;
+    assert_eq!(checked.status, StatusCode::OK, "{}", checked.body);
+    let checked = checked.json();
+
+    // The score arrives, posted as AGS asks, with a token Margin got by proving itself.
+    let mut waited = 0;
+    while lms.scores().is_empty() {
+        assert!(waited < 500, "no score arrived");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        waited += 1;
+    }
+    let scores = lms.scores();
+    assert_eq!(scores.len(), 1);
+    let s = &scores[0];
+    assert_eq!(s.path, "/lineitems/7/lineitem/scores");
+    assert_eq!(s.content_type, "application/vnd.ims.lis.v1.score+json");
+    assert_eq!(s.authorization, "Bearer lms-access-1");
+    assert_eq!(s.body["userId"], "learner-1");
+    assert_eq!((s.body["scoreGiven"].clone(), s.body["scoreMaximum"].clone()), (checked["right"].clone(), checked["graded"].clone()));
+    assert_eq!(s.body["scoreGiven"], 2, "two of the three answers are right: {checked}");
+    assert_eq!(s.body["activityProgress"], "Completed");
+    assert_eq!(s.body["gradingProgress"], "PendingManual", "short answers and writing wait for the teacher");
+    let requests = lms.token_requests();
+    assert_eq!(requests[0].1, "https://purl.imsglobal.org/spec/lti-ags/scope/score");
+    let assertion = verified_by_margin(&app, &requests[0].0).await;
+    assert_eq!((assertion["iss"].as_str(), assertion["sub"].as_str()), (Some("margin-lms-test"), Some("margin-lms-test")));
+    assert_eq!(assertion["aud"], format!("{}/token", lms.issuer));
+
+    // A second check uses the kept token; a student who did not come from the LMS sends nothing.
+    app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&sam), json!({})).await;
+    let mut waited = 0;
+    while lms.scores().len() < 2 {
+        assert!(waited < 500, "no second score arrived");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        waited += 1;
+    }
+    assert_eq!(lms.token_requests().len(), 1, "the access token was kept");
+    let code: String = sqlx::query_scalar("SELECT join_code FROM classes").fetch_one(&app.state.db).await.unwrap();
+    let kim = common::classes::student(&app, "kim@lincoln.example.org", &code).await;
+    assert_eq!(app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&kim), json!({})).await.status, StatusCode::OK);
+    // Sam checks once more after Kim: every score that arrives is Sam's.
+    app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&sam), json!({})).await;
+    let mut waited = 0;
+    while lms.scores().len() < 3 {
+        assert!(waited < 500, "no third score arrived");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        waited += 1;
+    }
+    assert!(lms.scores().iter().all(|s| s.body["userId"] == "learner-1"), "{:?}", lms.scores());
+}

@@ -72,3 +72,14 @@ CREATE TABLE lti_deep_links (
     data          TEXT,
     expires_at    TEXT NOT NULL
 );
+
+-- Where a lesson's scores go on a platform (Assignment and Grade Services):
+-- the line item a launch of the lesson named, with the scopes the platform
+-- granted. A student's "Check answers" posts their score to each.
+CREATE TABLE lti_line_items (
+    platform_id TEXT NOT NULL REFERENCES lti_platforms(id) ON DELETE CASCADE,
+    lesson_id   TEXT NOT NULL REFERENCES lessons(id) ON DELETE CASCADE,
+    line_item   TEXT NOT NULL,
+    PRIMARY KEY (platform_id, lesson_id, line_item)
+);
+CREATE INDEX lti_line_items_lesson ON lti_line_items(lesson_id);

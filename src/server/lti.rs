@@ -3,10 +3,11 @@
 //! registered and their keys (`platforms`), Margin's own keys (`keys`), the
 //! launch itself, from the platform's login initiation to a verified ID
 //! token (`launch`), who the launch is and where it opens (`people`), a
-//! teacher choosing a lesson for the LMS (`deep_linking`), and the doors
-//! (`routes`).
+//! teacher choosing a lesson for the LMS (`deep_linking`), scores back to
+//! it (`grades`), and the doors (`routes`).
 
 pub mod deep_linking;
+pub mod grades;
 pub mod keys;
 pub mod launch;
 pub mod people;

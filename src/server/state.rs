@@ -49,6 +49,9 @@ pub struct AppState {
     /// The LMS platforms' published keys (`lti::platforms`).
     #[from_ref(skip)]
     pub lti_keys: Arc<crate::server::lti::platforms::PlatformKeys>,
+    /// Access tokens from the LMS platforms (`lti::grades`).
+    #[from_ref(skip)]
+    pub lti_tokens: Arc<crate::server::lti::grades::AccessTokens>,
 }
 
 impl AppState {
@@ -80,6 +83,7 @@ impl AppState {
             leptos_options,
             sso,
             lti_keys: Arc::default(),
+            lti_tokens: Arc::default(),
             lesson_pages,
             turn_writer: crate::server::db::turn_writer(&db),
             db,

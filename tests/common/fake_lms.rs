@@ -35,6 +35,8 @@ pub struct Launcher {
     pub deployment: String,
     /// A Deep Linking request, answered at this address.
     pub deep_link_return: Option<String>,
+    /// The line item scores of this launch go to (Assignment and Grade Services).
+    pub line_item: Option<String>,
 }
 
 impl Launcher {
@@ -47,6 +49,7 @@ impl Launcher {
             custom: json!({}),
             deployment: DEPLOYMENT.into(),
             deep_link_return: None,
+            line_item: None,
         }
     }
 }
@@ -59,7 +62,19 @@ pub struct Posted {
     pub state: String,
 }
 
+/// A score the platform received.
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub path: String,
+    pub authorization: String,
+    pub content_type: String,
+    pub body: Value,
+}
+
 struct Inner {
+    /// Token requests: the client assertion and the scope.
+    pub token_requests: Vec<(String, String)>,
+    scores: Vec<Received>,
     launcher: Launcher,
     twist: Twist,
     login_hint: String,
@@ -84,9 +99,14 @@ impl FakeLms {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let inner = Inner { launcher: Launcher::new("nobody", "nobody@lms.example", LEARNER), twist: Twist::None, login_hint: String::new(), posted: None, refusals: Vec::new() };
+        let inner = Inner { token_requests: Vec::new(), scores: Vec::new(), launcher: Launcher::new("nobody", "nobody@lms.example", LEARNER), twist: Twist::None, login_hint: String::new(), posted: None, refusals: Vec::new() };
         let fake = FakeLms { inner: Arc::new(Mutex::new(inner)), key: key("provider.pem"), stranger: key("stranger.pem"), issuer };
-        let app = Router::new().route("/jwks", get(jwks)).route("/authorize", get(authorize)).with_state(fake.clone());
+        let app = Router::new()
+            .route("/jwks", get(jwks))
+            .route("/authorize", get(authorize))
+            .route("/token", axum::routing::post(token))
+            .route("/lineitems/{n}/lineitem/scores", axum::routing::post(score))
+            .with_state(fake.clone());
         tokio::spawn(async move {
             axum::serve(listener, app).await.ok();
         });
@@ -123,6 +143,19 @@ impl FakeLms {
 
     pub fn take_posted(&self) -> Option<Posted> {
         self.inner.lock().unwrap().posted.take()
+    }
+
+    /// A line item of this platform.
+    pub fn line_item(&self, n: u32) -> String {
+        format!("{}/lineitems/{n}/lineitem", self.issuer)
+    }
+
+    pub fn scores(&self) -> Vec<Received> {
+        self.inner.lock().unwrap().scores.clone()
+    }
+
+    pub fn token_requests(&self) -> Vec<(String, String)> {
+        self.inner.lock().unwrap().token_requests.clone()
     }
 
     pub fn refusals(&self) -> Vec<String> {
@@ -180,6 +213,13 @@ async fn authorize(State(fake): State<FakeLms>, Query(q): Query<std::collections
     if let Some(email) = &l.email {
         claims["email"] = json!(email);
     }
+    if let Some(item) = &l.line_item {
+        claims["https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"] = json!({
+            "scope": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem", "https://purl.imsglobal.org/spec/lti-ags/scope/score"],
+            "lineitems": format!("{}/lineitems", fake.issuer),
+            "lineitem": item,
+        });
+    }
     if let Some(back) = &l.deep_link_return {
         claims[format!("{c}message_type").as_str()] = json!("LtiDeepLinkingRequest");
         if let Some(map) = claims.as_object_mut() {
@@ -196,4 +236,29 @@ async fn authorize(State(fake): State<FakeLms>, Query(q): Query<std::collections
     let id_token = sign(key, &claims);
     inner.posted = Some(Posted { redirect_uri: get("redirect_uri"), id_token, state: get("state") });
     (StatusCode::OK, "<form method=post>…</form>").into_response()
+}
+
+/// The token address: a client-credentials grant proved by a JWT, as LTI asks.
+async fn token(State(fake): State<FakeLms>, axum::extract::Form(form): axum::extract::Form<std::collections::HashMap<String, String>>) -> Response {
+    let get = |k: &str| form.get(k).cloned().unwrap_or_default();
+    let mut inner = fake.inner.lock().unwrap();
+    if get("grant_type") != "client_credentials" || get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" || get("client_assertion").split('.').count() != 3 {
+        inner.refusals.push("token request".into());
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_request"}))).into_response();
+    }
+    inner.token_requests.push((get("client_assertion"), get("scope")));
+    let n = inner.token_requests.len();
+    Json(json!({ "access_token": format!("lms-access-{n}"), "token_type": "Bearer", "expires_in": 3600, "scope": get("scope") })).into_response()
+}
+
+async fn score(State(fake): State<FakeLms>, uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String) -> Response {
+    let header = |name: axum::http::HeaderName| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let received = Received {
+        path: uri.path().to_string(),
+        authorization: header(axum::http::header::AUTHORIZATION),
+        content_type: header(axum::http::header::CONTENT_TYPE),
+        body: serde_json::from_str(&body).unwrap_or(Value::Null),
+    };
+    fake.inner.lock().unwrap().scores.push(received);
+    StatusCode::OK.into_response()
 }

@@ -144,6 +144,7 @@ async fn api_check(State(state): State<AppState>, Member(user): Member, ApiPath(
     let items = items(&state, &user, &id).await?;
     let (checked, answers, checks) = sheets::check(&state.db, &id, &user.id, &items).await?;
     super::wrong_answers::after_check(&state, &id, &items, &checked, &answers, checks).await;
+    crate::server::lti::grades::after_check(&state, &id, &user.id, &checked).await;
     Ok(Json(CheckReply { score: score_line(checked.right, checked.graded), checked }))
 }
 
@@ -212,6 +213,7 @@ async fn form_answers(State(state): State<AppState>, user: Result<Option<Member>
         if fields.iter().any(|(k, _)| k == "_check") {
             let (checked, answers, checks) = sheets::check(&state.db, &id, &user.id, &items).await?;
             super::wrong_answers::after_check(&state, &id, &items, &checked, &answers, checks).await;
+            crate::server::lti::grades::after_check(&state, &id, &user.id, &checked).await;
         }
         Ok::<_, AppError>(saved.conflicts.len())
     };

@@ -102,7 +102,13 @@ pub async fn land(state: &AppState, client: IpAddr, launch: &Launch) -> Result<(
             .bind(c)
             .fetch_optional(&state.db)
             .await?;
-            visible.map(|l| format!("/learn/lessons/{l}")).unwrap_or_else(|| "/learn".into())
+            match visible {
+                Some(l) => {
+                    super::grades::remember(&state.db, launch, &l).await?;
+                    format!("/learn/lessons/{l}")
+                }
+                None => "/learn".into(),
+            }
         }
         _ => "/learn".into(),
     };
