@@ -386,3 +386,61 @@ async fn a_students_check_sends_their_score_to_the_lms() {
     }
     assert!(lms.scores().iter().all(|s| s.body["userId"] == "learner-1"), "{:?}", lms.scores());
 }
+
+fn member(sub: &str, email: &str, role: &str, status: &str) -> serde_json::Value {
+    json!({ "user_id": sub, "email": email, "roles": [role], "status": status, "name": sub })
+}
+
+#[tokio::test]
+async fn the_courses_roster_fills_the_class_and_empties_it_of_who_left() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &lms).await;
+    lms.set_members(vec![
+        member("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR, "Active"),
+        member("learner-1", "sam@lincoln.example.org", LEARNER, "Active"),
+        member("learner-2", "kim@lincoln.example.org", LEARNER, "Active"),
+        member("learner-3", "lee@lincoln.example.org", LEARNER, "Inactive"),
+        member("learner-4", "ana@lincoln.example.org", LEARNER, "Active"),
+    ]);
+    // The instructor's launch names the roster; Margin reads it in the background.
+    let r = launch(&app, &lms, Launcher { roster: true, ..Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR) }).await;
+    let teacher = cookie(&r, "margin_session").unwrap();
+    let class_id = r.location().trim_start_matches("/classes/").to_string();
+    let members = format!("SELECT COUNT(*) FROM class_members WHERE class_id = '{class_id}'");
+    common::waits::until(&app, &members, 3).await;
+    // Read as the roster asks: every page, with a token for its scope.
+    let reads = lms.roster_reads();
+    assert_eq!(reads.len(), 3, "three pages of two");
+    assert!(reads.iter().all(|(auth, accept)| auth.starts_with("Bearer lms-access-") && accept == "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"), "{reads:?}");
+    assert_eq!(lms.token_requests()[0].1, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly");
+    let class = app.get(&format!("/api/classes/{class_id}"), Auth::Bearer(&teacher)).await.json();
+    let mut emails: Vec<String> = class["students"].as_array().unwrap().iter().map(|s| s["email"].as_str().unwrap().to_string()).collect();
+    emails.sort();
+    assert_eq!(emails, ["ana@lincoln.example.org", "kim@lincoln.example.org", "sam@lincoln.example.org"], "active learners only; the instructor is not a student");
+
+    // A student who joined by the class's code stays whatever the roster says.
+    let code = class["joinCode"].as_str().unwrap().to_string();
+    common::classes::student(&app, "walk-in@lincoln.example.org", &code).await;
+    // Kim leaves the course; Lee comes back; the teacher reads the roster again.
+    lms.set_members(vec![
+        member("learner-1", "sam@lincoln.example.org", LEARNER, "Active"),
+        member("learner-3", "lee@lincoln.example.org", LEARNER, "Active"),
+        member("learner-4", "ana@lincoln.example.org", LEARNER, "Active"),
+    ]);
+    let r = app.post_json(&format!("/api/classes/{class_id}/roster"), Auth::Bearer(&teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json(), json!({"added": 1, "removed": 1}));
+    let class = app.get(&format!("/api/classes/{class_id}"), Auth::Bearer(&teacher)).await.json();
+    let mut emails: Vec<String> = class["students"].as_array().unwrap().iter().map(|s| s["email"].as_str().unwrap().to_string()).collect();
+    emails.sort();
+    assert_eq!(emails, ["ana@lincoln.example.org", "lee@lincoln.example.org", "sam@lincoln.example.org", "walk-in@lincoln.example.org"]);
+    // Kim's account stays; a later launch of hers is the same student, though out of the class until the roster says otherwise.
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users WHERE email = 'kim@lincoln.example.org'").await, 1);
+    // Only the class's teacher may ask; a class with no course roster says so.
+    let other = app.sign_up("other@example.net").await;
+    assert_eq!(app.post_json(&format!("/api/classes/{class_id}/roster"), Auth::Bearer(&other), json!({})).await.status, StatusCode::NOT_FOUND);
+    let plain = app.post_json("/api/classes", Auth::Bearer(&teacher), json!({"name": "Club"})).await.json();
+    let r = app.post_json(&format!("/api/classes/{}/roster", plain["id"].as_str().unwrap()), Auth::Bearer(&teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}

@@ -49,6 +49,8 @@ CREATE TABLE lti_contexts (
     platform_id TEXT NOT NULL REFERENCES lti_platforms(id) ON DELETE CASCADE,
     context_id  TEXT NOT NULL,
     class_id    TEXT NOT NULL REFERENCES classes(id) ON DELETE CASCADE,
+    -- Where the course's roster is read (Names and Role Provisioning).
+    memberships_url TEXT,
     PRIMARY KEY (platform_id, context_id)
 );
 

@@ -37,6 +37,8 @@ pub struct Launcher {
     pub deep_link_return: Option<String>,
     /// The line item scores of this launch go to (Assignment and Grade Services).
     pub line_item: Option<String>,
+    /// The launch names the course's roster (Names and Role Provisioning).
+    pub roster: bool,
 }
 
 impl Launcher {
@@ -50,6 +52,7 @@ impl Launcher {
             deployment: DEPLOYMENT.into(),
             deep_link_return: None,
             line_item: None,
+            roster: false,
         }
     }
 }
@@ -72,6 +75,10 @@ pub struct Received {
 }
 
 struct Inner {
+    /// The course's members, as the roster lists them.
+    members: Vec<Value>,
+    /// Roster pages served, with the Authorization and Accept they came with.
+    roster_reads: Vec<(String, String)>,
     /// Token requests: the client assertion and the scope.
     pub token_requests: Vec<(String, String)>,
     scores: Vec<Received>,
@@ -99,13 +106,14 @@ impl FakeLms {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let inner = Inner { token_requests: Vec::new(), scores: Vec::new(), launcher: Launcher::new("nobody", "nobody@lms.example", LEARNER), twist: Twist::None, login_hint: String::new(), posted: None, refusals: Vec::new() };
+        let inner = Inner { members: Vec::new(), roster_reads: Vec::new(), token_requests: Vec::new(), scores: Vec::new(), launcher: Launcher::new("nobody", "nobody@lms.example", LEARNER), twist: Twist::None, login_hint: String::new(), posted: None, refusals: Vec::new() };
         let fake = FakeLms { inner: Arc::new(Mutex::new(inner)), key: key("provider.pem"), stranger: key("stranger.pem"), issuer };
         let app = Router::new()
             .route("/jwks", get(jwks))
             .route("/authorize", get(authorize))
             .route("/token", axum::routing::post(token))
             .route("/lineitems/{n}/lineitem/scores", axum::routing::post(score))
+            .route("/memberships/{course}", get(memberships))
             .with_state(fake.clone());
         tokio::spawn(async move {
             axum::serve(listener, app).await.ok();
@@ -148,6 +156,14 @@ impl FakeLms {
     /// A line item of this platform.
     pub fn line_item(&self, n: u32) -> String {
         format!("{}/lineitems/{n}/lineitem", self.issuer)
+    }
+
+    pub fn set_members(&self, members: Vec<Value>) {
+        self.inner.lock().unwrap().members = members;
+    }
+
+    pub fn roster_reads(&self) -> Vec<(String, String)> {
+        self.inner.lock().unwrap().roster_reads.clone()
     }
 
     pub fn scores(&self) -> Vec<Received> {
@@ -220,6 +236,12 @@ async fn authorize(State(fake): State<FakeLms>, Query(q): Query<std::collections
             "lineitem": item,
         });
     }
+    if l.roster {
+        claims["https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"] = json!({
+            "context_memberships_url": format!("{}/memberships/{}", fake.issuer, l.context.as_ref().map(|c| c.0.as_str()).unwrap_or("none")),
+            "service_versions": ["2.0"],
+        });
+    }
     if let Some(back) = &l.deep_link_return {
         claims[format!("{c}message_type").as_str()] = json!("LtiDeepLinkingRequest");
         if let Some(map) = claims.as_object_mut() {
@@ -261,4 +283,19 @@ async fn score(State(fake): State<FakeLms>, uri: axum::http::Uri, headers: axum:
     };
     fake.inner.lock().unwrap().scores.push(received);
     StatusCode::OK.into_response()
+}
+
+/// The roster, two members a page, the next page named in `Link`.
+async fn memberships(State(fake): State<FakeLms>, uri: axum::http::Uri, headers: axum::http::HeaderMap, Query(q): Query<std::collections::HashMap<String, String>>) -> Response {
+    let header = |name: axum::http::HeaderName| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let mut inner = fake.inner.lock().unwrap();
+    inner.roster_reads.push((header(axum::http::header::AUTHORIZATION), header(axum::http::header::ACCEPT)));
+    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(0);
+    let members: Vec<Value> = inner.members.iter().skip(page * 2).take(2).cloned().collect();
+    let mut res = Json(json!({ "id": format!("{}{}", fake.issuer, uri.path()), "context": { "id": "course-9" }, "members": members })).into_response();
+    if inner.members.len() > (page + 1) * 2 {
+        let next = format!("<{}{}?page={}>; rel=\"next\"", fake.issuer, uri.path(), page + 1);
+        res.headers_mut().insert(axum::http::header::LINK, next.parse().unwrap());
+    }
+    res
 }

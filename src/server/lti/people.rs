@@ -13,7 +13,10 @@
 
 use std::net::IpAddr;
 
-use super::launch::{Launch, LtiError};
+use super::{
+    launch::{Launch, LtiError},
+    platforms::Platform,
+};
 use crate::{
     models::{UserInfo, ROLE_STUDENT, ROLE_TEACHER},
     refusals::AccountRefusal,
@@ -31,9 +34,14 @@ const INSTRUCTOR_ROLES: &[&str] = &[
     "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
 ];
 
+/// Whether a role is one Margin counts as teaching.
+pub fn is_instructor_role(role: &str) -> bool {
+    INSTRUCTOR_ROLES.contains(&role) || role == "Instructor"
+}
+
 /// Whether the launch's roles make its person a teacher.
 pub fn teaches(launch: &Launch) -> bool {
-    launch.lti("roles").as_array().is_some_and(|roles| roles.iter().filter_map(|r| r.as_str()).any(|r| INSTRUCTOR_ROLES.contains(&r) || r == "Instructor"))
+    launch.lti("roles").as_array().is_some_and(|roles| roles.iter().filter_map(|r| r.as_str()).any(is_instructor_role))
 }
 
 /// The account and the page a resource-link launch opens.
@@ -58,6 +66,16 @@ pub async fn land(state: &AppState, client: IpAddr, launch: &Launch) -> Result<(
             (None, Some(context_id)) => Some(make_class(state, launch, &user, context_id).await?),
             (None, None) => None,
         };
+        if let (Some(context_id), Some(class_id)) = (&context, &class_id) {
+            if super::roster::remember(&state.db, launch, context_id).await? {
+                let (state, class_id) = (state.clone(), class_id.clone());
+                tokio::spawn(async move {
+                    if let Err(why) = super::roster::sync(&state, &class_id).await {
+                        tracing::warn!(class = %class_id, reason = %why, "the roster could not be read from the LMS");
+                    }
+                });
+            }
+        }
         let owned = match &lesson {
             Some(l) => sqlx::query_scalar::<_, String>("SELECT id FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
                 .bind(l)
@@ -155,20 +173,27 @@ async fn make_class(state: &AppState, launch: &Launch, teacher: &UserInfo, conte
 
 /// The launch's person as an account of the platform's school.
 pub async fn account(state: &AppState, client: IpAddr, launch: &Launch, teacher: bool) -> Result<UserInfo, LtiError> {
+    account_of(state, Some(client), &launch.platform, &launch.subject, launch.email.as_deref(), teacher).await
+}
+
+/// The platform's person `subject` as an account of its school. The roster
+/// (`roster`) makes them as launches do; a new account from a launch counts
+/// against its client address's sign-up limit.
+pub async fn account_of(state: &AppState, client: Option<IpAddr>, platform: &Platform, subject: &str, email: Option<&str>, teacher: bool) -> Result<UserInfo, LtiError> {
     let db = &state.db;
-    let school = &launch.platform.school_id;
+    let school = &platform.school_id;
     let known: Option<UserInfo> = sqlx::query_as(
         "SELECT u.id, u.email, COALESCE(u.school_id, '') AS school_id, u.role FROM lti_users x JOIN users u ON u.id = x.user_id
          WHERE x.platform_id = $1 AND x.subject = $2",
     )
-    .bind(&launch.platform.id)
-    .bind(&launch.subject)
+    .bind(&platform.id)
+    .bind(subject)
     .fetch_optional(db)
     .await?;
     if let Some(u) = known {
         return Ok(u);
     }
-    let email = launch.email.as_deref().map(str::trim).filter(|e| e.contains('@') && e.len() <= 254).map(str::to_string);
+    let email = email.map(str::trim).filter(|e| e.contains('@') && e.len() <= 254).map(str::to_string);
     if let Some(email) = &email {
         let same: Option<UserInfo> = sqlx::query_as("SELECT id, email, COALESCE(school_id, '') AS school_id, role FROM users WHERE lower(email) = lower($1)")
             .bind(email)
@@ -178,14 +203,16 @@ pub async fn account(state: &AppState, client: IpAddr, launch: &Launch, teacher:
             if &u.school_id != school {
                 return Err(LtiError::Refused(AccountRefusal::SsoEmailTaken, "the email belongs to an account of another school".into()));
             }
-            remember(db, launch, &u.id).await?;
+            remember(db, &platform.id, subject, &u.id).await?;
             return Ok(u);
         }
     }
-    state.limits.sign_up(client).await?;
+    if let Some(client) = client {
+        state.limits.sign_up(client).await?;
+    }
     // Without an email (a platform may keep it back), an address that names
     // the platform's person and can receive nothing.
-    let email = email.unwrap_or_else(|| format!("lti-{}@{}.invalid", &ids::token_hash(&launch.subject)[..16], launch.platform.id.to_ascii_lowercase()));
+    let email = email.unwrap_or_else(|| format!("lti-{}@{}.invalid", &ids::token_hash(subject)[..16], platform.id.to_ascii_lowercase()));
     let role = if teacher { ROLE_TEACHER } else { ROLE_STUDENT };
     let id = ids::new_id();
     let mut tx = db::begin_write(db).await?;
@@ -196,16 +223,16 @@ pub async fn account(state: &AppState, client: IpAddr, launch: &Launch, teacher:
         .bind(role)
         .execute(&mut *tx)
         .await?;
-    remember(&mut *tx, launch, &id).await?;
+    remember(&mut *tx, &platform.id, subject, &id).await?;
     tx.commit().await?;
-    tracing::info!(user = %id, platform = %launch.platform.id, role, "account made for an LMS launch");
+    tracing::info!(user = %id, platform = %platform.id, role, "account made for an LMS person");
     Ok(UserInfo { id, email, school_id: school.clone(), role: role.into() })
 }
 
-async fn remember<'e, E: sqlx::Executor<'e, Database = sqlx::Any>>(db: E, launch: &Launch, user_id: &str) -> Result<(), LtiError> {
+async fn remember<'e, E: sqlx::Executor<'e, Database = sqlx::Any>>(db: E, platform_id: &str, subject: &str, user_id: &str) -> Result<(), LtiError> {
     sqlx::query("INSERT INTO lti_users (platform_id, subject, user_id) VALUES ($1, $2, $3) ON CONFLICT (platform_id, subject) DO NOTHING")
-        .bind(&launch.platform.id)
-        .bind(&launch.subject)
+        .bind(platform_id)
+        .bind(subject)
         .bind(user_id)
         .execute(db)
         .await?;

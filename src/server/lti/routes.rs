@@ -8,6 +8,8 @@
 //! - `POST /lti/pick/{id}/choose`: a teacher's choice of lesson for a Deep Linking
 //!   request, answered with a page whose form takes the signed answer back
 //!   to the platform;
+//! - `POST /api/classes/{id}/roster`: the class's teacher reads the course's
+//!   roster from the LMS now (`{"added","removed"}`);
 //! - `POST /school/lti`, `POST /school/lti/{id}/remove`, and
 //!   `GET|POST /api/school/lti`, `DELETE /api/school/lti/{id}`: a school's
 //!   admin registers and removes platforms.
@@ -46,6 +48,7 @@ pub fn router() -> Router<AppState> {
         .route("/lti/launch", post(launch_post))
         .route("/lti/jwks", get(jwks))
         .route("/lti/pick/{id}/choose", post(pick))
+        .route("/api/classes/{id}/roster", post(api_roster))
         .route("/school/lti", post(form_register))
         .route("/school/lti/{id}/remove", post(form_remove))
         .route("/api/school/lti", get(api_list).post(api_register))
@@ -194,6 +197,18 @@ async fn pick(State(state): State<AppState>, user: Result<Option<CurrentUser>>, 
         Err(e) => {
             tracing::error!(error = %e, "a Deep Linking answer failed");
             Redirect::to("/signin?error=server").into_response()
+        }
+    }
+}
+
+async fn api_roster(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<super::roster::Synced>> {
+    crate::server::classes::get(&state.db, &user.id, &id).await?;
+    match super::roster::sync(&state, &id).await {
+        Ok(Some(synced)) => Ok(Json(synced)),
+        Ok(None) => Err(AppError::BadRequest("This class is not a course of an LMS that lists its members.".into())),
+        Err(why) => {
+            tracing::warn!(class = %id, reason = %why, "the roster could not be read from the LMS");
+            Err(AppError::Unavailable("The LMS did not give Margin the course's members. Try again later.".into()))
         }
     }
 }

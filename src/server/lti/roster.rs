@@ -1,0 +1,147 @@
+//! The course's roster (Names and Role Provisioning): an instructor's launch
+//! names where the platform lists the course's members; Margin reads it
+//! (after that launch, in the background, or when the class's teacher asks)
+//! and makes the class match it: every active learner gets a student
+//! account of the school (as a launch would make it) in the class; a student
+//! who came from that platform and is no longer an active member leaves the
+//! class. Students who joined by the class's code are left as they are.
+//! Pages are followed to 20, members read to 2,000, each answer to 1 MiB.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{
+    grades::AccessTokens,
+    launch::Launch,
+    people,
+    platforms::{self, Platform},
+};
+use crate::server::{db::Db, http::error::AppError, state::AppState};
+
+pub const NRPS_CLAIM: &str = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice";
+pub const ROSTER_SCOPE: &str = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly";
+const MEMBERSHIPS: &str = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
+const MAX_PAGES: usize = 20;
+const MAX_MEMBERS: usize = 2000;
+
+/// Keeps where the launch's course lists its members.
+pub async fn remember(db: &Db, launch: &Launch, context_id: &str) -> Result<bool, AppError> {
+    let Some(url) = launch.claims[NRPS_CLAIM]["context_memberships_url"].as_str().filter(|u| (u.starts_with("https://") || u.starts_with("http://")) && u.len() <= 2000) else {
+        return Ok(false);
+    };
+    sqlx::query("UPDATE lti_contexts SET memberships_url = $3 WHERE platform_id = $1 AND context_id = $2")
+        .bind(&launch.platform.id)
+        .bind(context_id)
+        .bind(url)
+        .execute(db)
+        .await?;
+    Ok(true)
+}
+
+/// What a sync changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Synced {
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// Makes the class match its course's roster. `Ok(None)`: the class has no
+/// course roster to read.
+pub async fn sync(state: &AppState, class_id: &str) -> Result<Option<Synced>, String> {
+    let row: Option<(String, String)> = sqlx::query_as("SELECT platform_id, memberships_url FROM lti_contexts WHERE class_id = $1 AND memberships_url IS NOT NULL")
+        .bind(class_id)
+        .fetch_optional(&state.db)
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some((platform_id, url)) = row else { return Ok(None) };
+    let platform = platforms::get(&state.db, &platform_id).await.map_err(|e| e.to_string())?.ok_or("the platform was removed")?;
+    let members = read(&state.lti_tokens, &state.db, &platform, &url).await?;
+    let mut active = HashSet::new();
+    let mut synced = Synced::default();
+    for m in members {
+        let Some(subject) = m["user_id"].as_str().filter(|s| !s.is_empty()) else { continue };
+        let is_active = m["status"].as_str().is_none_or(|s| s == "Active");
+        let roles: Vec<&str> = m["roles"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let learner = roles.iter().any(|r| r.ends_with("#Learner") || *r == "Learner") && !roles.iter().any(|r| people::is_instructor_role(r));
+        if !is_active || !learner {
+            continue;
+        }
+        active.insert(subject.to_string());
+        let user = match people::account_of(state, None, &platform, subject, m["email"].as_str(), false).await {
+            Ok(u) if u.is_student() => u,
+            Ok(_) => continue,
+            Err(e) => {
+                tracing::warn!(platform = %platform.id, reason = %e, "a roster member was left out");
+                continue;
+            }
+        };
+        let joined = sqlx::query("INSERT INTO class_members (class_id, user_id, joined_at) VALUES ($1, $2, $3) ON CONFLICT (class_id, user_id) DO NOTHING")
+            .bind(class_id)
+            .bind(&user.id)
+            .bind(crate::server::db::time::now())
+            .execute(&state.db)
+            .await
+            .map_err(|e| e.to_string())?;
+        synced.added += joined.rows_affected() as usize;
+    }
+    let from_platform: Vec<(String, String)> = sqlx::query_as(
+        "SELECT cm.user_id, x.subject FROM class_members cm JOIN lti_users x ON x.user_id = cm.user_id AND x.platform_id = $2 WHERE cm.class_id = $1",
+    )
+    .bind(class_id)
+    .bind(&platform.id)
+    .fetch_all(&state.db)
+    .await
+    .map_err(|e| e.to_string())?;
+    for (user_id, subject) in from_platform {
+        if !active.contains(&subject) {
+            sqlx::query("DELETE FROM class_members WHERE class_id = $1 AND user_id = $2").bind(class_id).bind(&user_id).execute(&state.db).await.map_err(|e| e.to_string())?;
+            synced.removed += 1;
+        }
+    }
+    tracing::info!(class = %class_id, platform = %platform.id, added = synced.added, removed = synced.removed, "roster read from the LMS");
+    Ok(Some(synced))
+}
+
+/// Every member, page after page.
+async fn read(tokens: &AccessTokens, db: &Db, platform: &Platform, first: &str) -> Result<Vec<Value>, String> {
+    let token = tokens.get(db, platform, ROSTER_SCOPE).await?;
+    let mut members = Vec::new();
+    let mut next = Some(first.to_string());
+    for _ in 0..MAX_PAGES {
+        let Some(url) = next.take() else { break };
+        let answer = tokens
+            .http
+            .get(&url)
+            .bearer_auth(&token)
+            .header(reqwest::header::ACCEPT, MEMBERSHIPS)
+            .send()
+            .await
+            .map_err(|e| e.without_url().to_string())?;
+        if !answer.status().is_success() {
+            return Err(format!("the platform's roster answered {}", answer.status()));
+        }
+        next = answer
+            .headers()
+            .get_all(reqwest::header::LINK)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .find(|l| l.contains("rel=\"next\""))
+            .and_then(|l| l.split_once('<').and_then(|(_, rest)| rest.split_once('>')).map(|(u, _)| u.to_string()));
+        let mut bytes = Vec::new();
+        let mut answer = answer;
+        while let Some(chunk) = answer.chunk().await.map_err(|e| e.without_url().to_string())? {
+            if bytes.len() + chunk.len() > 1024 * 1024 {
+                return Err("a roster page is larger than 1 MiB".into());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let page: Value = serde_json::from_slice(&bytes).map_err(|_| "a roster page is not JSON".to_string())?;
+        members.extend(page["members"].as_array().cloned().unwrap_or_default());
+        if members.len() > MAX_MEMBERS {
+            return Err(format!("the roster has more than {MAX_MEMBERS} members"));
+        }
+    }
+    Ok(members)
+}
