@@ -33,17 +33,6 @@ fn form(path: &str, origin: &str, cookie: Option<&str>, fields: &[(String, Strin
     req.body(Body::from(serde_urlencoded::to_string(fields).unwrap())).unwrap()
 }
 
-fn cookie(r: &Reply, name: &str) -> Option<String> {
-    r.headers
-        .get_all(header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next()?.split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| v.to_string())
-        .filter(|v| !v.is_empty())
-}
-
 /// The platform's login initiation, Margin's authentication request to the
 /// platform, and the platform's signed launch: what it would post, and the
 /// state cookie Margin set.
@@ -51,7 +40,7 @@ async fn start(app: &TestApp, lms: &FakeLms, launcher: Launcher) -> (Posted, Str
     let r = app.send(form("/lti/login", &lms.issuer, None, &lms.initiation(launcher))).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert!(r.location().starts_with(&format!("{}/authorize?", lms.issuer)), "{}", r.location());
-    let state = cookie(&r, "margin_lti").expect("the state cookie");
+    let state = r.cookie("margin_lti").expect("the state cookie");
     let answer = reqwest::get(r.location()).await.unwrap();
     assert_eq!(answer.status().as_u16(), 200, "{:?} {:?}", answer.text().await, lms.refusals());
     let posted = lms.take_posted().expect("the platform signed a launch");
@@ -134,7 +123,7 @@ async fn instructors_and_learners_launch_into_their_course() {
     // The instructor's first launch makes the course's class, theirs, in the school.
     let r = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR)).await;
     assert!(r.location().starts_with("/classes/"), "{}", r.location());
-    let teacher = cookie(&r, "margin_session").expect("a session");
+    let teacher = r.cookie("margin_session").expect("a session");
     let t = me(&app, &teacher).await;
     assert_eq!((t["role"].clone(), t["school_id"].clone()), (json!("teacher"), school.clone()));
     let class_id = r.location().trim_start_matches("/classes/").to_string();
@@ -157,7 +146,7 @@ async fn instructors_and_learners_launch_into_their_course() {
     let learner = Launcher { custom: json!({"lesson": lesson.id}), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) };
     let r = launch(&app, &lms, learner.clone()).await;
     assert_eq!(r.location(), format!("/learn/lessons/{}", lesson.id));
-    let sam = cookie(&r, "margin_session").unwrap();
+    let sam = r.cookie("margin_session").unwrap();
     let s = me(&app, &sam).await;
     assert_eq!((s["role"].clone(), s["school_id"].clone()), (json!("student"), school));
     let opened = app.get(&format!("/api/learn/lessons/{}", lesson.id), Auth::Bearer(&sam)).await;
@@ -166,11 +155,11 @@ async fn instructors_and_learners_launch_into_their_course() {
     // Again: the same account. Without a lesson: their classes.
     let r = launch(&app, &lms, Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER)).await;
     assert_eq!(r.location(), "/learn");
-    assert_eq!(me(&app, &cookie(&r, "margin_session").unwrap()).await["id"], s["id"]);
+    assert_eq!(me(&app, &r.cookie("margin_session").unwrap()).await["id"], s["id"]);
     // A platform that keeps emails back: an account all the same, named for the platform.
     let r = launch(&app, &lms, Launcher { email: None, ..Launcher::new("learner-2", "", LEARNER) }).await;
     assert_eq!(r.location(), "/learn");
-    assert!(me(&app, &cookie(&r, "margin_session").unwrap()).await["email"].as_str().unwrap().ends_with(".invalid"));
+    assert!(me(&app, &r.cookie("margin_session").unwrap()).await["email"].as_str().unwrap().ends_with(".invalid"));
     assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM class_members WHERE class_id = '{class_id}'")).await, 2);
 
     // A learner cannot reach the teacher's doors; the teacher's account is not a student's.
@@ -191,7 +180,7 @@ async fn forged_foreign_and_replayed_launches_are_refused() {
         lms.twist_next(twist);
         let r = launch(&app, &lms, teacher()).await;
         assert_eq!(r.location(), "/signin?error=lti", "{twist:?}");
-        assert_eq!(cookie(&r, "margin_session"), None, "{twist:?}");
+        assert_eq!(r.cookie("margin_session"), None, "{twist:?}");
     }
     // A deployment nobody registered, in the launch or in the initiation.
     let r = launch(&app, &lms, Launcher { deployment: "deployment-9".into(), ..teacher() }).await;
@@ -209,10 +198,10 @@ async fn forged_foreign_and_replayed_launches_are_refused() {
     let (posted, state) = start(&app, &lms, teacher()).await;
     assert_eq!(post_launch(&app, &lms, &posted, Some("another-browsers-state")).await.location(), "/signin?error=lti-expired");
     let r = post_launch(&app, &lms, &posted, Some(&state)).await;
-    assert!(cookie(&r, "margin_session").is_some(), "{}", r.location());
+    assert!(r.cookie("margin_session").is_some(), "{}", r.location());
     let again = post_launch(&app, &lms, &posted, None).await;
     assert_eq!(again.location(), "/signin?error=lti-expired");
-    assert_eq!(cookie(&again, "margin_session"), None);
+    assert_eq!(again.cookie("margin_session"), None);
     // A token with no state, or a state Margin never made.
     let forged = Posted { state: "made-up".into(), ..posted.clone() };
     assert_eq!(post_launch(&app, &lms, &forged, None).await.location(), "/signin?error=lti-expired");
@@ -247,7 +236,7 @@ async fn teachers_pick_a_lesson_for_their_course_by_deep_linking() {
     let teacher = || Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR);
     // The teacher's account, and a lesson of theirs.
     let r = launch(&app, &lms, teacher()).await;
-    let session = cookie(&r, "margin_session").unwrap();
+    let session = r.cookie("margin_session").unwrap();
     let owner = me(&app, &session).await["id"].as_str().unwrap().to_string();
     let lesson = margin::server::lessons::create(&app.state.db, &owner, "Cells & <tissues>").await.unwrap();
 
@@ -255,7 +244,7 @@ async fn teachers_pick_a_lesson_for_their_course_by_deep_linking() {
     let r = launch(&app, &lms, Launcher { deep_link_return: Some(back.clone()), ..teacher() }).await;
     assert!(r.location().starts_with("/lti/pick/"), "{}", r.location());
     let pick = r.location().to_string();
-    let session = cookie(&r, "margin_session").unwrap();
+    let session = r.cookie("margin_session").unwrap();
     let page = app.get(&pick, Auth::Cookie(&session)).await;
     assert!(page.body.contains("Choose a lesson for Test LMS") && page.body.contains("Cells &amp; &lt;tissues&gt;"), "{}", page.body);
     // Nobody else's: another teacher, or nobody signed in, finds nothing.
@@ -320,7 +309,7 @@ async fn a_students_check_sends_their_score_to_the_lms() {
     registered(&app, &lms).await;
     // The teacher's course, with a published lesson of every kind of exercise.
     let teacher = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR)).await;
-    let teacher = cookie(&teacher, "margin_session").unwrap();
+    let teacher = teacher.cookie("margin_session").unwrap();
     let owner = me(&app, &teacher).await["id"].as_str().unwrap().to_string();
     let lesson = margin::server::lessons::create(&app.state.db, &owner, "Être").await.unwrap();
     common::classes::save_xml(&app, &teacher, &lesson.id, common::classes::LESSON).await;
@@ -332,7 +321,7 @@ async fn a_students_check_sends_their_score_to_the_lms() {
     let learner = Launcher { custom: json!({"lesson": lesson.id}), line_item: Some(lms.line_item(7)), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) };
     let r = launch(&app, &lms, learner).await;
     assert_eq!(r.location(), format!("/learn/lessons/{}", lesson.id));
-    let sam = cookie(&r, "margin_session").unwrap();
+    let sam = r.cookie("margin_session").unwrap();
     let answers = json!({"answers": {"b1": "serai", "q1": "o2", "s1": "true"}, "seen": 0});
     let r = app.put_json(&format!("/api/learn/lessons/{}/answers", lesson.id), Auth::Bearer(&sam), answers).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -405,7 +394,7 @@ async fn the_courses_roster_fills_the_class_and_empties_it_of_who_left() {
     ]);
     // The instructor's launch names the roster; Margin reads it in the background.
     let r = launch(&app, &lms, Launcher { roster: true, ..Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR) }).await;
-    let teacher = cookie(&r, "margin_session").unwrap();
+    let teacher = r.cookie("margin_session").unwrap();
     let class_id = r.location().trim_start_matches("/classes/").to_string();
     let members = format!("SELECT COUNT(*) FROM class_members WHERE class_id = '{class_id}'");
     common::waits::until(&app, &members, 3).await;

@@ -24,18 +24,6 @@ async fn app_with_sso(fake: &FakeSso, tenant_claim: Option<&str>) -> TestApp {
     common::app_with(config).await
 }
 
-/// The value of cookie `name` among a reply's `Set-Cookie` headers.
-fn cookie(r: &Reply, name: &str) -> Option<String> {
-    r.headers
-        .get_all(header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next()?.split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| v.to_string())
-        .filter(|v| !v.is_empty())
-}
-
 /// What a browser does: Margin's answer to `start` sends it to the
 /// provider, which sends it back to Margin with a code and the state; the
 /// browser carries the state cookie (and `session`, when signed in). The
@@ -43,7 +31,7 @@ fn cookie(r: &Reply, name: &str) -> Option<String> {
 async fn through_provider(app: &TestApp, start: Request<Body>, session: Option<&str>) -> Reply {
     let r = app.send(start).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
-    let state = cookie(&r, "margin_sso").expect("the state cookie");
+    let state = r.cookie("margin_sso").expect("the state cookie");
     let back = follow_provider(r.location()).await;
     callback(app, &back, Some(&state), session).await
 }
@@ -111,7 +99,7 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
     let r = through_provider(&app, get("/auth/sso/example"), None).await;
     assert_eq!(r.location(), "/signin?error=sso-school");
-    assert_eq!(cookie(&r, "margin_session"), None);
+    assert_eq!(r.cookie("margin_session"), None);
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, 1, "no account from a school nobody linked");
 
     // The admin links their own school account, then the school to its domain.
@@ -148,7 +136,7 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
     let r = through_provider(&app, get("/auth/sso/example?next=%2Fclasses"), None).await;
     assert_eq!(r.location(), "/classes");
-    let session = cookie(&r, "margin_session").expect("a session");
+    let session = r.cookie("margin_session").expect("a session");
     let ada = me(&app, &session).await;
     assert_eq!((ada["email"].as_str(), ada["role"].as_str(), ada["school_id"].as_str()), (Some("ada@lincoln.example.org"), Some("teacher"), Some(admin_school.as_str())));
     let by_password = app.post_json("/api/auth/login", Auth::None, json!({"email": "ada@lincoln.example.org", "password": ""})).await;
@@ -158,7 +146,7 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
 
     // The same person again: the same account.
     let again = through_provider(&app, get("/auth/sso/example"), None).await;
-    assert_eq!(me(&app, &cookie(&again, "margin_session").unwrap()).await["id"], ada["id"]);
+    assert_eq!(me(&app, &again.cookie("margin_session").unwrap()).await["id"], ada["id"]);
 
     // Someone whose email has a password account here: not merged silently.
     fake.sign_in_as(Person::new("teacher-2", "bea@lincoln.example.org"));
@@ -183,7 +171,7 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     fake.sign_in_as(Person::new("teacher-5", "dee@lincoln.example.org"));
     assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-school");
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
-    assert!(cookie(&through_provider(&app, get("/auth/sso/example"), None).await, "margin_session").is_some());
+    assert!(through_provider(&app, get("/auth/sso/example"), None).await.cookie("margin_session").is_some());
 }
 
 #[tokio::test]
@@ -205,41 +193,41 @@ async fn tampered_replayed_and_foreign_answers_are_refused() {
         let r = through_provider(&app, get("/auth/sso/example"), None).await;
         assert_eq!(fake.tokens_issued(), issued + 1, "{twist:?}: the provider did sign a token");
         assert_eq!(r.location(), "/signin?error=sso", "{twist:?}");
-        assert_eq!(cookie(&r, "margin_session"), None, "{twist:?}");
+        assert_eq!(r.cookie("margin_session"), None, "{twist:?}");
     }
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
     assert_eq!(fake.refusals(), Vec::<String>::new(), "Margin sent the secret, the code, its address and the PKCE verifier right each time");
 
     // The answer must come back to the browser that started: no state cookie, another one, or none at all.
     let start = app.send(get("/auth/sso/example")).await;
-    let state = cookie(&start, "margin_sso").unwrap();
+    let state = start.cookie("margin_sso").unwrap();
     let back = follow_provider(start.location()).await;
     assert_eq!(callback(&app, &back, None, None).await.location(), "/signin?error=sso-expired");
     assert_eq!(callback(&app, &back, Some("another-browsers-state"), None).await.location(), "/signin?error=sso-expired");
     // Refused above, the state is still unused: the right browser goes on.
     let r = callback(&app, &back, Some(&state), None).await;
-    assert!(cookie(&r, "margin_session").is_some(), "{}", r.location());
+    assert!(r.cookie("margin_session").is_some(), "{}", r.location());
     // Replayed, the same answer is refused: the state was used.
     let again = callback(&app, &back, Some(&state), None).await;
     assert_eq!(again.location(), "/signin?error=sso-expired");
-    assert_eq!(cookie(&again, "margin_session"), None);
+    assert_eq!(again.cookie("margin_session"), None);
 
     // A state started for one provider does not finish another's sign-in.
     let start = app.send(get("/auth/sso/example")).await;
-    let state = cookie(&start, "margin_sso").unwrap();
+    let state = start.cookie("margin_sso").unwrap();
     let back = follow_provider(start.location()).await;
     let elsewhere = back.replace("/auth/sso/example/", "/auth/sso/other/");
     assert_eq!(callback(&app, &elsewhere, Some(&state), None).await.location(), "/signin?error=sso-expired");
 
     // The provider's own refusal (the person said no) is a sentence too.
     let start = app.send(get("/auth/sso/example")).await;
-    let state = cookie(&start, "margin_sso").unwrap();
+    let state = start.cookie("margin_sso").unwrap();
     let r = callback(&app, &format!("/auth/sso/example/callback?error=access_denied&state={state}"), Some(&state), None).await;
     assert_eq!(r.location(), "/signin?error=sso");
 
     // An expired sign-in (older than ten minutes) is refused.
     let start = app.send(get("/auth/sso/example")).await;
-    let state = cookie(&start, "margin_sso").unwrap();
+    let state = start.cookie("margin_sso").unwrap();
     let back = follow_provider(start.location()).await;
     sqlx::query("UPDATE sso_logins SET expires_at = $1").bind("2000-01-01T00:00:00.000Z").execute(&app.state.db).await.unwrap();
     assert_eq!(callback(&app, &back, Some(&state), None).await.location(), "/signin?error=sso-expired");
@@ -265,7 +253,7 @@ async fn students_join_their_class_with_a_school_account() {
     fake.sign_in_as(Person::new("student-1", "sam@gmail.com"));
     let r = through_provider(&app, get(&format!("/auth/sso/example?next=%2Flearn&join={}", c.code)), None).await;
     assert_eq!(r.location(), "/learn");
-    let sam = cookie(&r, "margin_session").unwrap();
+    let sam = r.cookie("margin_session").unwrap();
     assert_eq!(me(&app, &sam).await["role"], "student");
     let classes = app.get("/api/learn", Auth::Bearer(&sam)).await;
     assert!(classes.body.contains("Year 7 French"), "{}", classes.body);
@@ -294,7 +282,7 @@ async fn a_school_linked_by_its_organisation_takes_whoever_the_provider_vouches_
     // Someone of that organisation lands in the school, even without a confirmed-email claim.
     fake.sign_in_as(Person { email_verified: None, extra: json!({"tid": "Lincoln-42"}), ..Person::new("teacher-1", "ada@gmail.com") });
     let r = through_provider(&app, get("/auth/sso/example"), None).await;
-    let ada = me(&app, &cookie(&r, "margin_session").expect("signed in")).await;
+    let ada = me(&app, &r.cookie("margin_session").expect("signed in")).await;
     assert_eq!(ada["role"], "teacher");
     assert_eq!(ada["school_id"], me(&app, &admin).await["school_id"]);
     // Someone of another organisation does not.

@@ -1,3 +1,4 @@
+import { ChildProcess, spawn } from "node:child_process";
 import { Browser, BrowserContext, expect, Page } from "@playwright/test";
 
 /** A fresh address per call, so tests never collide with accounts from another test. */
@@ -83,3 +84,31 @@ export const partsInOrder = (page: Page): Promise<string[]> =>
       e.classList.contains("reply") ? `text: ${(e.textContent ?? "").trim()}` : `steps: ${e.textContent}`,
     ),
   );
+
+/**
+ * Another Margin server, the built binary (MARGIN_E2E_BIN, set by `make e2e`)
+ * on `port` with `database` and any `env` of the test's own; resolves once it
+ * answers `/healthz`. The test kills it.
+ */
+export async function startMargin(port: number, database: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const bin = process.env.MARGIN_E2E_BIN;
+  expect(bin, "make e2e sets MARGIN_E2E_BIN").toBeTruthy();
+  const child = spawn(bin!, [], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: database,
+      LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
+      LEPTOS_SITE_ROOT: "target/site",
+      LEPTOS_OUTPUT_NAME: "margin",
+      // The build names its files after their content (`hash.txt`, beside the binary).
+      LEPTOS_HASH_FILES: "true",
+      AI_PROVIDER: "demo",
+      RUST_LOG: "warn",
+      ...env,
+    },
+    cwd: "..",
+    stdio: "inherit",
+  });
+  await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
+  return child;
+}

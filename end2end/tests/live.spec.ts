@@ -1,7 +1,7 @@
-import { execFileSync, spawn, ChildProcess } from "node:child_process";
+import { execFileSync, ChildProcess } from "node:child_process";
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { createLesson, hydrated, lastReply, PASSWORD, send, signUp, uniqueEmail } from "./helpers";
+import { createLesson, hydrated, lastReply, PASSWORD, send, signUp, startMargin, uniqueEmail } from "./helpers";
 
 const version = (words: string) => `<lesson>
   <h1>Verbs</h1>
@@ -81,25 +81,8 @@ test("a version saved through one instance appears live on a page served by anot
   const database = url.toString();
   const servers: ChildProcess[] = [];
   const start = async (port: number) => {
-    const child = spawn(bin!, [], {
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: database,
-        LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
-        LEPTOS_SITE_ROOT: "target/site",
-        LEPTOS_OUTPUT_NAME: "margin",
-        // The build names its files after their content (`hash.txt`, beside the binary).
-        LEPTOS_HASH_FILES: "true",
-        AI_PROVIDER: "demo",
-        RUST_LOG: "warn",
-      },
-      cwd: "..",
-      stdio: "inherit",
-    });
-    servers.push(child);
-    const base = `http://127.0.0.1:${port}`;
-    await expect.poll(async () => (await fetch(`${base}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
-    return base;
+    servers.push(await startMargin(port, database));
+    return `http://127.0.0.1:${port}`;
   };
   try {
     const a = await start(3101);

@@ -2,39 +2,23 @@
 // own (MARGIN_E2E_BIN, a fresh SQLite file) and the fake LMS (fake-lms.ts),
 // which signs its launches with a real RSA key and records the scores it
 // receives.
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "./csp";
 import { FakeLms, INSTRUCTOR, LEARNER } from "./fake-lms";
-import { hydrated, PASSWORD } from "./helpers";
+import { hydrated, PASSWORD, startMargin } from "./helpers";
 
 const MARGIN = "http://127.0.0.1:3105";
 const lms = new FakeLms();
 let server: ChildProcess | undefined;
 
 test.beforeAll(async () => {
-  const bin = process.env.MARGIN_E2E_BIN;
-  expect(bin, "make e2e sets MARGIN_E2E_BIN").toBeTruthy();
   await lms.start(3106);
   const dir = join(__dirname, "..", "..", "target", "e2e", "lti");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  server = spawn(bin!, [], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: `sqlite://${join(dir, "margin.db")}`,
-      LEPTOS_SITE_ADDR: "127.0.0.1:3105",
-      LEPTOS_SITE_ROOT: "target/site",
-      LEPTOS_OUTPUT_NAME: "margin",
-      LEPTOS_HASH_FILES: "true",
-      AI_PROVIDER: "demo",
-      RUST_LOG: "warn",
-    },
-    cwd: "..",
-    stdio: "inherit",
-  });
-  await expect.poll(async () => (await fetch(`${MARGIN}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
+  server = await startMargin(3105, `sqlite://${join(dir, "margin.db")}`);
 });
 
 test.afterAll(async () => {

@@ -1,44 +1,29 @@
 // Signing in with a school's accounts, in a real browser: a Margin server of
 // its own (MARGIN_E2E_BIN, on a fresh SQLite file) configured with the fake
 // provider (fake-sso.ts), which signs its tokens with a real RSA key.
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "./csp";
 import { CLIENT_ID, CLIENT_SECRET, FakeSso } from "./fake-sso";
-import { PASSWORD } from "./helpers";
+import { PASSWORD, startMargin } from "./helpers";
 
 const MARGIN = "http://127.0.0.1:3103";
 const fake = new FakeSso();
 let server: ChildProcess | undefined;
 
 test.beforeAll(async () => {
-  const bin = process.env.MARGIN_E2E_BIN;
-  expect(bin, "make e2e sets MARGIN_E2E_BIN").toBeTruthy();
   await fake.start(3104);
   const dir = join(__dirname, "..", "..", "target", "e2e", "sso");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  server = spawn(bin!, [], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: `sqlite://${join(dir, "margin.db")}`,
-      LEPTOS_SITE_ADDR: "127.0.0.1:3103",
-      LEPTOS_SITE_ROOT: "target/site",
-      LEPTOS_OUTPUT_NAME: "margin",
-      LEPTOS_HASH_FILES: "true",
-      AI_PROVIDER: "demo",
-      RUST_LOG: "warn",
-      MARGIN_SSO_PROVIDERS: "example",
-      MARGIN_SSO_EXAMPLE_ISSUER: fake.issuer,
-      MARGIN_SSO_EXAMPLE_CLIENT_ID: CLIENT_ID,
-      MARGIN_SSO_EXAMPLE_CLIENT_SECRET: CLIENT_SECRET,
-      MARGIN_SSO_EXAMPLE_LABEL: "Example SSO",
-    },
-    cwd: "..",
-    stdio: "inherit",
+  server = await startMargin(3103, `sqlite://${join(dir, "margin.db")}`, {
+    MARGIN_SSO_PROVIDERS: "example",
+    MARGIN_SSO_EXAMPLE_ISSUER: fake.issuer,
+    MARGIN_SSO_EXAMPLE_CLIENT_ID: CLIENT_ID,
+    MARGIN_SSO_EXAMPLE_CLIENT_SECRET: CLIENT_SECRET,
+    MARGIN_SSO_EXAMPLE_LABEL: "Example SSO",
   });
-  await expect.poll(async () => (await fetch(`${MARGIN}/healthz`).catch(() => null))?.status, { timeout: 30_000 }).toBe(200);
 });
 
 test.afterAll(async () => {

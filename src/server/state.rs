@@ -101,6 +101,25 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// This site's origin, for addresses Margin gives another site (a
+    /// provider's redirect, an LMS's launch): `MARGIN_PUBLIC_URL`, else the
+    /// host the request was sent to (host characters only), else the listen
+    /// address.
+    pub fn origin(&self, headers: &axum::http::HeaderMap) -> String {
+        if let Some(public) = &self.config.public_origin {
+            return public.clone();
+        }
+        let host = headers
+            .get(axum::http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')))
+            .map(str::to_string)
+            .unwrap_or_else(|| self.leptos_options.site_addr.to_string());
+        format!("http://{host}")
+    }
+}
+
 /// Limits kept in the database when it is shared by many instances.
 pub fn shared_limits(limits: AccountLimits, db: &Db) -> AccountLimits {
     if crate::server::db::Backend::of(db) == crate::server::db::Backend::Postgres {

@@ -102,6 +102,18 @@ impl Reply {
     pub fn set_cookie(&self) -> String {
         self.headers.get(header::SET_COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
     }
+    /// The value of cookie `name` among the `Set-Cookie` headers (`None` when
+    /// absent or cleared).
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.headers
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .filter_map(|v| v.split(';').next()?.split_once('='))
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+            .filter(|v| !v.is_empty())
+    }
     /// The `name=value` part of the Set-Cookie header, to send back as `Cookie`.
     pub fn cookie_pair(&self) -> String {
         self.set_cookie().split(';').next().unwrap_or("").to_string()

@@ -234,15 +234,19 @@ pub fn token_from_headers(headers: &HeaderMap) -> Option<String> {
             }
         }
     }
+    cookie(headers, SESSION_COOKIE).filter(|v| !v.is_empty()).map(str::to_string)
+}
+
+/// The value of the cookie `name` a request carries.
+pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
-        .map(|(_, value)| value.trim().to_string())
-        .filter(|v| !v.is_empty())
+        .find(|(n, _)| *n == name)
+        .map(|(_, value)| value.trim())
 }
 
 /// The `Set-Cookie` value that stores a session in the browser.

@@ -184,7 +184,7 @@ pub async fn verify(state: &AppState, id_token: &str, returned: &str, cookie: Op
         other => other,
     };
     let (subject, email) = verified.map_err(|e| LtiError::failed(format!("the ID token did not verify: {}", error_chain(&e))))?;
-    let claims = payload(id_token).ok_or_else(|| LtiError::failed("the ID token's claims are not JSON"))?;
+    let claims = crate::server::http::outbound::verified_claims(id_token).ok_or_else(|| LtiError::failed("the ID token's claims are not JSON"))?;
     let launch = Launch { platform, subject, email, claims };
     if launch.lti("version").as_str() != Some("1.3.0") {
         return Err(LtiError::failed("not an LTI 1.3.0 launch"));
@@ -199,10 +199,3 @@ pub async fn verify(state: &AppState, id_token: &str, returned: &str, cookie: Op
     Ok(launch)
 }
 
-/// The claims of a token whose signature was verified.
-fn payload(jwt: &str) -> Option<Value> {
-    use base64::Engine;
-    let part = jwt.trim().split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part.trim_end_matches('=')).ok()?;
-    serde_json::from_slice(&bytes).ok()
-}

@@ -60,20 +60,6 @@ pub fn posted_by_platforms(path: &str) -> bool {
     matches!(path, "/lti/login" | "/lti/launch")
 }
 
-/// This site's origin, for the launch address Margin gives the platform.
-fn origin(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(public) = &state.config.public_origin {
-        return public.clone();
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')))
-        .map(str::to_string)
-        .unwrap_or_else(|| state.leptos_options.site_addr.to_string());
-    format!("http://{host}")
-}
-
 fn refused(e: &LtiError) -> Response {
     match e {
         LtiError::App(AppError::Internal(_)) => tracing::error!(reason = %e, "an LMS launch failed"),
@@ -93,7 +79,7 @@ async fn login_post(State(state): State<AppState>, ClientAddr(client): ClientAdd
 async fn login(state: &AppState, client: std::net::IpAddr, headers: &HeaderMap, init: Initiation) -> Response {
     let started = async {
         state.limits.sign_in_started(client).await?;
-        launch::login(state, &init, &origin(state, headers)).await
+        launch::login(state, &init, &state.origin(headers)).await
     }
     .await;
     match started {
@@ -114,20 +100,9 @@ struct LaunchForm {
     state: String,
 }
 
-fn cookie_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| v.trim())
-}
-
 async fn launch_post(State(state): State<AppState>, ClientAddr(client): ClientAddr, headers: HeaderMap, ApiForm(form): ApiForm<LaunchForm>) -> Response {
     let done = async {
-        let launch = launch::verify(&state, &form.id_token, &form.state, cookie_value(&headers, STATE_COOKIE)).await?;
+        let launch = launch::verify(&state, &form.id_token, &form.state, auth::cookie(&headers, STATE_COOKIE)).await?;
         if launch.message_type() == launch::DEEP_LINKING {
             if !people::teaches(&launch) {
                 return Err(LtiError::Refused(crate::refusals::AccountRefusal::LtiFailed, "a Deep Linking request from someone who does not teach".into()));
@@ -172,7 +147,7 @@ struct PickForm {
 /// to the platform (its origin joins this page's `form-action`).
 async fn pick(State(state): State<AppState>, user: Result<Option<CurrentUser>>, headers: HeaderMap, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PickForm>) -> Response {
     let Ok(Some(CurrentUser(user))) = user else { return Redirect::to("/signin").into_response() };
-    match deep_linking::answer(&state.db, &user, &id, &form.lesson, &origin(&state, &headers)).await {
+    match deep_linking::answer(&state.db, &user, &id, &form.lesson, &state.origin(&headers)).await {
         Ok((return_url, jwt, platform, title)) => {
             use leptos::prelude::*;
             let heading = format!("“{title}” is ready for {platform}");

@@ -236,12 +236,7 @@ where
 
 /// One claim of a token already verified, as text.
 fn claim_of(token: &CoreIdToken, claim: &str) -> Option<String> {
-    use base64::Engine;
-    let jwt = token.to_string();
-    let payload = jwt.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
-    let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    match json.get(claim)? {
+    match crate::server::http::outbound::verified_claims(&token.to_string())?.get(claim)? {
         serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().chars().take(200).collect()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,

@@ -73,21 +73,6 @@ struct BeginQuery {
     join: Option<String>,
 }
 
-/// This site's origin, for the address the provider sends people back to:
-/// `MARGIN_PUBLIC_URL`, else the host the request was sent to.
-fn origin(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(public) = &state.config.public_origin {
-        return public.clone();
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')))
-        .map(str::to_string)
-        .unwrap_or_else(|| state.leptos_options.site_addr.to_string());
-    format!("http://{host}")
-}
-
 /// The page a refusal goes back to.
 fn back(purpose: &Purpose, refusal: AccountRefusal) -> Response {
     let code = refusal.code();
@@ -107,24 +92,13 @@ fn state_cookie(state: &AppState, value: &str, max_age: u64) -> String {
     format!("{STATE_COOKIE}={value}; Path=/auth/sso; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
 }
 
-fn cookie_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| v.trim())
-}
-
 async fn go(state: &AppState, client: std::net::IpAddr, headers: &HeaderMap, provider: &str, purpose: Purpose) -> Response {
     if state.sso.get(provider).is_err() {
         return AppError::NotFound.into_response();
     }
     let started = async {
         state.limits.sign_in_started(client).await?;
-        flow::start(state, provider, &origin(state, headers), &purpose).await
+        flow::start(state, provider, &state.origin(headers), &purpose).await
     }
     .await;
     match started {
@@ -170,7 +144,7 @@ struct CallbackQuery {
 async fn callback(State(state): State<AppState>, ClientAddr(client): ClientAddr, headers: HeaderMap, ApiPath(provider): ApiPath<String>, ApiQuery(query): ApiQuery<CallbackQuery>) -> Response {
     let clear = state_cookie(&state, "", 0);
     let returned = query.state.as_deref().unwrap_or_default();
-    let (purpose, check) = match flow::take(&state, &provider, returned, cookie_value(&headers, STATE_COOKIE)).await {
+    let (purpose, check) = match flow::take(&state, &provider, returned, auth::cookie(&headers, STATE_COOKIE)).await {
         Ok(taken) => taken,
         Err(e) => {
             tracing::warn!(provider, reason = %e, "school-account sign-in refused");
