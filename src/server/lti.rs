@@ -4,7 +4,8 @@
 //! launch itself, from the platform's login initiation to a verified ID
 //! token (`launch`), who the launch is and where it opens (`people`), a
 //! teacher choosing a lesson for the LMS (`deep_linking`), scores back to
-//! it (`grades`), the course's roster (`roster`), and the doors (`routes`).
+//! it (`grades`), the course's roster (`roster`), the access tokens both
+//! need (`tokens`), and the doors (`routes`).
 
 pub mod deep_linking;
 pub mod grades;
@@ -14,3 +15,4 @@ pub mod people;
 pub mod platforms;
 pub mod roster;
 pub mod routes;
+pub mod tokens;

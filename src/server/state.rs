@@ -49,9 +49,9 @@ pub struct AppState {
     /// The LMS platforms' published keys (`lti::platforms`).
     #[from_ref(skip)]
     pub lti_keys: Arc<crate::server::lti::platforms::PlatformKeys>,
-    /// Access tokens from the LMS platforms (`lti::grades`).
+    /// Access tokens from the LMS platforms (`lti::tokens`).
     #[from_ref(skip)]
-    pub lti_tokens: Arc<crate::server::lti::grades::AccessTokens>,
+    pub lti_tokens: Arc<crate::server::lti::tokens::AccessTokens>,
 }
 
 impl AppState {

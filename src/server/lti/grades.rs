@@ -4,24 +4,16 @@
 //! "Check answers" then posts the score of the answers Margin marks to every
 //! line item of that lesson on a platform the student came from, in the
 //! background: the student's check never waits on the LMS. Margin proves
-//! itself to the platform's token address with a JWT signed by its own key
-//! (`keys`); the access token is kept until shortly before it expires.
+//! itself to the platform's token address (`tokens`).
 //! Every passback is logged without its tokens.
-
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
 
 use serde_json::json;
 
-use super::{keys, launch::Launch, platforms::{self, Platform}};
+use super::{launch::Launch, platforms};
 use crate::server::{
     classes::sheets::Checked,
     db::{self, Db},
-    http::{error::AppError, outbound},
-    ids,
+    http::error::AppError,
     state::AppState,
 };
 
@@ -109,59 +101,5 @@ async fn send(state: &AppState, platform_id: &str, line_item: &str, body: &serde
         Ok(())
     } else {
         Err(format!("the platform answered {}", answer.status()))
-    }
-}
-
-/// Access tokens from each platform, by scope, kept until shortly before they expire.
-pub struct AccessTokens {
-    pub(crate) http: reqwest::Client,
-    kept: Mutex<HashMap<(String, String), (Instant, String)>>,
-}
-
-impl Default for AccessTokens {
-    fn default() -> Self {
-        Self { http: outbound::http(), kept: Mutex::new(HashMap::new()) }
-    }
-}
-
-impl AccessTokens {
-    pub async fn get(&self, db: &Db, platform: &Platform, scope: &str) -> Result<String, String> {
-        let key = (platform.id.clone(), scope.to_string());
-        if let Some((until, token)) = self.kept.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            if Instant::now() < *until {
-                return Ok(token.clone());
-            }
-        }
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let assertion = keys::sign(
-            db,
-            &json!({ "iss": platform.client_id, "sub": platform.client_id, "aud": platform.token_url, "iat": now, "exp": now + 300, "jti": ids::random_hex(16) }),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-        let form = [
-            ("grant_type", "client_credentials"),
-            ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
-            ("client_assertion", assertion.as_str()),
-            ("scope", scope),
-        ];
-        let body = serde_urlencoded::to_string(form).map_err(|e| e.to_string())?;
-        let answer = self
-            .http
-            .post(&platform.token_url)
-            .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await.map_err(|e| e.without_url().to_string())?;
-        if !answer.status().is_success() {
-            return Err(format!("the platform's token address answered {}", answer.status()));
-        }
-        let bytes = answer.bytes().await.map_err(|e| e.without_url().to_string())?;
-        let reply: serde_json::Value = serde_json::from_slice(&bytes[..bytes.len().min(64 * 1024)]).map_err(|_| "the token answer is not JSON".to_string())?;
-        let token = reply["access_token"].as_str().filter(|t| !t.is_empty()).ok_or("the token answer has no access token")?.to_string();
-        let lasts = reply["expires_in"].as_u64().unwrap_or(300).clamp(30, 24 * 3600);
-        let until = Instant::now() + Duration::from_secs(lasts.saturating_sub(30).max(1));
-        self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (until, token.clone()));
-        Ok(token)
     }
 }

@@ -66,16 +66,6 @@ pub async fn land(state: &AppState, client: IpAddr, launch: &Launch) -> Result<(
             (None, Some(context_id)) => Some(make_class(state, launch, &user, context_id).await?),
             (None, None) => None,
         };
-        if let (Some(context_id), Some(class_id)) = (&context, &class_id) {
-            if super::roster::remember(&state.db, launch, context_id).await? {
-                let (state, class_id) = (state.clone(), class_id.clone());
-                tokio::spawn(async move {
-                    if let Err(why) = super::roster::sync(&state, &class_id).await {
-                        tracing::warn!(class = %class_id, reason = %why, "the roster could not be read from the LMS");
-                    }
-                });
-            }
-        }
         let owned = match &lesson {
             Some(l) => sqlx::query_scalar::<_, String>("SELECT id FROM lessons WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL")
                 .bind(l)

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{
-    grades::AccessTokens,
+    tokens::AccessTokens,
     launch::Launch,
     people,
     platforms::{self, Platform},
@@ -25,8 +25,31 @@ const MEMBERSHIPS: &str = "application/vnd.ims.lti-nrps.v2.membershipcontainer+j
 const MAX_PAGES: usize = 20;
 const MAX_MEMBERS: usize = 2000;
 
+/// After an instructor's launch that names the course's roster: kept, and
+/// read in the background.
+pub async fn after_launch(state: &AppState, launch: &Launch) -> Result<(), AppError> {
+    let Some(context_id) = launch.lti("context")["id"].as_str().filter(|c| !c.is_empty()) else { return Ok(()) };
+    if !people::teaches(launch) || !remember(&state.db, launch, context_id).await? {
+        return Ok(());
+    }
+    let class: Option<String> = sqlx::query_scalar("SELECT class_id FROM lti_contexts WHERE platform_id = $1 AND context_id = $2")
+        .bind(&launch.platform.id)
+        .bind(context_id)
+        .fetch_optional(&state.db)
+        .await?;
+    if let Some(class_id) = class {
+        let state = state.clone();
+        tokio::spawn(async move {
+            if let Err(why) = sync(&state, &class_id).await {
+                tracing::warn!(class = %class_id, reason = %why, "the roster could not be read from the LMS");
+            }
+        });
+    }
+    Ok(())
+}
+
 /// Keeps where the launch's course lists its members.
-pub async fn remember(db: &Db, launch: &Launch, context_id: &str) -> Result<bool, AppError> {
+async fn remember(db: &Db, launch: &Launch, context_id: &str) -> Result<bool, AppError> {
     let Some(url) = launch.claims[NRPS_CLAIM]["context_memberships_url"].as_str().filter(|u| (u.starts_with("https://") || u.starts_with("http://")) && u.len() <= 2000) else {
         return Ok(false);
     };

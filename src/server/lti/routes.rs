@@ -116,6 +116,7 @@ async fn launch_post(State(state): State<AppState>, ClientAddr(client): ClientAd
             return Ok((user, format!("/lti/pick/{pick}")));
         }
         let (user, to) = people::land(&state, client, &launch).await?;
+        super::roster::after_launch(&state, &launch).await?;
         tracing::info!(user = %user.id, platform = %launch.platform.id, teacher = !user.is_student(), "LMS launch");
         Ok::<_, LtiError>((user, to))
     }
