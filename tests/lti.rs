@@ -365,6 +365,11 @@ async fn a_students_check_sends_their_score_to_the_lms() {
     let code: String = sqlx::query_scalar("SELECT join_code FROM classes").fetch_one(&app.state.db).await.unwrap();
     let kim = common::classes::student(&app, "kim@lincoln.example.org", &code).await;
     assert_eq!(app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&kim), json!({})).await.status, StatusCode::OK);
+    // Nothing is queued for Kim: a score is sent only where the lookup below finds a line item.
+    let (kim_id, sam_id) = (me(&app, &kim).await["id"].as_str().unwrap().to_string(), me(&app, &sam).await["id"].as_str().unwrap().to_string());
+    assert!(margin::server::lti::grades::targets(&app.state.db, &lesson.id, &kim_id).await.unwrap().is_empty(), "a code-joined student's score goes nowhere");
+    let sams = margin::server::lti::grades::targets(&app.state.db, &lesson.id, &sam_id).await.unwrap();
+    assert_eq!(sams.iter().map(|(_, item, sub)| (item.as_str(), sub.as_str())).collect::<Vec<_>>(), [(format!("{}/lineitems/7/lineitem", lms.issuer).as_str(), "learner-1")]);
     // Sam checks once more after Kim: every score that arrives is Sam's.
     app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&sam), json!({})).await;
     let mut waited = 0;

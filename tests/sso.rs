@@ -139,8 +139,10 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     let session = r.cookie("margin_session").expect("a session");
     let ada = me(&app, &session).await;
     assert_eq!((ada["email"].as_str(), ada["role"].as_str(), ada["school_id"].as_str()), (Some("ada@lincoln.example.org"), Some("teacher"), Some(admin_school.as_str())));
+    let hash: String = sqlx::query_scalar("SELECT password_hash FROM users WHERE email = 'ada@lincoln.example.org'").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(hash, "", "an account made by a school account has no password");
     let by_password = app.post_json("/api/auth/login", Auth::None, json!({"email": "ada@lincoln.example.org", "password": ""})).await;
-    assert_eq!(by_password.status, StatusCode::BAD_REQUEST, "an account made by a school account has no password");
+    assert_eq!(by_password.status, StatusCode::BAD_REQUEST, "and an empty one does not sign in");
     // The state cookie is cleared on the way back.
     assert!(r.headers.get_all(header::SET_COOKIE).iter().any(|c| c.to_str().unwrap().starts_with("margin_sso=;")));
 

@@ -140,11 +140,19 @@ struct CheckReply {
     score: String,
 }
 
+/// A student's "Check answers": marked and kept, then what follows every
+/// check: the teacher's wrong-answer counts and, for a student who came from
+/// an LMS, the score sent back there.
+async fn check(state: &AppState, lesson_id: &str, student_id: &str, items: &[Item]) -> Result<sheets::Checked> {
+    let (checked, answers, checks) = sheets::check(&state.db, lesson_id, student_id, items).await?;
+    super::wrong_answers::after_check(state, lesson_id, items, &checked, &answers, checks).await;
+    crate::server::lti::grades::after_check(state, lesson_id, student_id, &checked).await;
+    Ok(checked)
+}
+
 async fn api_check(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Json<CheckReply>> {
     let items = items(&state, &user, &id).await?;
-    let (checked, answers, checks) = sheets::check(&state.db, &id, &user.id, &items).await?;
-    super::wrong_answers::after_check(&state, &id, &items, &checked, &answers, checks).await;
-    crate::server::lti::grades::after_check(&state, &id, &user.id, &checked).await;
+    let checked = check(&state, &id, &user.id, &items).await?;
     Ok(Json(CheckReply { score: score_line(checked.right, checked.graded), checked }))
 }
 
@@ -211,9 +219,7 @@ async fn form_answers(State(state): State<AppState>, user: Result<Option<Member>
         }
         let saved = sheets::save(&state.db, &id, &user.id, &items, &sent, seen_of(&fields)).await?;
         if fields.iter().any(|(k, _)| k == "_check") {
-            let (checked, answers, checks) = sheets::check(&state.db, &id, &user.id, &items).await?;
-            super::wrong_answers::after_check(&state, &id, &items, &checked, &answers, checks).await;
-            crate::server::lti::grades::after_check(&state, &id, &user.id, &checked).await;
+            check(&state, &id, &user.id, &items).await?;
         }
         Ok::<_, AppError>(saved.conflicts.len())
     };

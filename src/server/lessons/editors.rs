@@ -64,15 +64,15 @@ pub async fn invite(db: &Db, owner: &str, id: &str, email: &str) -> Result<Vec<E
     let current = list(db, owner, id).await?;
     let email = email.trim();
     let not_colleague = || AppError::BadRequest(format!("“{email}” is not a teacher at your school. Invite a colleague by the email they sign in with."));
-    let found: Option<(String, String, Option<String>)> = sqlx::query_as(
-        "SELECT u.id, u.role, u.school_id FROM users u JOIN users o ON o.id = $2
+    let found: Option<(String, String)> = sqlx::query_as(
+        "SELECT u.id, u.role FROM users u JOIN users o ON o.id = $2
          WHERE LOWER(u.email) = LOWER($1) AND u.school_id IS NOT NULL AND u.school_id = o.school_id",
     )
     .bind(email)
     .bind(owner)
     .fetch_optional(db)
     .await?;
-    let (user_id, role, _) = found.ok_or_else(not_colleague)?;
+    let (user_id, role) = found.ok_or_else(not_colleague)?;
     if role == "student" {
         return Err(not_colleague());
     }

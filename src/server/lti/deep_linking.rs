@@ -83,9 +83,18 @@ pub async fn view(db: &Db, teacher: &UserInfo, id: &str) -> Result<DeepLinkPick>
     Ok(DeepLinkPick { id: id.to_string(), platform: platform.name, lessons })
 }
 
-/// The answer to the platform for `lesson`: where it goes, the signed JWT,
-/// the platform's name and the lesson's title. The request is used up.
-pub async fn answer(db: &Db, teacher: &UserInfo, id: &str, lesson_id: &str, origin: &str) -> Result<(String, String, String, String)> {
+/// The teacher's choice, signed, ready to go back to the platform.
+pub struct Answer {
+    /// Where the platform takes it.
+    pub return_url: String,
+    /// `LtiDeepLinkingResponse`, signed by Margin's key.
+    pub jwt: String,
+    pub platform: String,
+    pub title: String,
+}
+
+/// The answer to the platform for `lesson`. The request is used up.
+pub async fn answer(db: &Db, teacher: &UserInfo, id: &str, lesson_id: &str, origin: &str) -> Result<Answer> {
     let p = pending(db, teacher, id).await?;
     let lesson = lessons::get_own(db, &teacher.id, lesson_id).await?;
     let platform = platforms::get(db, &p.platform_id).await?.ok_or(AppError::NotFound)?;
@@ -114,5 +123,5 @@ pub async fn answer(db: &Db, teacher: &UserInfo, id: &str, lesson_id: &str, orig
     }
     let jwt = keys::sign(db, &claims).await?;
     tracing::info!(platform = %platform.id, lesson = %lesson.id, "lesson linked into an LMS");
-    Ok((p.return_url, jwt, platform.name, lesson.title))
+    Ok(Answer { return_url: p.return_url, jwt, platform: platform.name, title: lesson.title })
 }

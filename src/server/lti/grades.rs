@@ -37,20 +37,27 @@ pub async fn remember(db: &Db, launch: &Launch, lesson_id: &str) -> Result<(), A
     Ok(())
 }
 
+/// Where a student's score for a lesson goes: (platform, line item, the
+/// student's id there) for each line item of the lesson on a platform the
+/// student came from. None for a student who joined with a class code.
+pub async fn targets(db: &Db, lesson_id: &str, student_id: &str) -> Result<Vec<(String, String, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT li.platform_id, li.line_item, x.subject FROM lti_line_items li JOIN lti_users x ON x.platform_id = li.platform_id
+         WHERE li.lesson_id = $1 AND x.user_id = $2",
+    )
+    .bind(lesson_id)
+    .bind(student_id)
+    .fetch_all(db)
+    .await
+}
+
 /// After a student's check: their score to every line item of the lesson on
 /// the platforms they came from, in the background.
 pub async fn after_check(state: &AppState, lesson_id: &str, student_id: &str, checked: &Checked) {
     if checked.graded == 0 {
         return;
     }
-    let targets: Result<Vec<(String, String, String)>, sqlx::Error> = sqlx::query_as(
-        "SELECT li.platform_id, li.line_item, x.subject FROM lti_line_items li JOIN lti_users x ON x.platform_id = li.platform_id
-         WHERE li.lesson_id = $1 AND x.user_id = $2",
-    )
-    .bind(lesson_id)
-    .bind(student_id)
-    .fetch_all(&state.db)
-    .await;
+    let targets = targets(&state.db, lesson_id, student_id).await;
     let targets = match targets {
         Ok(t) if !t.is_empty() => t,
         Ok(_) => return,

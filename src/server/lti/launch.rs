@@ -53,7 +53,7 @@ impl LtiError {
         }
     }
 
-    fn failed(reason: impl Into<String>) -> Self {
+    pub(super) fn failed(reason: impl Into<String>) -> Self {
         Self::Refused(AccountRefusal::LtiFailed, reason.into())
     }
 }
@@ -160,12 +160,12 @@ pub async fn verify(state: &AppState, id_token: &str, returned: &str, cookie: Op
     if cookie.is_some_and(|c| c != returned) {
         return Err(expired("the state is not the one this browser started with"));
     }
-    let hash = token_hash(returned);
-    let row: Option<(String, String, String)> = sqlx::query_as("SELECT platform_id, nonce, expires_at FROM lti_logins WHERE state_hash = $1").bind(&hash).fetch_optional(&state.db).await?;
+    // One use, even when two launches race: the one whose DELETE returns the row goes on.
+    let row: Option<(String, String, String)> = sqlx::query_as("DELETE FROM lti_logins WHERE state_hash = $1 RETURNING platform_id, nonce, expires_at")
+        .bind(token_hash(returned))
+        .fetch_optional(&state.db)
+        .await?;
     let Some((platform_id, nonce, expires_at)) = row else { return Err(expired("no launch was started with this state, or it was used")) };
-    if sqlx::query("DELETE FROM lti_logins WHERE state_hash = $1").bind(&hash).execute(&state.db).await?.rows_affected() != 1 {
-        return Err(expired("the launch was used"));
-    }
     if expires_at < db::time::now() {
         return Err(expired("the launch took longer than ten minutes"));
     }

@@ -59,7 +59,7 @@ pub async fn land(state: &AppState, client: IpAddr, launch: &Launch) -> Result<(
     let lesson = launch.lti("custom")["lesson"].as_str().map(str::to_string);
     if teacher {
         if user.is_student() {
-            return Err(LtiError::failed_with("an instructor's launch for a student's account"));
+            return Err(LtiError::failed("an instructor's launch for a student's account"));
         }
         let class_id = match (class, &context) {
             (Some(c), _) => Some(c),
@@ -95,7 +95,7 @@ pub async fn land(state: &AppState, client: IpAddr, launch: &Launch) -> Result<(
         return Ok((user, to));
     }
     if !user.is_student() {
-        return Err(LtiError::failed_with("a learner's launch for a teacher's account"));
+        return Err(LtiError::failed("a learner's launch for a teacher's account"));
     }
     if let Some(c) = &class {
         classes::add_member(&state.db, c, &user.id).await?;
@@ -121,12 +121,6 @@ pub async fn land(state: &AppState, client: IpAddr, launch: &Launch) -> Result<(
         _ => "/learn".into(),
     };
     Ok((user, to))
-}
-
-impl LtiError {
-    fn failed_with(reason: &str) -> Self {
-        Self::Refused(AccountRefusal::LtiFailed, reason.into())
-    }
 }
 
 async fn class_of(state: &AppState, platform: &str, context: &str) -> Result<Option<String>, LtiError> {
@@ -155,7 +149,7 @@ async fn make_class(state: &AppState, launch: &Launch, teacher: &UserInfo, conte
     if linked.rows_affected() == 0 {
         // Two instructors' first launches at once: the other's class stands.
         sqlx::query("DELETE FROM classes WHERE id = $1").bind(&class.id).execute(&state.db).await?;
-        return class_of(state, &launch.platform.id, context_id).await?.ok_or_else(|| LtiError::failed_with("the course's class vanished"));
+        return class_of(state, &launch.platform.id, context_id).await?.ok_or_else(|| LtiError::failed("the course's class vanished"));
     }
     tracing::info!(class = %class.id, platform = %launch.platform.id, "class made for an LMS course");
     Ok(class.id)

@@ -3,12 +3,6 @@
 //! launch first needs them, kept for an hour, fetched again when a token
 //! names a key not yet seen (the platform rotated its keys).
 
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
-
 use openidconnect::{core::CoreJsonWebKeySet, JsonWebKeySetUrl};
 use serde::{Deserialize, Serialize};
 
@@ -25,8 +19,6 @@ use crate::{
     },
 };
 
-/// How long a platform's keys are kept.
-const KEEP: Duration = Duration::from_secs(3600);
 /// Deployments one platform may list.
 const MAX_DEPLOYMENTS: usize = 50;
 
@@ -190,12 +182,12 @@ pub async fn deployment_known(db: &Db, platform_id: &str, deployment_id: &str) -
 /// Each platform's published keys, shared by every request.
 pub struct PlatformKeys {
     http: reqwest::Client,
-    kept: Mutex<HashMap<String, (Instant, CoreJsonWebKeySet)>>,
+    kept: outbound::Kept<CoreJsonWebKeySet>,
 }
 
 impl Default for PlatformKeys {
     fn default() -> Self {
-        Self { http: outbound::http(), kept: Mutex::new(HashMap::new()) }
+        Self { http: outbound::http(), kept: outbound::Kept::default() }
     }
 }
 
@@ -203,15 +195,14 @@ impl PlatformKeys {
     /// The platform's keys, kept for an hour; `fresh` fetches them again.
     pub async fn of(&self, platform: &Platform, fresh: bool) -> std::result::Result<CoreJsonWebKeySet, String> {
         if !fresh {
-            let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).get(&platform.id).filter(|(at, _)| at.elapsed() < KEEP).map(|(_, k)| k.clone());
-            if let Some(k) = kept {
+            if let Some(k) = self.kept.get(&platform.id) {
                 return Ok(k);
             }
         }
         let url = JsonWebKeySetUrl::new(platform.jwks_url.clone()).map_err(|e| format!("the keys address: {e}"))?;
         let client = outbound::client(&self.http);
         let keys = CoreJsonWebKeySet::fetch_async(&url, &client).await.map_err(|e| format!("fetching the platform's keys: {}", error_chain(&e)))?;
-        self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(platform.id.clone(), (Instant::now(), keys.clone()));
+        self.kept.keep(&platform.id, keys.clone());
         Ok(keys)
     }
 }

@@ -17,7 +17,11 @@ use super::{
     people,
     platforms::{self, Platform},
 };
-use crate::server::{db::Db, http::error::AppError, state::AppState};
+use crate::server::{
+    db::Db,
+    http::{error::AppError, outbound},
+    state::AppState,
+};
 
 pub const NRPS_CLAIM: &str = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice";
 pub const ROSTER_SCOPE: &str = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly";
@@ -152,14 +156,7 @@ async fn read(tokens: &AccessTokens, db: &Db, platform: &Platform, first: &str) 
             .flat_map(|v| v.split(','))
             .find(|l| l.contains("rel=\"next\""))
             .and_then(|l| l.split_once('<').and_then(|(_, rest)| rest.split_once('>')).map(|(u, _)| u.to_string()));
-        let mut bytes = Vec::new();
-        let mut answer = answer;
-        while let Some(chunk) = answer.chunk().await.map_err(|e| e.without_url().to_string())? {
-            if bytes.len() + chunk.len() > 1024 * 1024 {
-                return Err("a roster page is larger than 1 MiB".into());
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+        let bytes = outbound::read_capped(answer, 1024 * 1024).await.map_err(|e| format!("a roster page: {e}"))?;
         let page: Value = serde_json::from_slice(&bytes).map_err(|_| "a roster page is not JSON".to_string())?;
         members.extend(page["members"].as_array().cloned().unwrap_or_default());
         if members.len() > MAX_MEMBERS {

@@ -149,7 +149,7 @@ struct PickForm {
 async fn pick(State(state): State<AppState>, user: Result<Option<CurrentUser>>, headers: HeaderMap, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PickForm>) -> Response {
     let Ok(Some(CurrentUser(user))) = user else { return Redirect::to("/signin").into_response() };
     match deep_linking::answer(&state.db, &user, &id, &form.lesson, &state.origin(&headers)).await {
-        Ok((return_url, jwt, platform, title)) => {
+        Ok(deep_linking::Answer { return_url, jwt, platform, title }) => {
             use leptos::prelude::*;
             let heading = format!("“{title}” is ready for {platform}");
             let button = format!("Add it to {platform}");

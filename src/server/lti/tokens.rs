@@ -59,8 +59,8 @@ impl AccessTokens {
         if !answer.status().is_success() {
             return Err(format!("the platform's token address answered {}", answer.status()));
         }
-        let bytes = answer.bytes().await.map_err(|e| e.without_url().to_string())?;
-        let reply: serde_json::Value = serde_json::from_slice(&bytes[..bytes.len().min(64 * 1024)]).map_err(|_| "the token answer is not JSON".to_string())?;
+        let bytes = outbound::read_capped(answer, 64 * 1024).await?;
+        let reply: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| "the token answer is not JSON".to_string())?;
         let token = reply["access_token"].as_str().filter(|t| !t.is_empty()).ok_or("the token answer has no access token")?.to_string();
         let lasts = reply["expires_in"].as_u64().unwrap_or(300).clamp(30, 24 * 3600);
         let until = Instant::now() + Duration::from_secs(lasts.saturating_sub(30).max(1));

@@ -151,19 +151,15 @@ pub async fn take(state: &AppState, provider: &str, returned: &str, cookie: Opti
     if returned.is_empty() || cookie != Some(returned) {
         return Err(SsoError::Expired("the state is not the one this browser started with"));
     }
-    let hash = token_hash(returned);
+    // One use, even when two answers race: the one whose DELETE returns the row goes on.
     let row: Option<Pending> = sqlx::query_as(
-        "SELECT provider, nonce, pkce_verifier, redirect_uri, expires_at, next_path, join_code, link_user_id FROM sso_logins WHERE state_hash = $1",
+        "DELETE FROM sso_logins WHERE state_hash = $1 \
+         RETURNING provider, nonce, pkce_verifier, redirect_uri, expires_at, next_path, join_code, link_user_id",
     )
-    .bind(&hash)
+    .bind(token_hash(returned))
     .fetch_optional(&state.db)
     .await?;
     let Some(row) = row else { return Err(SsoError::Expired("no sign-in was started with this state, or it was used")) };
-    // One use, even when two answers race: only the one that deletes it goes on.
-    let taken = sqlx::query("DELETE FROM sso_logins WHERE state_hash = $1").bind(&hash).execute(&state.db).await?.rows_affected();
-    if taken != 1 {
-        return Err(SsoError::Expired("the sign-in was used"));
-    }
     if row.expires_at < db::time::now() {
         return Err(SsoError::Expired("the sign-in took longer than ten minutes"));
     }

@@ -7,12 +7,6 @@
 //! Requests go through `http::outbound` (openidconnect's own clients are
 //! left out).
 
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
-
 use openidconnect::{core::CoreProviderMetadata, HttpRequest, IssuerUrl};
 
 use crate::{
@@ -21,8 +15,6 @@ use crate::{
     settings::Env,
 };
 
-/// How long a provider's discovery document and keys are kept.
-const KEEP: Duration = Duration::from_secs(3600);
 
 /// One provider as configured.
 #[derive(Clone)]
@@ -103,12 +95,12 @@ pub enum ProviderError {
 pub struct Providers {
     configs: Vec<ProviderConfig>,
     http: reqwest::Client,
-    published: Mutex<HashMap<String, (Instant, CoreProviderMetadata)>>,
+    published: outbound::Kept<CoreProviderMetadata>,
 }
 
 impl Providers {
     pub fn new(configs: Vec<ProviderConfig>) -> Self {
-        Self { configs, http: outbound::http(), published: Mutex::new(HashMap::new()) }
+        Self { configs, http: outbound::http(), published: outbound::Kept::default() }
     }
 
     /// The buttons: every provider, in the order configured.
@@ -130,15 +122,14 @@ impl Providers {
     pub async fn metadata(&self, id: &str, fresh: bool) -> Result<CoreProviderMetadata, ProviderError> {
         let config = self.get(id)?;
         if !fresh {
-            let kept = self.published.lock().unwrap_or_else(|e| e.into_inner()).get(id).filter(|(at, _)| at.elapsed() < KEEP).map(|(_, m)| m.clone());
-            if let Some(m) = kept {
+            if let Some(m) = self.published.get(id) {
                 return Ok(m);
             }
         }
         let issuer = IssuerUrl::new(config.issuer.clone()).map_err(|e| ProviderError::Discovery(e.to_string()))?;
         let client = self.client();
         let metadata = CoreProviderMetadata::discover_async(issuer, &client).await.map_err(|e| ProviderError::Discovery(error_chain(&e)))?;
-        self.published.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), (Instant::now(), metadata.clone()));
+        self.published.keep(id, metadata.clone());
         Ok(metadata)
     }
 

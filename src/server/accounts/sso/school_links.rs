@@ -22,10 +22,12 @@ const PUBLIC_DOMAINS: &[&str] = &[
     "aol.com", "proton.me", "protonmail.com", "gmx.com", "gmx.net", "gmx.de", "web.de", "mail.com", "zoho.com", "yandex.com", "yandex.ru", "mail.ru",
     "qq.com", "163.com", "126.com", "fastmail.com", "hey.com", "tutanota.com", "laposte.net", "orange.fr", "free.fr", "libero.it",
 ];
+/// Mail services with a domain in many countries (yahoo.co.uk, hotmail.fr…).
+const PUBLIC_PREFIXES: &[&str] = &["yahoo.", "hotmail.", "outlook."];
 
 pub fn is_public_domain(domain: &str) -> bool {
     let domain = domain.trim().to_ascii_lowercase();
-    PUBLIC_DOMAINS.iter().any(|d| domain == *d || domain.starts_with("yahoo.") || domain.starts_with("hotmail.") || domain.starts_with("outlook."))
+    PUBLIC_DOMAINS.contains(&domain.as_str()) || PUBLIC_PREFIXES.iter().any(|p| domain.starts_with(p))
 }
 
 /// The school linked to `value` (a domain or tenant) for `provider`.
