@@ -13,6 +13,8 @@
 //! (every block gets a stable id; existing ids are kept) → `to_xml`.
 
 pub mod answers;
+#[cfg(feature = "ssr")]
+mod archive;
 mod change;
 #[cfg(feature = "ssr")]
 mod changes;

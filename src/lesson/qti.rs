@@ -119,6 +119,18 @@ fn inline_gapped(e: &Element) -> Vec<Node> {
     inline(e, &mut |_| Node::Text("_____".into()))
 }
 
+/// Every answer a blank accepts: its answer first, then its alternatives,
+/// each once.
+fn accepted_answers(blank: &Element) -> Vec<String> {
+    let mut accepted: Vec<String> = Vec::new();
+    for a in std::iter::once(blank.attr("answer").unwrap_or_default().to_string()).chain(blank.attr("alts").map(super::answers::list).unwrap_or_default()) {
+        if !accepted.contains(&a) {
+            accepted.push(a);
+        }
+    }
+    accepted
+}
+
 /// The first child element named `name`.
 fn first<'a>(e: &'a Element, name: &str) -> Option<&'a Element> {
     e.elements().find(|c| c.name == name)

@@ -11,7 +11,7 @@
 //! are not read back: a document whose text no longer matches what Margin
 //! wrote is refused with a sentence, rather than imported without them.
 
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 
 use base64::Engine;
 use docx_rs::{Docx, Paragraph, Run, Style, StyleType, Table, TableCell, TableRow};
@@ -97,14 +97,11 @@ pub fn lesson_of_docx(bytes: &[u8]) -> Result<String, String> {
 
 /// One part of the archive as text, read to `MAX_PART_BYTES` at most.
 fn part(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
-    let unreadable = || "The file is not a Word document (.docx) that can be opened.".to_string();
-    let entry = zip.by_name(name).map_err(|_| unreadable())?;
-    let mut text = String::new();
-    let read = entry.take(MAX_PART_BYTES + 1).read_to_string(&mut text).map_err(|_| unreadable())?;
-    if read as u64 > MAX_PART_BYTES {
-        return Err("The Word document is far larger than any lesson: it cannot be imported.".into());
-    }
-    Ok(text)
+    use super::archive::{self, PartError};
+    archive::part(zip, name, MAX_PART_BYTES).map_err(|e| match e {
+        PartError::TooLarge => "The Word document is far larger than any lesson: it cannot be imported.".into(),
+        PartError::Missing | PartError::Unreadable | PartError::NotText => "The file is not a Word document (.docx) that can be opened.".to_string(),
+    })
 }
 
 /// The text of `word/document.xml`, paragraph by paragraph (separated by

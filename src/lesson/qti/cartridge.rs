@@ -12,7 +12,7 @@
 //! stay out of the quiz (a platform would show them to students as
 //! feedback); the QTI 2.1 package carries them for scorers.
 
-use super::{document, el, first, html_of, inline, inline_gapped, zip, Build, XSI};
+use super::{accepted_answers, document, el, first, html_of, inline, inline_gapped, read::descendants, zip, Build, XSI};
 use crate::lesson::{to_html, walk::exercise_head, Audience, Element, ExerciseKind, Node};
 
 const CC_NS: &str = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1";
@@ -127,8 +127,7 @@ fn questions(root: &Element) -> Vec<Question> {
                         let marked = inline(p, &mut |b| if b.id() == Some(asked_id) { Node::Element(el("strong").with_text(format!("[{}] _____", i + 1))) } else { Node::Text("_____".into()) });
                         let hint = asked.attr("hint").map(|h| format!(" ({})", crate::lesson::escape_text(h))).unwrap_or_default();
                         let text = format!("<p>{}</p><p>Fill in gap [{}]{hint}.</p>", html_of(marked), i + 1);
-                        let accepted = std::iter::once(asked.attr("answer").unwrap_or_default().to_string()).chain(asked.attr("alts").map(crate::lesson::answers::list).unwrap_or_default()).collect();
-                        push(asked_id, "cc.fib.v0p1", text, Answer::Typed(accepted));
+                        push(asked_id, "cc.fib.v0p1", text, Answer::Typed(accepted_answers(asked)));
                     }
                 }
             }
@@ -153,15 +152,6 @@ fn questions(root: &Element) -> Vec<Question> {
                 push(&id, "cc.essay.v0p1", prompt_html(ex), Answer::Essay);
             }
         }
-    }
-    out
-}
-
-fn descendants(e: &Element) -> Vec<&Element> {
-    let mut out = Vec::new();
-    for c in e.elements() {
-        out.push(c);
-        out.extend(descendants(c));
     }
     out
 }

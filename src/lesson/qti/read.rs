@@ -17,10 +17,10 @@
 
 use std::{
     collections::HashSet,
-    io::{Cursor, Read},
+    io::Cursor,
 };
 
-use super::{el, first, Build};
+use super::{el, first, write, Build};
 use crate::lesson::{schema::valid_id, Element, ExerciseKind, Node};
 
 /// The most an archive's part is read to, unpacked.
@@ -107,7 +107,7 @@ pub fn lesson_of_package(bytes: &[u8]) -> Result<Imported, String> {
     // QTI 1.2: a cartridge's quizzes, or Canvas's classic quizzes.
     let mut quiz_title = None;
     for href in old_quizzes {
-        let read = part(&mut zip, &joined(&manifest_name, &href)).ok().and_then(|t| super::read_v1::quiz(&t, &mut reader.left_out));
+        let read = part(&mut zip, &joined(&manifest_name, &href)).ok().and_then(|t| parse(&t)).and_then(|root| super::read_v1::quiz(&root, &mut reader.left_out));
         match read {
             Some((title, more)) => {
                 quiz_title = quiz_title.or(title);
@@ -128,7 +128,7 @@ pub fn lesson_of_qti_xml(text: &str) -> Option<Result<Imported, String>> {
     let root = parse(text)?;
     if root.name == "questestinterop" {
         let mut reader = Reader::default();
-        let (title, groups) = super::read_v1::quiz(text, &mut reader.left_out)?;
+        let (title, groups) = super::read_v1::quiz(&root, &mut reader.left_out)?;
         reader.title = title;
         return Some(reader.finish(groups));
     }
@@ -241,7 +241,7 @@ impl Reader {
             self.left_out.push(format!("“{name}” is not a QTI item."));
             return None;
         }
-        let label = item.attr("label").and_then(|l| l.strip_prefix(super::write::LABEL_PREFIX)).and_then(ExerciseKind::from_name);
+        let label = item.attr("label").and_then(|l| l.strip_prefix(write::LABEL_PREFIX)).and_then(ExerciseKind::from_name);
         let Some(body) = first(item, "itemBody") else {
             self.left_out.push(format!("“{name}” has no question in it."));
             return None;
@@ -259,7 +259,7 @@ impl Reader {
         let pictures = descendants(body).iter().any(|e| matches!(e.name.as_str(), "img" | "object" | "math" | "audio" | "video" | "picture" | "figure"));
         let part = match interactions.first().map(|i| (i.name.as_str(), *i)) {
             Some(("choiceInteraction", i)) => self.choice(item, body, i, label, &name),
-            Some(("orderInteraction", i)) => self.order(item, body, i, &name),
+            Some(("orderInteraction", i)) => self.order(item, i, &name),
             Some(("extendedTextInteraction", i)) => self.open(item, body, i, label, &name),
             Some(_) => self.blanks(item, body, &name),
             None if label == Some(ExerciseKind::FillBlanks) => self.blanks(item, body, &name),
@@ -276,6 +276,7 @@ impl Reader {
 
     fn choice(&mut self, item: &Element, body: &Element, i: &Element, label: Option<ExerciseKind>, name: &str) -> Option<Part> {
         let right = right_answers(item, i.attr("responseIdentifier").unwrap_or("RESPONSE"));
+        let is_right = |c: &Element| ident(c).is_some_and(|id| right.iter().any(|r| r == id));
         let choices: Vec<&Element> = i.elements().filter(|c| c.name == "simpleChoice").collect();
         let prompt = prompt(body, i);
         let words: Vec<String> = choices.iter().map(|c| tidy_text(&c.text()).to_lowercase()).collect();
@@ -285,7 +286,7 @@ impl Reader {
             return None;
         }
         if true_false && choices.len() == 2 {
-            let Some(answer) = choices.iter().find(|c| ident(c).is_some_and(|id| right.iter().any(|r| r == id))).map(|c| tidy_text(&c.text()).to_lowercase() == "true") else {
+            let Some(answer) = choices.iter().find(|c| is_right(c)).map(|c| tidy_text(&c.text()).to_lowercase() == "true") else {
                 self.left_out.push(format!("“{name}”: neither True nor False is marked right, so it was left out."));
                 return None;
             };
@@ -296,7 +297,7 @@ impl Reader {
             self.left_out.push(format!("“{name}” needs at least two choices with text, so it was left out."));
             return None;
         }
-        let correct = choices.iter().filter(|c| ident(c).is_some_and(|id| right.iter().any(|r| r == id))).count();
+        let correct = choices.iter().filter(|c| is_right(c)).count();
         if correct == 0 {
             self.left_out.push(format!("“{name}”: no choice is marked right, so it was left out."));
             return None;
@@ -308,9 +309,9 @@ impl Reader {
         }
         q = q.child(el("prompt").nodes(prompt));
         for c in choices {
-            let is_right = ident(c).is_some_and(|id| right.iter().any(|r| r == id));
+            let marked = is_right(c);
             let mut o = self.with_id(el("option"), ident(c));
-            if is_right {
+            if marked {
                 o = o.with_attr("correct", "true");
             }
             q = q.child(o.nodes(tidy(inline_of(c))));
@@ -318,7 +319,7 @@ impl Reader {
         Some(Part(ExerciseKind::MultipleChoice, vec![q], None))
     }
 
-    fn order(&mut self, item: &Element, _body: &Element, i: &Element, name: &str) -> Option<Part> {
+    fn order(&mut self, item: &Element, i: &Element, name: &str) -> Option<Part> {
         let right = right_answers(item, i.attr("responseIdentifier").unwrap_or("RESPONSE"));
         let choices: Vec<&Element> = i.elements().filter(|c| c.name == "simpleChoice").collect();
         let place = |c: &Element| ident(c).and_then(|id| right.iter().position(|r| r == id));
@@ -331,7 +332,7 @@ impl Reader {
             self.with_id(el("item"), ident(c)).with_attr("position", position.to_string()).nodes(tidy(inline_of(c)))
         });
         let items: Vec<Element> = items.collect();
-        let exercise = ident(item).and_then(|id| id.strip_suffix("-order")).map(str::to_string);
+        let exercise = ident(item).and_then(|id| id.strip_suffix(write::SEQUENCE_SUFFIX)).map(str::to_string);
         Some(Part(ExerciseKind::Sequencing, items, exercise))
     }
 
@@ -342,7 +343,7 @@ impl Reader {
             return None;
         }
         let blocks: Vec<&Element> = descendants(body).into_iter().filter(|e| e.name == "rubricBlock").collect();
-        let answer = blocks.iter().find(|b| b.attr("class") == Some(super::write::ANSWER_CLASS) || (b.attr("class").is_none() && b.attr("view").is_some_and(|v| v.contains("scorer")) && !has_rubric_table(b)));
+        let answer = blocks.iter().find(|b| b.attr("class") == Some(write::ANSWER_CLASS) || (b.attr("class").is_none() && b.attr("view").is_some_and(|v| v.contains("scorer")) && !has_rubric_table(b)));
         let answer = answer.map(|b| tidy(inline_of(b))).filter(|a| !a.is_empty());
         let rubric = blocks.iter().find_map(|b| self.rubric(b));
         if label == Some(ExerciseKind::Writing) {
@@ -359,7 +360,7 @@ impl Reader {
                 parts.push(area);
             }
             parts.extend(rubric);
-            let exercise = ident(item).and_then(|id| id.strip_suffix("-writing")).map(str::to_string);
+            let exercise = ident(item).and_then(|id| id.strip_suffix(write::WRITING_SUFFIX)).map(str::to_string);
             return Some(Part(ExerciseKind::Writing, parts, exercise));
         }
         let mut q = self.with_id(el("question"), ident(item)).child(el("prompt").nodes(prompt));
@@ -374,7 +375,7 @@ impl Reader {
 
     /// A rubric table Margin wrote, as a rubric.
     fn rubric(&mut self, block: &Element) -> Option<Element> {
-        let table = descendants(block).into_iter().find(|e| e.name == "table" && e.attr("class") == Some(super::write::RUBRIC_CLASS))?;
+        let table = descendants(block).into_iter().find(|e| e.name == "table" && e.attr("class") == Some(write::RUBRIC_CLASS))?;
         let mut r = self.with_id(el("rubric"), table.id());
         if block.attr("view").is_some_and(|v| v.split_whitespace().any(|w| w == "candidate")) {
             r = r.with_attr("shared", "true");
@@ -401,7 +402,6 @@ impl Reader {
         let holders = text_blocks(body);
         let single = holders.len() == 1;
         for holder in holders {
-            let mut made = Vec::new();
             let nodes = inline_with(holder, &mut |entry: &Element| {
                 let rid = entry.attr("responseIdentifier").unwrap_or("RESPONSE");
                 let (answer, alts) = accepted(item, rid);
@@ -412,7 +412,6 @@ impl Reader {
                 let mut b = el("blank");
                 // A platform's generic names (`RESPONSE`, `RESPONSE_2`) are not worth keeping.
                 if let Some(id) = Some(rid).filter(|r| valid_id(r) && !r.starts_with("RESPONSE")) {
-                    made.push(id.to_string());
                     b = b.with_attr("id", id);
                 }
                 b = b.with_attr("answer", answer);
@@ -429,7 +428,7 @@ impl Reader {
                 continue;
             }
             // The blanks' ids first: a translated question names its one blank as itself.
-            let p = self.keep_blank_ids(el("p").nodes(nodes), &made);
+            let p = self.keep_blank_ids(el("p").nodes(nodes));
             paragraphs.push(self.with_id(p, if single { ident(item) } else { None }));
         }
         if missing {
@@ -444,23 +443,23 @@ impl Reader {
     }
 
     /// Blank ids taken, or dropped when already used in the lesson.
-    fn keep_blank_ids(&mut self, mut p: Element, made: &[String]) -> Element {
-        fn walk(e: &mut Element, reader: &mut Reader, made: &[String]) {
+    fn keep_blank_ids(&mut self, mut p: Element) -> Element {
+        fn walk(e: &mut Element, reader: &mut Reader) {
             for n in &mut e.children {
                 if let Node::Element(c) = n {
                     if c.name == "blank" {
-                        if let Some(id) = c.id().map(str::to_string).filter(|id| made.contains(id)) {
+                        if let Some(id) = c.id().map(str::to_string) {
                             if reader.keep(&id).is_none() {
                                 c.attrs.retain(|(k, _)| k != "id");
                             }
                         }
                     } else {
-                        walk(c, reader, made);
+                        walk(c, reader);
                     }
                 }
             }
         }
-        walk(&mut p, self, made);
+        walk(&mut p, self);
         p
     }
 }
@@ -576,7 +575,7 @@ fn text_blocks(e: &Element) -> Vec<&Element> {
 }
 
 fn has_rubric_table(b: &Element) -> bool {
-    descendants(b).iter().any(|e| e.name == "table" && e.attr("class") == Some(super::write::RUBRIC_CLASS))
+    descendants(b).iter().any(|e| e.name == "table" && e.attr("class") == Some(write::RUBRIC_CLASS))
 }
 
 /// Inline content as the lesson has it: text, emphasis; a text entry
@@ -684,7 +683,8 @@ fn trim_end(nodes: &mut Vec<Node>) {
     }
 }
 
-fn tidy_text(s: &str) -> String {
+/// Text with its runs of white space made one space, trimmed.
+pub(super) fn tidy_text(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -753,13 +753,13 @@ fn joined(from: &str, href: &str) -> String {
 
 /// One part of the archive as text, read to `MAX_PART_BYTES` at most.
 fn part(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
-    let entry = zip.by_name(name).map_err(|_| format!("The package names {name}, which is not in it."))?;
-    let mut bytes = Vec::new();
-    let read = entry.take(MAX_PART_BYTES + 1).read_to_end(&mut bytes).map_err(|_| format!("{name} in the package cannot be unpacked."))?;
-    if read as u64 > MAX_PART_BYTES {
-        return Err("A file in the package is far larger than any quiz: it cannot be imported.".into());
-    }
-    String::from_utf8(bytes).map_err(|_| format!("{name} in the package is not text in UTF-8."))
+    use crate::lesson::archive::{self, PartError};
+    archive::part(zip, name, MAX_PART_BYTES).map_err(|e| match e {
+        PartError::Missing => format!("The package names {name}, which is not in it."),
+        PartError::Unreadable => format!("{name} in the package cannot be unpacked."),
+        PartError::TooLarge => "A file in the package is far larger than any quiz: it cannot be imported.".into(),
+        PartError::NotText => format!("{name} in the package is not text in UTF-8."),
+    })
 }
 
 /// XML as an element tree, QTI 3.0's names read as 2.x's; `None` when it is

@@ -12,22 +12,21 @@
 
 use super::{
     el,
-    read::{descendants, parse, Group, MAX_ITEMS},
+    read::{descendants, parse, tidy_text, Group, MAX_ITEMS},
     Build,
 };
 use crate::lesson::{Element, Node};
 
-/// The quiz in `text`: its title and its sections, each question as a QTI
+/// The quiz `root` (a parsed `questestinterop`): its title and its sections, each question as a QTI
 /// 2.1 item; what cannot come in is said in `left_out`.
-pub(super) fn quiz(text: &str, left_out: &mut Vec<String>) -> Option<(Option<String>, Vec<Group>)> {
-    let root = parse(text)?;
+pub(super) fn quiz(root: &Element, left_out: &mut Vec<String>) -> Option<(Option<String>, Vec<Group>)> {
     if root.name != "questestinterop" {
         return None;
     }
-    let title = descendants(&root).into_iter().find(|e| e.name == "assessment").and_then(|a| a.attr("title")).map(str::to_string);
+    let title = descendants(root).into_iter().find(|e| e.name == "assessment").and_then(|a| a.attr("title")).map(str::to_string);
     let mut groups = Vec::new();
     let mut count = 0;
-    let holders: Vec<&Element> = descendants(&root).into_iter().filter(|e| e.elements().any(|c| c.name == "item")).collect();
+    let holders: Vec<&Element> = descendants(root).into_iter().filter(|e| e.elements().any(|c| c.name == "item")).collect();
     for holder in holders {
         let mut group = Group::default();
         for item in holder.elements().filter(|c| c.name == "item") {
@@ -79,11 +78,11 @@ fn translated(item: &Element) -> Result<Element, String> {
         "" if lid.is_some() => "choice",
         "" if typed.is_some() && !right.is_empty() => "fill",
         "" if typed.is_some() => "essay",
-        other => return Err(format!("“{}”: {} has no exercise like it in Margin.", tidy(&title), words(other))),
+        other => return Err(format!("“{}”: {} has no exercise like it in Margin.", tidy_text(&title), words(other))),
     };
     match kind {
         "choice" => {
-            let Some(lid) = lid else { return Err(format!("“{}” has no choices, so it was left out.", tidy(&title))) };
+            let Some(lid) = lid else { return Err(format!("“{}” has no choices, so it was left out.", tidy_text(&title))) };
             let multiple = lid.attr("rcardinality") == Some("Multiple");
             let choices = descendants(lid).into_iter().filter(|e| e.name == "response_label").map(|l| {
                 let content = l.elements().find(|c| c.name == "material" || c.name == "flow_mat").map(material).unwrap_or_default();
@@ -241,8 +240,4 @@ fn underscores(nodes: &mut Vec<Node>, gap: &Element) -> bool {
         }
     }
     false
-}
-
-fn tidy(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

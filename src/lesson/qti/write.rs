@@ -12,7 +12,7 @@
 //! cartridge carries them on its page); so do standards codes, which only
 //! mean something in the school's own frameworks.
 
-use super::{document, el, first, inline, zip, Build, XSI};
+use super::{accepted_answers, document, el, first, inline, inline_gapped, zip, Build, XSI};
 use crate::lesson::{walk::exercise_head, Element, ExerciseKind, Node};
 
 pub(super) const NS: &str = "http://www.imsglobal.org/xsd/imsqti_v2p1";
@@ -136,48 +136,39 @@ fn match_correct() -> Element {
 }
 
 fn prompt_of(holder: &Element) -> Element {
-    el("prompt").nodes(first(holder, "prompt").map(|p| inline(p, &mut |_| Node::Text(String::new()))).unwrap_or_default())
+    el("prompt").nodes(first(holder, "prompt").map(inline_gapped).unwrap_or_default())
 }
 
 fn simple_choice(id: &str, content: Vec<Node>) -> Element {
     el("simpleChoice").with_attr("identifier", id).nodes(content)
 }
 
-fn plain(e: &Element) -> Vec<Node> {
-    inline(e, &mut |_| Node::Text("_____".into()))
-}
-
 fn choice_question(q: &Element, title: String) -> Item {
-    let id = q.id().unwrap_or_default();
     let multiple = q.attr("multiple") == Some("true");
     let options: Vec<&Element> = q.elements().filter(|c| c.name == "option").collect();
-    let right = options.iter().filter(|o| o.attr("correct") == Some("true")).map(|o| o.id().unwrap_or_default().to_string());
+    let right = options.iter().filter(|o| o.attr("correct") == Some("true")).map(|o| o.id().unwrap_or_default().to_string()).collect();
+    let choices = options.iter().map(|o| simple_choice(o.id().unwrap_or_default(), inline_gapped(o))).collect();
+    choice_item(q, title, ExerciseKind::MultipleChoice, multiple, prompt_of(q), choices, right)
+}
+
+fn statement(s: &Element, title: String) -> Item {
+    let answer = if s.attr("answer") == Some("true") { "true" } else { "false" };
+    let choices = vec![simple_choice("true", vec![Node::Text("True".into())]), simple_choice("false", vec![Node::Text("False".into())])];
+    choice_item(s, title, ExerciseKind::TrueFalse, false, el("prompt").nodes(inline_gapped(s)), choices, vec![answer.to_string()])
+}
+
+/// An item of one choice interaction (several choices when `multiple`),
+/// scored by matching the right choices exactly.
+fn choice_item(of: &Element, title: String, kind: ExerciseKind, multiple: bool, prompt: Element, choices: Vec<Element>, right: Vec<String>) -> Item {
+    let id = of.id().unwrap_or_default();
     let interaction = el("choiceInteraction")
         .with_attr("responseIdentifier", "RESPONSE")
         .with_attr("shuffle", "false")
         .with_attr("maxChoices", if multiple { "0" } else { "1" })
-        .child(prompt_of(q))
-        .children(options.iter().map(|o| simple_choice(o.id().unwrap_or_default(), plain(o))));
-    let xml = assessment_item(id, title, ExerciseKind::MultipleChoice)
+        .child(prompt)
+        .children(choices);
+    let xml = assessment_item(id, title, kind)
         .child(response("RESPONSE", if multiple { "multiple" } else { "single" }, "identifier").child(correct(right)))
-        .child(score(None))
-        .child(el("itemBody").child(interaction))
-        .child(match_correct());
-    Item { id: id.to_string(), xml }
-}
-
-fn statement(s: &Element, title: String) -> Item {
-    let id = s.id().unwrap_or_default();
-    let answer = if s.attr("answer") == Some("true") { "true" } else { "false" };
-    let interaction = el("choiceInteraction")
-        .with_attr("responseIdentifier", "RESPONSE")
-        .with_attr("shuffle", "false")
-        .with_attr("maxChoices", "1")
-        .child(el("prompt").nodes(plain(s)))
-        .child(simple_choice("true", vec![Node::Text("True".into())]))
-        .child(simple_choice("false", vec![Node::Text("False".into())]));
-    let xml = assessment_item(id, title, ExerciseKind::TrueFalse)
-        .child(response("RESPONSE", "single", "identifier").child(correct([answer.to_string()])))
         .child(score(None))
         .child(el("itemBody").child(interaction))
         .child(match_correct());
@@ -194,14 +185,8 @@ fn blanks(p: &Element, title: String) -> Item {
     let text = inline(p, &mut |b| {
         let bid = b.id().unwrap_or_default().to_string();
         let answer = b.attr("answer").unwrap_or_default().to_string();
-        let mut accepted: Vec<String> = Vec::new();
-        for a in std::iter::once(answer.clone()).chain(b.attr("alts").map(crate::lesson::answers::list).unwrap_or_default()) {
-            if !accepted.contains(&a) {
-                accepted.push(a);
-            }
-        }
         let mapping = el("mapping").with_attr("defaultValue", "0").with_attr("lowerBound", "0").with_attr("upperBound", "1").children(
-            accepted.into_iter().map(|a| el("mapEntry").with_attr("mapKey", a).with_attr("mappedValue", "1").with_attr("caseSensitive", "false")),
+            accepted_answers(b).into_iter().map(|a| el("mapEntry").with_attr("mapKey", a).with_attr("mappedValue", "1").with_attr("caseSensitive", "false")),
         );
         declarations.push(response(&bid, "single", "string").child(correct([answer])).child(mapping));
         let mut entry = el("textEntryInteraction").with_attr("responseIdentifier", bid.as_str()).with_attr("expectedLength", GAP_CHARS);
@@ -219,14 +204,20 @@ fn blanks(p: &Element, title: String) -> Item {
     Item { id: id.to_string(), xml }
 }
 
+/// What a sequencing exercise's one item adds to the exercise's id (read
+/// back to give the exercise its id again).
+pub(super) const SEQUENCE_SUFFIX: &str = "-order";
+/// What a writing exercise's one item adds to the exercise's id.
+pub(super) const WRITING_SUFFIX: &str = "-writing";
+
 /// The item id of a sequencing exercise's one item.
 pub(super) fn sequence_item_id(exercise: &str) -> String {
-    format!("{exercise}-order")
+    format!("{exercise}{SEQUENCE_SUFFIX}")
 }
 
 /// The item id of a writing exercise's one item.
 pub(super) fn writing_item_id(exercise: &str) -> String {
-    format!("{exercise}-writing")
+    format!("{exercise}{WRITING_SUFFIX}")
 }
 
 fn sequence(ex: &Element, exercise: &str, title: String) -> Item {
@@ -238,7 +229,7 @@ fn sequence(ex: &Element, exercise: &str, title: String) -> Item {
         .with_attr("responseIdentifier", "RESPONSE")
         .with_attr("shuffle", "false")
         .child(el("prompt").with_text("Put these in the right order."))
-        .children(items.iter().map(|i| simple_choice(i.id().unwrap_or_default(), plain(i))));
+        .children(items.iter().map(|i| simple_choice(i.id().unwrap_or_default(), inline_gapped(i))));
     let xml = assessment_item(&id, title, ExerciseKind::Sequencing)
         .child(response("RESPONSE", "ordered", "identifier").child(correct(order.into_iter().map(|(_, i)| i))))
         .child(score(None))
@@ -252,7 +243,7 @@ fn open_question(q: &Element, title: String) -> Item {
     let interaction = el("extendedTextInteraction").with_attr("responseIdentifier", "RESPONSE").with_attr("expectedLines", SHORT_ANSWER_LINES).child(prompt_of(q));
     let mut body = el("itemBody").child(interaction);
     if let Some(a) = first(q, "answer") {
-        body = body.child(el("rubricBlock").with_attr("view", "scorer").with_attr("class", ANSWER_CLASS).child(el("p").nodes(plain(a))));
+        body = body.child(el("rubricBlock").with_attr("view", "scorer").with_attr("class", ANSWER_CLASS).child(el("p").nodes(inline_gapped(a))));
     }
     let rubric = first(q, "rubric");
     if let Some(r) = rubric {
@@ -293,7 +284,7 @@ fn rubric_block(r: &Element) -> Element {
     let rows = r.elements().filter(|c| c.name == "criterion").map(|c| {
         let levels = c.elements().filter(|l| l.name == "level").map(|l| {
             let points = el("span").with_attr("class", POINTS_CLASS).with_text(l.attr("points").unwrap_or("0"));
-            el("td").child(points).with_text(" ").nodes(plain(l))
+            el("td").child(points).with_text(" ").nodes(inline_gapped(l))
         });
         with_id(el("tr"), c).child(el("th").with_text(c.attr("name").unwrap_or_default())).children(levels)
     });
@@ -312,7 +303,7 @@ fn test(title: &str, sections: &[Section]) -> Element {
     let parts = sections.iter().map(|s| {
         let mut section = el("assessmentSection").with_attr("identifier", s.id.as_str()).with_attr("title", s.title.as_str()).with_attr("visible", "true");
         if let Some(i) = &s.instructions {
-            section = section.child(el("rubricBlock").with_attr("view", "candidate").child(el("p").nodes(plain(i))));
+            section = section.child(el("rubricBlock").with_attr("view", "candidate").child(el("p").nodes(inline_gapped(i))));
         }
         section.children(s.items.iter().map(|i| el("assessmentItemRef").with_attr("identifier", i.id.as_str()).with_attr("href", href(&i.id))))
     });
