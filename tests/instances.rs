@@ -228,11 +228,34 @@ async fn replies_on_one_instance_are_written_together_and_announced_only_while_s
     for s in streams {
         assert!(s.text().await.unwrap().contains("event: done"));
     }
-    // One write per tick for all of A's replies: batches share their
-    // moment, so there are many more batches than moments.
+    // One write for all of A's replies at a time: the seven nobody read
+    // share their moments (the read one is written alone at the ticks in
+    // between), so there are many more of their batches than moments.
+    let unread = turns[1..].iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
     let (rows, moments): (i64, i64) =
-        sqlx::query_as(&format!("SELECT COUNT(*), COUNT(DISTINCT created_at) FROM turn_events WHERE turn_id IN ({ids})")).fetch_one(&two.db).await.unwrap();
+        sqlx::query_as(&format!("SELECT COUNT(*), COUNT(DISTINCT created_at) FROM turn_events WHERE turn_id IN ({unread})")).fetch_one(&two.db).await.unwrap();
     assert!(rows >= 4 * moments, "{rows} batches written at {moments} moments");
+    // A streaming reply nobody elsewhere reads is written every fifth tick
+    // (half a second); the one read on B at every tick from then on.
+    let written = |turn: String| {
+        let db = two.db.clone();
+        async move {
+            let (rows, span): (i64, f64) = sqlx::query_as(
+                "SELECT COUNT(*), EXTRACT(EPOCH FROM MAX(created_at::timestamptz) - MIN(created_at::timestamptz))::float8 FROM turn_events WHERE turn_id = $1",
+            )
+            .bind(&turn)
+            .fetch_one(&db)
+            .await
+            .unwrap();
+            (rows, span)
+        }
+    };
+    let (read_rows, _) = written(turns[0].clone()).await;
+    for t in &turns[1..] {
+        let (rows, span) = written(t.clone()).await;
+        assert!(rows as f64 <= span / 0.5 + 2.0, "{rows} batches over {span} s for a reply nobody read");
+        assert!(read_rows > rows, "the reply read on B was written more often ({read_rows} batches) than one nobody read ({rows})");
+    }
 }
 
 /// Reads SSE messages from `res` until `enough` says so (or the stream ends).
@@ -478,4 +501,57 @@ async fn a_reply_paused_on_an_instance_that_was_killed_is_taken_on_by_the_other_
     assert_eq!(stored.0, "complete");
     assert_eq!(stored.1.matches("First the exercise.").count(), 1, "{}", stored.1);
     assert!(stored.1.contains("Now the answer key"), "{}", stored.1);
+}
+
+#[tokio::test]
+async fn readers_of_many_replies_are_answered_by_one_statement_each_in_order() {
+    if !database::postgres() {
+        return;
+    }
+    use margin::{chat::events::ChatEvent, server::chats::turns::stored_reads::StoredReads};
+    let dir = tempfile::tempdir().unwrap();
+    let database = database::TestDatabase::new(dir.path()).await;
+    let db = margin::server::db::connect(&database.url).await.unwrap();
+    // Forty turns, each with two stored batches of text: "t<i>-a" (events 1-2), "t<i>-b" (3-4).
+    for i in 0..40 {
+        let turn = format!("turn-{i}");
+        for (last, text) in [(2, format!("t{i}-a")), (4, format!("t{i}-b"))] {
+            let events = vec![ChatEvent::text(&text[..2]), ChatEvent::text(&text[2..])];
+            let entries = margin::server::chats::turns::stored_reads::batch_json(last - 1, events);
+            sqlx::query("INSERT INTO turn_events (turn_id, last_seq, entries, created_at) VALUES ($1, $2, $3, '2026-01-01T00:00:00.000Z')")
+                .bind(&turn)
+                .bind(last as i64)
+                .bind(entries)
+                .execute(&db)
+                .await
+                .unwrap();
+        }
+    }
+    let reads = StoredReads::start(db.clone());
+    // Every reader asks at once (from its first event, or after the second;
+    // two follow turn-0 from different places; one follows a turn with nothing stored).
+    let asks: Vec<(String, u64)> =
+        (0..40).map(|i| (format!("turn-{i}"), if i % 2 == 0 { 0 } else { 2 })).chain([("turn-0".to_string(), 3), ("turn-none".to_string(), 0)]).collect();
+    let answers = futures::future::join_all(asks.iter().map(|(t, after)| reads.since(t, *after))).await;
+    assert_eq!(reads.statements(), 1, "one statement for every reader waiting");
+    let text = |events: &[(u64, ChatEvent)]| {
+        events.iter().map(|(_, e)| if let ChatEvent::Text(t) = e { t.content.clone() } else { panic!("only text was stored: {e:?}") }).collect::<String>()
+    };
+    for (i, ((turn, after), answer)) in asks.iter().zip(&answers).enumerate() {
+        let (events, _) = answer.as_ref().unwrap();
+        let ids: Vec<u64> = events.iter().map(|(n, _)| *n).collect();
+        let expected = match (turn.as_str(), after) {
+            ("turn-none", _) => String::new(),
+            (_, 0) => format!("t{i}-at{i}-b"),
+            ("turn-0", 3) => "-b".to_string(),
+            _ => format!("t{i}-b"),
+        };
+        assert_eq!(text(events), expected, "{turn} after {after}");
+        // Runs of text come merged, numbered as their last event: after the cursor, rising, up to the last stored.
+        assert!(ids.windows(2).all(|w| w[0] < w[1]) && ids.iter().all(|n| n > after), "{turn} after {after}: {ids:?}");
+        assert_eq!(ids.last().copied(), (turn != "turn-none").then_some(4), "{turn}");
+    }
+    // Asked again one by one: one statement each.
+    reads.since("turn-1", 0).await.unwrap();
+    assert_eq!(reads.statements(), 2);
 }

@@ -253,8 +253,10 @@ async fn resume(
     }
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
     // Running on another instance, or run there lately: its stored events.
-    if state.bus.shared() && (message.status.is_running() || turns::remote::has_stored(&state.db, &turn_id).await?) {
-        return Ok(turns::remote_response(state.db.clone(), &state.bus, &user.id, &turn_id, &message.id, after, keepalive(&state)));
+    if let Some(reads) = state.turns.stored_reads().filter(|_| state.bus.shared()) {
+        if message.status.is_running() || turns::remote::has_stored(&state.db, &turn_id).await? {
+            return Ok(turns::remote_response(state.db.clone(), &state.bus, reads.clone(), &user.id, &turn_id, &message.id, after, keepalive(&state)));
+        }
     }
     // Not in this process any more: replay what the database kept.
     let lesson_now = chats::turn_lesson(&state.db, &user.id, &turn_id).await?;

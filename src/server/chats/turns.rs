@@ -28,6 +28,7 @@ mod run;
 mod sse;
 mod start;
 pub mod store;
+pub mod stored_reads;
 
 pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE, LIVE_EVENTS};
 pub use remote::remote_response;

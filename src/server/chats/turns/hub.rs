@@ -13,7 +13,7 @@ use std::{
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::{compact::Compacted, relay::Relay};
+use super::{compact::Compacted, relay::Relay, stored_reads::StoredReads};
 use crate::{chat::events::ChatEvent, server::http::error::AppError};
 
 /// How long a finished turn's events stay available for late readers.
@@ -215,6 +215,10 @@ impl super::relay::Numbered for TurnLog {
     fn since(&self, after: u64) -> (Vec<(u64, ChatEvent)>, bool) {
         TurnLog::since(self, after)
     }
+
+    fn latest(&self) -> u64 {
+        TurnLog::latest(self)
+    }
 }
 
 /// The turns of this process.
@@ -234,6 +238,9 @@ pub struct TurnHub {
     /// Writes the running replies' events for other instances, when the
     /// database is shared (`relay`).
     relay: std::sync::OnceLock<Arc<Relay>>,
+    /// Reads the events other instances stored, for this instance's
+    /// readers, gathered (`stored_reads`).
+    reads: std::sync::OnceLock<Arc<StoredReads>>,
     /// How many of a running turn's latest events stay one per delta.
     live_events: usize,
     /// How long a turn paused on a held edit waits for the teacher
@@ -271,6 +278,7 @@ impl TurnHub {
             instance: crate::server::ids::new_id(),
             lease: LEASE,
             relay: std::sync::OnceLock::new(),
+            reads: std::sync::OnceLock::new(),
             live_events: LIVE_EVENTS,
             approval_wait: APPROVAL_WAIT,
         }
@@ -294,9 +302,16 @@ impl TurnHub {
         self
     }
 
-    /// Starts writing running replies' events for other instances (once).
+    /// Starts writing running replies' events for other instances, and
+    /// reading theirs (once).
     pub fn start_relay(&self, db: crate::server::db::Db, bus: Arc<crate::server::bus::Bus>) {
+        self.reads.get_or_init(|| StoredReads::start(db.clone()));
         self.relay.get_or_init(|| Relay::start(db, bus));
+    }
+
+    /// The gathered reads of other instances' replies, when the database is shared.
+    pub fn stored_reads(&self) -> Option<&Arc<StoredReads>> {
+        self.reads.get()
     }
 
     /// The relay, when the database is shared.

@@ -6,6 +6,12 @@
 //! database does per second then grows with the instances, not the replies
 //! (`make bench-scale`).
 //!
+//! A reply nobody on another instance reads is written only every
+//! `QUIET_TICKS`th tick while it streams (the same ticks for all such
+//! replies): its events are then kept only for a reader who comes later,
+//! and that reader asks (below). Once it stops (its end, a pause for the
+//! teacher) what it has is written at the next tick.
+//!
 //! Notes go only where someone listens: a reader on another instance says
 //! which turn it follows (`want`, a note of its own, renewed while it
 //! reads), and the relay that runs the turn names it in its next note. A
@@ -32,6 +38,8 @@ use crate::{
 /// How often the relay writes: also the most an event waits before another
 /// instance can read it.
 pub const TICK: Duration = Duration::from_millis(100);
+/// How often a streaming reply that no other instance reads is written, in ticks.
+pub const QUIET_TICKS: u64 = 5;
 /// How long a reader's interest lasts unless renewed; readers renew it every `RENEW`.
 const WANTED_FOR: Duration = Duration::from_secs(15);
 pub const RENEW: Duration = Duration::from_secs(5);
@@ -59,12 +67,20 @@ pub trait Numbered: Send + Sync {
     fn turn_id(&self) -> &str;
     /// Events after `after`, with their numbers, and whether the turn is over.
     fn since(&self, after: u64) -> (Vec<(u64, crate::chat::events::ChatEvent)>, bool);
+    /// The number of the latest event (cheap: no events are copied).
+    fn latest(&self) -> u64;
+    /// Whether the turn is over.
+    fn is_over(&self) -> bool {
+        self.since(u64::MAX).1
+    }
 }
 
 struct Following {
     log: Arc<dyn Numbered>,
     /// The last event number written.
     written: u64,
+    /// The last event number seen at the previous tick.
+    seen: u64,
     /// Told once the turn's last event is written.
     finished: Option<oneshot::Sender<()>>,
 }
@@ -81,6 +97,8 @@ struct Pending {
     checkpoints: Vec<Checkpoint>,
     /// Turns another instance reads, until when.
     wanted: HashMap<String, Instant>,
+    /// Ticks so far.
+    ticks: u64,
 }
 
 /// The relay of one instance.
@@ -136,7 +154,7 @@ impl Relay {
     /// one) are written as they come.
     pub fn follow(self: &Arc<Self>, log: Arc<dyn Numbered>, written: u64) -> Followed {
         let turn_id = log.turn_id().to_string();
-        self.lock().turns.insert(turn_id.clone(), Following { log, written, finished: None });
+        self.lock().turns.insert(turn_id.clone(), Following { log, written, seen: written, finished: None });
         Followed { relay: Arc::downgrade(self), turn_id }
     }
 
@@ -201,12 +219,21 @@ impl Relay {
             let now = Instant::now();
             p.wanted.retain(|_, until| *until > now);
             let mut batches = Vec::new();
-            for (id, f) in &p.turns {
-                let (events, finished) = f.log.since(f.written);
-                if let Some(&(last, _)) = events.last() {
-                    let entries = Compacted::starting_at(f.written + 1, events.into_iter().map(|(_, e)| e).collect()).to_json();
-                    batches.push(Batch { turn_id: id.clone(), last, entries, finished });
+            p.ticks += 1;
+            let quiet_due = p.ticks % QUIET_TICKS == 0;
+            let Pending { turns, wanted, .. } = &mut *p;
+            for (id, f) in turns.iter_mut() {
+                // Still streaming, read by nobody elsewhere, written lately: at a later tick.
+                let latest = f.log.latest();
+                let streaming = latest != f.seen;
+                f.seen = latest;
+                if streaming && !quiet_due && !wanted.contains_key(id) && !f.log.is_over() {
+                    continue;
                 }
+                let (events, finished) = f.log.since(f.written);
+                let Some(&(last, _)) = events.last() else { continue };
+                let entries = Compacted::starting_at(f.written + 1, events.into_iter().map(|(_, e)| e).collect()).to_json();
+                batches.push(Batch { turn_id: id.clone(), last, entries, finished });
             }
             let wanted: Vec<String> = batches.iter().filter(|b| p.wanted.contains_key(&b.turn_id)).map(|b| b.turn_id.clone()).collect();
             (batches, std::mem::take(&mut p.checkpoints), wanted)

@@ -1,11 +1,13 @@
 //! A turn's events for readers on other instances: a second tab, or a
 //! reconnect that the load balancer sent elsewhere. The instance running the
-//! turn writes its events to `turn_events` in batches (its `relay`, every
-//! 100 ms for all its replies at once, numbered as the turn numbered them,
+//! turn writes its events to `turn_events` in batches (its `relay`, for all
+//! its replies at once: every 100 ms for those read elsewhere, every 500 ms
+//! for the others; numbered as the turn numbered them,
 //! runs of text kept with the end of every delta: `Compacted`) and names the
 //! turn in a note (`bus`) when a reader elsewhere said it follows it; that
-//! reader reads the batches after its cursor, so it continues exactly where
-//! it was, with the same event ids, whichever instance it asked.
+//! reader reads the batches after its cursor (with every other reader of
+//! its instance, in one statement: `stored_reads`), so it continues exactly
+//! where it was, with the same event ids, whichever instance it asked.
 //!
 //! Only when the database is shared (PostgreSQL): with SQLite there is one
 //! instance and every reader follows the turn's log in memory.
@@ -25,9 +27,9 @@ use futures::{Stream, StreamExt};
 use tokio::sync::broadcast;
 
 use super::{
-    compact::Compacted,
     relay,
     sse::{sse_event, with_turn_headers},
+    stored_reads::StoredReads,
 };
 use crate::{
     chat::{events::ChatEvent, turn::terminal_event},
@@ -42,24 +44,6 @@ use crate::{
 
 /// How long stored events are kept for late readers.
 pub const KEEP: Duration = Duration::from_secs(600);
-
-/// The stored events of a turn after `after`, in order, and when the newest
-/// batch among them was written.
-async fn stored_since(db: &Db, turn_id: &str, after: u64) -> Result<(Vec<(u64, ChatEvent)>, Option<String>)> {
-    let rows: Vec<(String, String)> = sqlx::query_as("SELECT entries, created_at FROM turn_events WHERE turn_id = $1 AND last_seq > $2 ORDER BY last_seq")
-        .bind(turn_id)
-        .bind(after as i64)
-        .fetch_all(db)
-        .await?;
-    let mut out: Vec<(u64, ChatEvent)> = Vec::new();
-    let written = rows.last().map(|(_, at)| at.clone());
-    for (row, _) in rows {
-        let cursor = out.last().map_or(after, |(n, _)| *n);
-        let batch = Compacted::from_json(&row).map_err(|e| crate::server::http::error::AppError::Internal(format!("stored turn events: {e}")))?;
-        out.extend(batch.since(cursor));
-    }
-    Ok((out, written))
-}
 
 /// Whether any of a turn's events are stored.
 pub async fn has_stored(db: &Db, turn_id: &str) -> Result<bool> {
@@ -84,8 +68,8 @@ pub async fn purge(db: &Db, now: &str) -> Result<u64> {
 }
 
 /// A turn running (or run) on another instance, after `after`, as SSE.
-pub fn remote_response(db: Db, bus: &Arc<Bus>, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
-    let stream = follow_stored(db, bus.clone(), owner.to_string(), turn_id.to_string(), after);
+pub fn remote_response(db: Db, bus: &Arc<Bus>, reads: Arc<StoredReads>, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
+    let stream = follow_stored(db, bus.clone(), reads, owner.to_string(), turn_id.to_string(), after);
     let body = Sse::new(stream).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
     with_turn_headers(body.into_response(), turn_id, message_id)
 }
@@ -93,6 +77,7 @@ pub fn remote_response(db: Db, bus: &Arc<Bus>, owner: &str, turn_id: &str, messa
 struct Reader {
     db: Db,
     bus: Arc<Bus>,
+    reads: Arc<StoredReads>,
     notes: broadcast::Receiver<Note>,
     /// When the running instance was last told that this reader follows the turn.
     wanted: Option<Instant>,
@@ -128,9 +113,9 @@ async fn current_documents_only(r: &Reader, mut events: Vec<(u64, ChatEvent)>) -
 /// Reads the stored batches from `after` on, waiting for notes (or `POLL`)
 /// between reads. A turn that ended without its last event stored (its
 /// instance died, and a lease ended it) ends with the end its message has.
-fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
     let notes = bus.subscribe();
-    let reader = Reader { db, bus, notes, wanted: None, _open: metrics::reader_opened(), owner, turn_id, cursor: after, done: false };
+    let reader = Reader { db, bus, reads, notes, wanted: None, _open: metrics::reader_opened(), owner, turn_id, cursor: after, done: false };
     futures::stream::unfold(reader, |mut r| async move {
         if r.done {
             return None;
@@ -144,7 +129,7 @@ fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u
                 r.wanted = Some(Instant::now());
             }
             let settling = r.wanted.is_some_and(|at| at.elapsed() < relay::TICK * 5);
-            let events = match stored_since(&r.db, &r.turn_id, r.cursor).await {
+            let events = match r.reads.since(&r.turn_id, r.cursor).await {
                 Ok((events, written)) => {
                     if let Some(ms) = written.as_deref().and_then(time::epoch_millis).filter(|_| !events.is_empty()) {
                         let lag = (time::epoch_millis(&time::now()).unwrap_or(ms) - ms).max(0);
@@ -166,7 +151,7 @@ fn follow_stored(db: Db, bus: Arc<Bus>, owner: String, turn_id: String, after: u
                 Ok(Some((status, error, message_id))) if !status.is_running() => {
                     // Over, with nothing more stored: one last look (its last
                     // batch may have landed meanwhile), then its end as stored.
-                    if let Ok((late, _)) = stored_since(&r.db, &r.turn_id, r.cursor).await {
+                    if let Ok((late, _)) = r.reads.since(&r.turn_id, r.cursor).await {
                         if !late.is_empty() {
                             continue;
                         }
