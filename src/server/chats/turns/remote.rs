@@ -1,7 +1,7 @@
 //! A turn's events for readers on other instances: a second tab, or a
 //! reconnect that the load balancer sent elsewhere. The instance running the
 //! turn writes its events to `turn_events` in batches (its `relay`, for all
-//! its replies at once: every 100 ms for those read elsewhere, every 500 ms
+//! its replies at once: every 150 ms for those read elsewhere, every 450 ms
 //! for the others; numbered as the turn numbered them,
 //! runs of text kept with the end of every delta: `Compacted`) and names the
 //! turn in a note (`bus`) when a reader elsewhere said it follows it; that
