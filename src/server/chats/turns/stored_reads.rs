@@ -93,9 +93,14 @@ async fn answer(db: Db, mut rx: mpsc::UnboundedReceiver<Ask>, statements: Arc<At
 /// Each ask's rows (entries, written at), in order.
 async fn read(db: &Db, asks: &[Ask]) -> std::result::Result<Vec<Vec<(String, String)>>, sqlx::Error> {
     let marks: Vec<String> = (0..asks.len()).map(|i| format!("(CAST(${} AS BIGINT), ${}, CAST(${} AS BIGINT))", 3 * i + 1, 3 * i + 2, 3 * i + 3)).collect();
+    // Each ask its own range of the primary key (turn_id, last_seq): a plain
+    // join of a hundred asks is planned as a hash join over a scan of every
+    // stored event (24 ms over 60,000 rows, against 0.7 ms), and so is a
+    // LATERAL subquery PostgreSQL may flatten; `OFFSET 0` keeps it apart.
     let sql = format!(
-        "SELECT c.i, e.entries, e.created_at FROM turn_events e
-         JOIN (VALUES {}) AS c(i, turn_id, after) ON e.turn_id = c.turn_id AND e.last_seq > c.after
+        "SELECT c.i, e.entries, e.created_at FROM (VALUES {}) AS c(i, turn_id, after)
+         CROSS JOIN LATERAL (SELECT t.entries, t.created_at, t.last_seq FROM turn_events t
+                             WHERE t.turn_id = c.turn_id AND t.last_seq > c.after OFFSET 0) AS e
          ORDER BY c.i, e.last_seq",
         marks.join(", ")
     );
