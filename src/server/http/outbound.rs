@@ -28,9 +28,11 @@ pub fn http() -> reqwest::Client {
 }
 
 /// What another party publishes (a provider's discovery, a platform's
-/// keys), kept by name for an hour so a request does not fetch it again;
-/// whoever finds it stale or lacking fetches it and keeps the new one.
+/// keys) or hands out (an access token), kept by name for an hour or until
+/// it expires, so a request does not fetch it again; whoever finds it stale
+/// or lacking fetches it and keeps the new one.
 pub struct Kept<T> {
+    /// By name: until when, and what.
     kept: Mutex<HashMap<String, (Instant, T)>>,
 }
 
@@ -43,13 +45,19 @@ impl<T: Clone> Default for Kept<T> {
 impl<T: Clone> Kept<T> {
     const FOR: Duration = Duration::from_secs(3600);
 
-    /// What was kept under `name`, unless it is an hour old.
+    /// What was kept under `name`, unless its time is up.
     pub fn get(&self, name: &str) -> Option<T> {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner()).get(name).filter(|(at, _)| at.elapsed() < Self::FOR).map(|(_, v)| v.clone())
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).get(name).filter(|(until, _)| Instant::now() < *until).map(|(_, v)| v.clone())
     }
 
+    /// Keeps `value` for an hour.
     pub fn keep(&self, name: &str, value: T) {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), (Instant::now(), value));
+        self.keep_until(name, Instant::now() + Self::FOR, value);
+    }
+
+    /// Keeps `value` until `until` (a token that says when it expires).
+    pub fn keep_until(&self, name: &str, until: Instant, value: T) {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), (until, value));
     }
 }
 
@@ -131,6 +139,19 @@ pub fn verified_claims(jwt: &str) -> Option<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_values_are_given_until_their_time_is_up() {
+        let kept = Kept::<String>::default();
+        assert_eq!(kept.get("a"), None);
+        kept.keep("a", "discovery".into());
+        assert_eq!(kept.get("a").as_deref(), Some("discovery"));
+        kept.keep_until("token", Instant::now() + Duration::from_secs(60), "fresh".into());
+        assert_eq!(kept.get("token").as_deref(), Some("fresh"));
+        kept.keep_until("token", Instant::now() - Duration::from_millis(1), "stale".into());
+        assert_eq!(kept.get("token"), None, "a token past its time is not given");
+        assert_eq!(kept.get("a").as_deref(), Some("discovery"), "names are kept apart");
+    }
 
     /// A local server whose answer is `size` bytes, sent in 64 KB pieces.
     async fn answering(size: usize) -> String {

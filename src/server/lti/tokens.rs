@@ -4,11 +4,7 @@
 //! platform and scope, until 30 seconds before it expires. Apart from the
 //! launch, so the shared state can hold it without importing the handlers.
 
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -18,22 +14,20 @@ use crate::server::{db::Db, http::outbound, ids};
 /// Access tokens from each platform, by scope, kept until shortly before they expire.
 pub struct AccessTokens {
     pub(crate) http: reqwest::Client,
-    kept: Mutex<HashMap<(String, String), (Instant, String)>>,
+    kept: outbound::Kept<String>,
 }
 
 impl Default for AccessTokens {
     fn default() -> Self {
-        Self { http: outbound::http(), kept: Mutex::new(HashMap::new()) }
+        Self { http: outbound::http(), kept: outbound::Kept::default() }
     }
 }
 
 impl AccessTokens {
     pub async fn get(&self, db: &Db, platform: &Platform, scope: &str) -> Result<String, String> {
-        let key = (platform.id.clone(), scope.to_string());
-        if let Some((until, token)) = self.kept.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            if Instant::now() < *until {
-                return Ok(token.clone());
-            }
+        let key = format!("{}|{scope}", platform.id);
+        if let Some(token) = self.kept.get(&key) {
+            return Ok(token);
         }
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         let assertion = keys::sign(
@@ -64,7 +58,7 @@ impl AccessTokens {
         let token = reply["access_token"].as_str().filter(|t| !t.is_empty()).ok_or("the token answer has no access token")?.to_string();
         let lasts = reply["expires_in"].as_u64().unwrap_or(300).clamp(30, 24 * 3600);
         let until = Instant::now() + Duration::from_secs(lasts.saturating_sub(30).max(1));
-        self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (until, token.clone()));
+        self.kept.keep_until(&key, until, token.clone());
         Ok(token)
     }
 }
