@@ -75,9 +75,9 @@ async fn answer(db: Db, mut rx: mpsc::UnboundedReceiver<Ask>, statements: Arc<At
         }
         statements.fetch_add(1, Ordering::Relaxed);
         match read(&db, &asks).await {
-            Ok(mut rows) => {
-                for (i, ask) in asks.into_iter().enumerate() {
-                    let _ = ask.answer.send(decoded(std::mem::take(&mut rows[i]), ask.after));
+            Ok(rows) => {
+                for (ask, rows) in asks.into_iter().zip(rows) {
+                    let _ = ask.answer.send(decoded(rows, ask.after));
                 }
             }
             Err(e) => {
