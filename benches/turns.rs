@@ -138,12 +138,12 @@ async fn time_reservation(state: &AppState, token: &str, lesson_id: &str, user_i
         let t = Instant::now();
         let (found, reserved) = tokio::join!(
             chats::turns::store::user_and_chat(&state.db, token, &chat.id, 20),
-            budget::reserve_for_session(&state.turn_writer, &hash, 20_000, -1, &month),
+            budget::reserve_for_session(&state.budget_writer, &hash, 20_000, -1, &month),
         );
         both.push(t.elapsed());
         found.unwrap().unwrap();
         assert!(reserved.unwrap().is_some());
-        budget::release(&state.turn_writer, school, 20_000).await.unwrap();
+        budget::release(&state.budget_writer, school, 20_000).await.unwrap();
     }
     median(both).saturating_sub(median(alone))
 }

@@ -479,3 +479,29 @@ async fn a_teachers_share_keeps_them_from_spending_the_schools_month_and_comes_b
     let r = app.send_json(Method::PATCH, "/api/school", Auth::Bearer(&head.token), json!({"studentShare": -5})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn budget_writes_alone_commit_without_waiting_for_the_disk() {
+    let app = app_with(unlimited()).await;
+    if !common::database::postgres() {
+        // SQLite: budgets queue with the turn engine's writes on one connection.
+        assert_eq!(app.state.budget_writer.options().get_max_connections(), 1);
+        return;
+    }
+    async fn setting(db: &margin::server::db::Db) -> String {
+        sqlx::query_scalar("SELECT current_setting('synchronous_commit')").fetch_one(db).await.unwrap()
+    }
+    assert_eq!(setting(&app.state.budget_writer).await, "off", "a school's reservations do not wait, one by one, for the disk");
+    assert_eq!(setting(&app.state.db).await, "on", "lessons, chats and everything else still do");
+    assert_eq!(setting(&app.state.turn_writer).await, "on");
+    // And they still count: a reservation and its settling, seen from the main pool.
+    let ana = teacher(&app, "ana@x.org").await;
+    let school = school_of(&app, &ana.token).await;
+    let month = budget::month_of(time::OffsetDateTime::now_utc());
+    let user = app.user_id(&ana.token).await;
+    assert!(budget::reserve(&app.state.budget_writer, &school, &user, 500, -1, &month).await.unwrap());
+    assert_eq!(reserved(&app, &school).await, 500);
+    budget::settle(&app.state.budget_writer, &CallRecord { user_id: user, ..call(&school, 120) }, 500, false, -1, time::OffsetDateTime::now_utc()).await.unwrap();
+    assert_eq!(reserved(&app, &school).await, 0);
+    assert_eq!(spent(&app, &school).await, 120);
+}

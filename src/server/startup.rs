@@ -101,6 +101,7 @@ pub async fn run() -> ExitCode {
     // lease tick once nobody holds them (`turns::resume`).
     let resumer = chats::turns::resume::Resumer {
         db: state.turn_writer.clone(),
+        budget: state.budget_writer.clone(),
         hub: turns.clone(),
         bus: state.bus.clone(),
         agent: state.ai.agent().ok(),

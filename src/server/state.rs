@@ -24,6 +24,9 @@ pub struct AppState {
     /// (see `db::turn_writer`).
     #[from_ref(skip)]
     pub turn_writer: Db,
+    /// Where budgets are reserved and settled (see `db::budget_writer`).
+    #[from_ref(skip)]
+    pub budget_writer: Db,
     pub config: Arc<Config>,
     pub limits: Arc<AccountLimits>,
     pub hash_gate: Arc<HashGate>,
@@ -79,13 +82,15 @@ impl AppState {
             Duration::from_millis(config.lesson_sweep_ms),
         );
         let sso = Arc::new(crate::server::accounts::sso::providers::Providers::new(config.sso.clone()));
+        let turn_writer = crate::server::db::turn_writer(&db);
         Self {
             leptos_options,
             sso,
             lti_keys: Arc::default(),
             lti_tokens: Arc::default(),
             lesson_pages,
-            turn_writer: crate::server::db::turn_writer(&db),
+            budget_writer: crate::server::db::budget_writer(&db, &turn_writer),
+            turn_writer,
             db,
             config: Arc::new(config),
             limits,

@@ -88,11 +88,11 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let (hash, month) = (crate::server::ids::token_hash(&token), budget::month_of(now));
     let (found, reserved) = tokio::join!(
         chats::turns::store::user_and_chat(&state.db, &token, &body.session_id, limit),
-        budget::reserve_for_session(&state.turn_writer, &hash, i64::from(first), default, &month),
+        budget::reserve_for_session(&state.budget_writer, &hash, i64::from(first), default, &month),
     );
     // From here any refusal drops the reservation, which gives it back.
     let mut held = match &reserved {
-        Ok(Some(school)) => Some(meter::Spending::held(state.turn_writer.clone(), school.clone(), String::new(), default, state.clock.clone(), i64::from(first))),
+        Ok(Some(school)) => Some(meter::Spending::held(state.budget_writer.clone(), school.clone(), String::new(), default, state.clock.clone(), i64::from(first))),
         _ => None,
     };
     let (user, chat) = found?.ok_or(AppError::Unauthorized)?;

@@ -234,6 +234,18 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
     };
     let mut tx = db::begin_write(db).await?;
     let reserved = if tied { untie(&mut tx, &call.turn_id, reserved).await? } else { reserved };
+    // The account's own month (its share, `share_left`); before the school's
+    // row is locked, which every call of the school waits on, so that lock
+    // is held for as few statements as can be.
+    sqlx::query(
+        "UPDATE users SET month_used = (CASE WHEN usage_month = $2 THEN month_used ELSE 0 END) + $3, usage_month = $2
+         WHERE id = $1",
+    )
+    .bind(&call.user_id)
+    .bind(&month)
+    .bind(total)
+    .execute(&mut *tx)
+    .await?;
     let row: Option<SchoolBudget> =
         sqlx::query_as(&format!("{SCHOOL_BUDGET}{lock}"))
             .bind(&call.school_id)
@@ -257,16 +269,6 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
     .bind(from_credits)
     .bind(&month)
     .bind(used + total - from_credits)
-    .execute(&mut *tx)
-    .await?;
-    // The account's own month (its share, `share_left`).
-    sqlx::query(
-        "UPDATE users SET month_used = (CASE WHEN usage_month = $2 THEN month_used ELSE 0 END) + $3, usage_month = $2
-         WHERE id = $1",
-    )
-    .bind(&call.user_id)
-    .bind(&month)
-    .bind(total)
     .execute(&mut *tx)
     .await?;
     sqlx::query(

@@ -26,6 +26,7 @@ use crate::{
 /// it becomes the turn's meter, dropping it gives the reservation back (a
 /// request refused after reserving, for any reason, keeps nothing).
 pub struct Spending {
+    /// Where the budget is written (the state's `budget_writer`).
     pub db: Db,
     pub school_id: String,
     pub user_id: String,

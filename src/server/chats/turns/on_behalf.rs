@@ -58,10 +58,10 @@ pub async fn start_for(state: &AppState, turn: OnBehalf<'_>) -> Result<(String, 
     state.limits.turn(&user.id, &user.school_id).await?;
     let default = budget::default_allowance(state.config.monthly_tokens);
     let now = state.clock.now();
-    if !budget::reserve(&state.turn_writer, &user.school_id, &user.id, first, default, &budget::month_of(now)).await? {
+    if !budget::reserve(&state.budget_writer, &user.school_id, &user.id, first, default, &budget::month_of(now)).await? {
         return Err(meter::refusal(&state.db, &user.id, now).await);
     }
-    let spending = meter::Spending::held(state.turn_writer.clone(), user.school_id.clone(), user.id.clone(), default, state.clock.clone(), first);
+    let spending = meter::Spending::held(state.budget_writer.clone(), user.school_id.clone(), user.id.clone(), default, state.clock.clone(), first);
     let attachments = Some(Attachments { trigger: Some(note), selected_text: None });
     let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments, kind };
     let lesson_id = turn.chat.session.lesson_id.clone();

@@ -36,6 +36,8 @@ use crate::{
 pub struct Resumer {
     /// Where turns write (the state's `turn_writer`).
     pub db: Db,
+    /// Where their calls reserve and settle (the state's `budget_writer`).
+    pub budget: Db,
     pub hub: Arc<TurnHub>,
     pub bus: Arc<Bus>,
     /// The teacher's agent, when the assistant is configured.
@@ -102,7 +104,7 @@ impl Resumer {
         let wait = self.hub.approval_wait.saturating_sub(waited);
         let (stored_tx, stored) = stored_gate();
         stored_tx.set(true);
-        let meter = meter::unreserved((self.db.clone(), user.school_id, owner_id), self.default, self.clock.clone(), turn_id, agent.model(), stored.clone());
+        let meter = meter::unreserved((self.budget.clone(), user.school_id, owner_id), self.default, self.clock.clone(), turn_id, agent.model(), stored.clone());
         tracing::info!(turn = %turn_id, "resuming a paused reply");
         tokio::spawn(run(TurnJob {
             db: self.db.clone(),
