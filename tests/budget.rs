@@ -158,6 +158,13 @@ async fn the_allowance_is_spent_before_credits_and_comes_back_each_month() {
     let r = ask(&app, &ana.token, &ana.session_id, "test").await;
     assert_eq!(r.status, StatusCode::PAYMENT_REQUIRED, "{}", r.body);
     assert_eq!(r.json()["message"], "Your school's AI allowance for this month is used up. It resets on 1 January.");
+    // Each call is recorded with what it took from credits.
+    let taken: Vec<i64> = sqlx::query_scalar("SELECT from_credits FROM ai_calls WHERE school_id = $1 ORDER BY created_at")
+        .bind(&school)
+        .fetch_all(db)
+        .await
+        .unwrap();
+    assert_eq!(taken, vec![0, 600, 0, 4400]);
     assert_eq!(r.json()["resetsAt"], "2027-01-01T00:00:00.000Z");
     assert_eq!(app.state.ai.scripted().unwrap().requests().len(), before, "the provider was not called");
     let status = app.get("/api/ai/status", Auth::Bearer(&ana.token)).await.json();
@@ -504,4 +511,34 @@ async fn budget_writes_alone_commit_without_waiting_for_the_disk() {
     budget::settle(&app.state.budget_writer, &CallRecord { user_id: user, ..call(&school, 120) }, 500, false, -1, time::OffsetDateTime::now_utc()).await.unwrap();
     assert_eq!(reserved(&app, &school).await, 0);
     assert_eq!(spent(&app, &school).await, 120);
+}
+
+#[tokio::test]
+async fn a_call_takes_from_credits_only_what_the_allowance_cannot_cover_and_no_more_than_there_are() {
+    let app = app_with(unlimited()).await;
+    let ana = teacher(&app, "ana@x.org").await;
+    let school = school_of(&app, &ana.token).await;
+    let db = &app.state.db;
+    let summary = |t| budget::summary(db, &school, -1, t);
+    budget::set_allowance(db, &school, Some(1000)).await.unwrap();
+    budget::settle(db, &call(&school, 1050), 0, false, -1, at(2026, 12, 3)).await.unwrap();
+    let s = summary(at(2026, 12, 3)).await.unwrap();
+    assert_eq!((s.used, s.credits), (1050, 0), "without credits, the month's use goes past the allowance");
+    // Past the credits there are, a call takes what is left of them and no more.
+    budget::add_credits(db, &school, 100, None, at(2026, 12, 4)).await.unwrap();
+    budget::settle(db, &call(&school, 250), 0, false, -1, at(2026, 12, 4)).await.unwrap();
+    let s = summary(at(2026, 12, 4)).await.unwrap();
+    assert_eq!((s.used, s.credits), (1200, 0), "100 of the 250 from credits");
+    // Unlimited: nothing from credits.
+    budget::add_credits(db, &school, 100, None, at(2026, 12, 5)).await.unwrap();
+    budget::set_allowance(db, &school, Some(-1)).await.unwrap();
+    budget::settle(db, &call(&school, 250), 0, false, -1, at(2026, 12, 5)).await.unwrap();
+    let s = summary(at(2026, 12, 5)).await.unwrap();
+    assert_eq!((s.used, s.credits), (1450, 100));
+    let taken: Vec<i64> = sqlx::query_scalar("SELECT from_credits FROM ai_calls WHERE school_id = $1 ORDER BY created_at")
+        .bind(&school)
+        .fetch_all(db)
+        .await
+        .unwrap();
+    assert_eq!(taken, vec![0, 100, 0]);
 }

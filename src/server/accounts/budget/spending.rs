@@ -221,6 +221,22 @@ impl SchoolBudget {
     }
 }
 
+/// What this month has taken from the school's allowance so far, in
+/// `settle`'s statements (`$3`: this month).
+const SETTLE_USED: &str = "(CASE WHEN usage_month = $3 THEN month_used ELSE 0 END)";
+
+/// What a call of `$4` tokens takes from the school's credits, in
+/// `settle`'s statements (`$2`: the server's allowance, `$3`: this month):
+/// nothing when the allowance is unlimited, else what the month's
+/// allowance left cannot cover, up to the credits there are.
+fn from_credits() -> String {
+    let allowance = "COALESCE(monthly_tokens, $2)";
+    let left = format!("(CASE WHEN {allowance} > {SETTLE_USED} THEN {allowance} - {SETTLE_USED} ELSE 0 END)");
+    let over = format!("(CASE WHEN $4 > {left} THEN $4 - {left} ELSE 0 END)");
+    let credits = "(CASE WHEN credits > 0 THEN credits ELSE 0 END)";
+    format!("(CASE WHEN {allowance} < 0 THEN 0 WHEN {over} < {credits} THEN {over} ELSE {credits} END)")
+}
+
 /// Settles a call: gives back its reservation, spends what it used
 /// (allowance first, then credits) and records it. `tied`: the reservation
 /// is recorded on the turn's reply (`reserve_for_turn`, or the turn's
@@ -228,10 +244,6 @@ impl SchoolBudget {
 pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, default: i64, now: OffsetDateTime) -> Result<()> {
     let month = month_of(now);
     let total = (call.prompt_tokens + call.completion_tokens).max(0);
-    let lock = match Backend::of(db) {
-        Backend::Postgres => " FOR UPDATE",
-        Backend::Sqlite => "",
-    };
     let mut tx = db::begin_write(db).await?;
     let reserved = if tied { untie(&mut tx, &call.turn_id, reserved).await? } else { reserved };
     // The account's own month (its share, `share_left`); before the school's
@@ -246,50 +258,47 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
     .bind(total)
     .execute(&mut *tx)
     .await?;
-    let row: Option<SchoolBudget> =
-        sqlx::query_as(&format!("{SCHOOL_BUDGET}{lock}"))
-            .bind(&call.school_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some(row) = row else { return Ok(()) };
-    let (allowance, used) = (row.allowance(default), row.used_in(&month));
-    let from_credits = if allowance < 0 {
-        0
-    } else {
-        let left = (allowance - used).max(0);
-        (total - left).max(0).min(row.credits.max(0))
+    // The call is recorded with what it took from credits, read off the
+    // school's row, which PostgreSQL then keeps locked (SQLite's write
+    // transaction has it to itself), so the update after it takes the same.
+    static RECORD: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "INSERT INTO ai_calls (id, school_id, user_id, turn_id, model, prompt_tokens, completion_tokens, total_tokens,
+               from_credits, estimated, outcome, created_at)
+             SELECT $5, $1, $6, $7, $8, $9, $10, $4, {}, $11, $12, $13 FROM schools WHERE id = $1",
+            from_credits()
+        )
+    });
+    static SPEND: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE schools SET reserved = CASE WHEN reserved > $5 THEN reserved - $5 ELSE 0 END,
+               credits = credits - {x}, usage_month = $3, month_used = {used} + $4 - {x}
+             WHERE id = $1",
+            x = from_credits(),
+            used = SETTLE_USED
+        )
+    });
+    let lock = match Backend::of(db) {
+        Backend::Postgres => " FOR UPDATE",
+        Backend::Sqlite => "",
     };
-    sqlx::query(
-        "UPDATE schools SET reserved = CASE WHEN reserved > $2 THEN reserved - $2 ELSE 0 END,
-           credits = credits - $3, usage_month = $4, month_used = $5
-         WHERE id = $1",
-    )
-    .bind(&call.school_id)
-    .bind(reserved)
-    .bind(from_credits)
-    .bind(&month)
-    .bind(used + total - from_credits)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "INSERT INTO ai_calls (id, school_id, user_id, turn_id, model, prompt_tokens, completion_tokens, total_tokens,
-           from_credits, estimated, outcome, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-    .bind(ids::new_id())
-    .bind(&call.school_id)
-    .bind(&call.user_id)
-    .bind(&call.turn_id)
-    .bind(&call.model)
-    .bind(call.prompt_tokens)
-    .bind(call.completion_tokens)
-    .bind(total)
-    .bind(from_credits)
-    .bind(call.estimated)
-    .bind(&call.outcome)
-    .bind(stored(now))
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(&format!("{}{lock}", RECORD.as_str()))
+        .bind(&call.school_id)
+        .bind(default)
+        .bind(&month)
+        .bind(total)
+        .bind(ids::new_id())
+        .bind(&call.user_id)
+        .bind(&call.turn_id)
+        .bind(&call.model)
+        .bind(call.prompt_tokens)
+        .bind(call.completion_tokens)
+        .bind(call.estimated)
+        .bind(&call.outcome)
+        .bind(stored(now))
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(SPEND.as_str()).bind(&call.school_id).bind(default).bind(&month).bind(total).bind(reserved).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(())
 }
