@@ -2,12 +2,13 @@
 //! one PostgreSQL carry, and what each step of the ramp costs the database.
 //!
 //! Processes, so that each number belongs to one of them: this one drives
-//! the clients; it starts itself again as the scripted model and as
+//! the clients; it starts itself again as the scripted model, as
 //! `MARGIN_SCALE_INSTANCES` (3) Margin servers on one fresh database of the
 //! PostgreSQL server at `MARGIN_BENCH_POSTGRES_URL` (default: the one
 //! `scripts/test-postgres` finds; the Makefile passes it). The bench says
 //! whether that server runs with `fsync` on: the numbers only mean something
-//! for a district if it does.
+//! for a district if it does. It also starts as many bare relays to the
+//! model (`relay`), to measure what any server in between adds here.
 //!
 //! After 20 replies that warm every instance up (not reported), for each
 //! step of `MARGIN_SCALE_STEPS` (100, 250, 500, 1,000, 2,000), the
@@ -21,7 +22,9 @@
 //! - PostgreSQL commits and rows written per second while the step ran
 //!   (`pg_stat_database`, read after the statistics have been flushed);
 //! - CPU of the PostgreSQL server and of the Margin instances (cores busy);
-//! - errors: replies that did not start, or ended without their `done`.
+//! - errors: replies that did not start, or ended without their `done`;
+//! - first text and whole reply through bare relays (`relay`, as many as
+//!   instances), over the model's: what any server in between adds here.
 //!
 //! The table also goes to `target/bench/scale.json`.
 
@@ -52,6 +55,7 @@ fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("model") => runtime(1).block_on(model()),
         Ok("server") => runtime(2).block_on(server()),
+        Ok("relay") => runtime(2).block_on(relay()),
         _ => runtime(1).block_on(drive()),
     }
 }
@@ -61,6 +65,29 @@ async fn model() {
     let llm = ScriptedLlm::start().await.unwrap();
     println!("ready {}", llm.base_url);
     std::future::pending::<()>().await;
+}
+
+/// A bare relay, the floor under any server between a browser and the
+/// model on this machine: it passes each request to the model and the
+/// answer back as it comes, with nothing else (no accounts, no database, no
+/// parsing of what the model writes). Each step measures the same replies
+/// through as many of these as there are Margin instances, so the table
+/// shows how much of what Margin adds any relay would add here.
+async fn relay() {
+    exit_with_parent();
+    let model_url = std::env::var("MODEL_URL").expect("MODEL_URL");
+    let http = reqwest::Client::new();
+    let pass = move |body: axum::body::Bytes| {
+        let (http, to) = (http.clone(), format!("{model_url}/chat/completions"));
+        async move {
+            let answer = http.post(to).header("content-type", "application/json").body(body).send().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(axum::body::Body::from_stream(answer.bytes_stream()))
+        }
+    };
+    let app = axum::Router::new().route("/v1/chat/completions", axum::routing::post(pass));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("ready {}", listener.local_addr().unwrap());
+    axum::serve(router::no_delay(listener), app.into_make_service()).await.unwrap();
 }
 
 /// One Margin instance. The first (`MARGIN_SCALE_SETUP`) also makes the
@@ -102,6 +129,8 @@ async fn fresh_database(server: &str) -> (String, bool) {
 
 struct Cluster {
     instances: Vec<SocketAddr>,
+    /// Bare relays to the model, as many as instances (`relay`).
+    relays: Vec<SocketAddr>,
     pids: Vec<u32>,
     model: SocketAddr,
     token: String,
@@ -231,6 +260,8 @@ struct Row {
     first_p95_ms: f64,
     model_end_p50_ms: f64,
     end_p50_ms: f64,
+    relay_first_p50_ms: f64,
+    relay_end_p50_ms: f64,
     cross_p50_ms: f64,
     cross_p95_ms: f64,
     commits_per_s: f64,
@@ -258,6 +289,20 @@ async fn step(c: &Cluster, n: usize) -> Row {
         model_end.extend(t.end.map(ms));
     }
     let (model_first, model_end) = (sorted(model_first), sorted(model_end));
+    // The same through the bare relays, spread as the replies are below.
+    let relayed: Vec<_> = (0..n)
+        .map(|i| {
+            let at = c.relays[i % c.relays.len()];
+            tokio::spawn(timed(at, request("POST", &at.to_string(), "/v1/chat/completions", &body, None), "\"content\":\"abcdefghij", "[DONE]", None))
+        })
+        .collect();
+    let (mut relay_first, mut relay_end) = (Vec::new(), Vec::new());
+    for t in relayed {
+        let t = t.await.unwrap();
+        relay_first.extend(t.first.map(ms));
+        relay_end.extend(t.end.map(ms));
+    }
+    let (relay_first, relay_end) = (sorted(relay_first), sorted(relay_end));
 
     // A chat per reply, on the instance that will run it.
     let mut sessions = Vec::with_capacity(n);
@@ -338,6 +383,8 @@ async fn step(c: &Cluster, n: usize) -> Row {
         first_p95_ms: pct(&first, 0.95),
         model_end_p50_ms: pct(&model_end, 0.5),
         end_p50_ms: pct(&end, 0.5),
+        relay_first_p50_ms: pct(&relay_first, 0.5),
+        relay_end_p50_ms: pct(&relay_end, 0.5),
         cross_p50_ms: pct(&cross, 0.5),
         cross_p95_ms: pct(&cross, 0.95),
         commits_per_s: (after.0 - before.0) as f64 / wall,
@@ -410,8 +457,15 @@ async fn drive() {
         pids.push(child.id());
         children.push(child);
     }
+    let mut relays = Vec::with_capacity(k);
+    for _ in 0..k {
+        let (child, words, _) = spawn_role("relay", &[("MODEL_URL", &model_url)], None);
+        relays.push(words[0].parse().unwrap());
+        children.push(child);
+    }
     let c = Cluster {
         instances,
+        relays,
         pids,
         model: model_url.trim_start_matches("http://").trim_end_matches("/v1").parse().unwrap(),
         token,
@@ -420,8 +474,8 @@ async fn drive() {
     };
     println!("{k} Margin instances on one PostgreSQL database (fsync {}), the scripted model, replies the model writes over 6 s:", if fsync { "on" } else { "OFF: not a district's numbers" });
     println!(
-        "  {:>7} | {:>22} | {:>22} | {:>17} | {:>9} | {:>8} | {:>6} | {:>6} | {}",
-        "replies", "first text p50 / p95", "whole reply p50", "cross-inst p50/p95", "commits/s", "rows/s", "PG cpu", "Margin", "errors"
+        "  {:>7} | {:>22} | {:>22} | {:>17} | {:>9} | {:>8} | {:>6} | {:>6} | {:>6} | {}",
+        "replies", "first text p50 / p95", "whole reply p50", "cross-inst p50/p95", "commits/s", "rows/s", "PG cpu", "Margin", "errors", "bare relay: first / whole"
     );
     // Unmeasured: every instance's connections opened, its prompts read.
     step(&c, 20).await;
@@ -429,7 +483,7 @@ async fn drive() {
     for n in steps {
         let r = step(&c, n).await;
         println!(
-            "  {:>7} | +{:>6.0} / +{:>6.0} ms     | {:>6.2} s (+{:>4.1} %)   | {:>6.1} / {:>6.1} ms | {:>9.0} | {:>8.0} | {:>6.2} | {:>6.2} | {}",
+            "  {:>7} | +{:>6.0} / +{:>6.0} ms     | {:>6.2} s (+{:>4.1} %)   | {:>6.1} / {:>6.1} ms | {:>9.0} | {:>8.0} | {:>6.2} | {:>6.2} | {:>6} | +{:.0} ms / {:.2} s (+{:.1} %)",
             r.replies,
             r.first_p50_ms - r.model_first_p50_ms,
             r.first_p95_ms - r.model_first_p50_ms,
@@ -441,11 +495,15 @@ async fn drive() {
             r.rows_per_s,
             r.postgres_cores,
             r.margin_cores,
-            r.errors
+            r.errors,
+            r.relay_first_p50_ms - r.model_first_p50_ms,
+            r.relay_end_p50_ms / 1e3,
+            (r.relay_end_p50_ms / r.model_end_p50_ms - 1.0) * 100.0
         );
         rows.push(r);
     }
-    println!("  (first text and whole reply over the model's own p50 at the same count; PG cpu and Margin: cores busy)");
+    println!("  (first text and whole reply over the model's own p50 at the same count; PG cpu and Margin: cores busy;");
+    println!("   bare relay: the same replies through as many bare relays as instances, no database, nothing parsed)");
     println!("  targets at 1,000: first text p50 <= model + 100 ms, whole reply p50 within 10 %, cross-instance p95 < 50 ms, no error; commits/s <= 5 x those at 100");
     let pages = idle_pages(&c, 5_000).await;
     let _ = std::fs::create_dir_all("target/bench");
