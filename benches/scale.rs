@@ -271,6 +271,26 @@ struct Row {
     errors: usize,
 }
 
+/// `n` requests for the model at once, spread over `to` (the model itself,
+/// or relays to it): when each one's first text came and when its end did,
+/// in milliseconds, sorted.
+async fn model_times(to: &[SocketAddr], n: usize, body: &str) -> (Vec<f64>, Vec<f64>) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let sent: Vec<_> = (0..n)
+        .map(|i| {
+            let at = to[i % to.len()];
+            tokio::spawn(timed(at, request("POST", &at.to_string(), "/v1/chat/completions", body, None), "\"content\":\"abcdefghij", "[DONE]", None))
+        })
+        .collect();
+    let (mut first, mut end) = (Vec::new(), Vec::new());
+    for t in sent {
+        let t = t.await.unwrap();
+        first.extend(t.first.map(ms));
+        end.extend(t.end.map(ms));
+    }
+    (sorted(first), sorted(end))
+}
+
 async fn step(c: &Cluster, n: usize) -> Row {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     // The model alone, the same number at once.
@@ -279,30 +299,9 @@ async fn step(c: &Cluster, n: usize) -> Row {
         "messages": [{ "role": "system", "content": "x" }, { "role": "user", "content": "benchmark paced" }]
     })
     .to_string();
-    let direct: Vec<_> = (0..n)
-        .map(|_| tokio::spawn(timed(c.model, request("POST", &c.model.to_string(), "/v1/chat/completions", &body, None), "\"content\":\"abcdefghij", "[DONE]", None)))
-        .collect();
-    let (mut model_first, mut model_end) = (Vec::new(), Vec::new());
-    for t in direct {
-        let t = t.await.unwrap();
-        model_first.extend(t.first.map(ms));
-        model_end.extend(t.end.map(ms));
-    }
-    let (model_first, model_end) = (sorted(model_first), sorted(model_end));
+    let (model_first, model_end) = model_times(&[c.model], n, &body).await;
     // The same through the bare relays, spread as the replies are below.
-    let relayed: Vec<_> = (0..n)
-        .map(|i| {
-            let at = c.relays[i % c.relays.len()];
-            tokio::spawn(timed(at, request("POST", &at.to_string(), "/v1/chat/completions", &body, None), "\"content\":\"abcdefghij", "[DONE]", None))
-        })
-        .collect();
-    let (mut relay_first, mut relay_end) = (Vec::new(), Vec::new());
-    for t in relayed {
-        let t = t.await.unwrap();
-        relay_first.extend(t.first.map(ms));
-        relay_end.extend(t.end.map(ms));
-    }
-    let (relay_first, relay_end) = (sorted(relay_first), sorted(relay_end));
+    let (relay_first, relay_end) = model_times(&c.relays, n, &body).await;
 
     // A chat per reply, on the instance that will run it.
     let mut sessions = Vec::with_capacity(n);
