@@ -161,10 +161,11 @@ pub fn turn_writer(db: &Db) -> Db {
 /// (`synchronous_commit = off`): nothing is less exact, since each
 /// statement still sees every commit before it; what a crash of PostgreSQL
 /// itself could lose is the last fraction of a second of budget writes, and
-/// only those no later ordinary commit has flushed (the log is written in
-/// order): a reservation whose reply was never stored, or the use recorded
-/// by a call whose reply's end was never written either, which the reply's
-/// recovery then gives back.
+/// only those no later ordinary commit, from any instance, has flushed (the
+/// log is written in order): a reservation whose reply was never stored, or
+/// a call's recorded use when its reply's progress since was lost too (that
+/// reply is then recovered as interrupted and its reservation given back;
+/// the call's tokens go uncounted).
 ///
 /// SQLite: the turn writer's queue, as before (`synchronous = NORMAL` there
 /// already).
