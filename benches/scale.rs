@@ -26,6 +26,9 @@
 //! - first text and whole reply through bare relays (`relay`, as many as
 //!   instances), over the model's: what any server in between adds here.
 //!
+//! The replies are one teacher's unless `MARGIN_SCALE_ACCOUNTS` says how
+//! many teachers of one school share them (a reply each in turn).
+//!
 //! The table also goes to `target/bench/scale.json`.
 
 mod common;
@@ -90,8 +93,9 @@ async fn relay() {
     axum::serve(router::no_delay(listener), app.into_make_service()).await.unwrap();
 }
 
-/// One Margin instance. The first (`MARGIN_SCALE_SETUP`) also makes the
-/// bench's teacher and lesson and prints their token and id.
+/// One Margin instance. The first (`MARGIN_SCALE_SETUP`: how many) also
+/// makes the bench's teachers, all of one school, and a lesson of each, and
+/// prints their tokens and the lessons' ids.
 async fn server() {
     exit_with_parent();
     let model_url = std::env::var("MODEL_URL").expect("MODEL_URL");
@@ -105,11 +109,18 @@ async fn server() {
     let state = AppState::new(options, pool, config, ai);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    if std::env::var("MARGIN_SCALE_SETUP").is_ok() {
-        let user = auth::create_user(&state.db, &state.hash_gate, true, "scale@x.org", "benchmark password", None, None).await.unwrap();
-        let token = auth::create_session(&state.db, &user.id, 1).await.unwrap();
-        let lesson = lessons::create(&state.db, &user.id, "Scale").await.unwrap();
-        println!("ready {addr} {token} {}", lesson.id);
+    if let Ok(accounts) = std::env::var("MARGIN_SCALE_SETUP") {
+        // The teachers, all of the first one's school (each account made
+        // has a school of its own; the others are moved into the first's).
+        let (mut tokens, mut lessons, mut school) = (Vec::new(), Vec::new(), None::<String>);
+        for i in 0..accounts.parse::<usize>().unwrap_or(1).max(1) {
+            let user = auth::create_user(&state.db, &state.hash_gate, true, &format!("scale{i}@x.org"), "benchmark password", None, None).await.unwrap();
+            let first = school.get_or_insert_with(|| user.school_id.clone());
+            sqlx::query("UPDATE users SET school_id = $1 WHERE id = $2").bind(first.as_str()).bind(&user.id).execute(&state.db).await.unwrap();
+            tokens.push(auth::create_session(&state.db, &user.id, 1).await.unwrap());
+            lessons.push(lessons::create(&state.db, &user.id, "Scale").await.unwrap().id);
+        }
+        println!("ready {addr} {} {}", tokens.join(","), lessons.join(","));
     } else {
         println!("ready {addr}");
     }
@@ -133,9 +144,18 @@ struct Cluster {
     relays: Vec<SocketAddr>,
     pids: Vec<u32>,
     model: SocketAddr,
-    token: String,
-    lesson: String,
+    /// The teachers' session tokens (`MARGIN_SCALE_ACCOUNTS`, one school)
+    /// and a lesson of each, in the same order.
+    tokens: Vec<String>,
+    lessons: Vec<String>,
     pool: db::Db,
+}
+
+impl Cluster {
+    /// The token of the teacher whose reply is the `i`th.
+    fn token(&self, i: usize) -> &str {
+        &self.tokens[i % self.tokens.len()]
+    }
 }
 
 /// One reply's times, from the request being sent.
@@ -309,7 +329,7 @@ async fn step(c: &Cluster, n: usize) -> Row {
         let made: Vec<_> = chunk
             .iter()
             .map(|&i| {
-                let (addr, token, lesson) = (c.instances[i % c.instances.len()], c.token.clone(), c.lesson.clone());
+                let (addr, token, lesson) = (c.instances[i % c.instances.len()], c.token(i).to_string(), c.lessons[i % c.lessons.len()].clone());
                 tokio::spawn(async move { call(addr, "POST", &format!("/api/lessons/{lesson}/chats"), "{}", Some(&token)).await })
             })
             .collect();
@@ -329,8 +349,8 @@ async fn step(c: &Cluster, n: usize) -> Row {
         .map(|(i, session)| {
             let addr = c.instances[i % k];
             let body = serde_json::json!({ "sessionId": session, "content": "benchmark paced" }).to_string();
-            let req = request("POST", &addr.to_string(), "/api/chat/stream", &body, Some(&c.token));
-            let (reader_at, token) = (c.instances[(i + 1) % k], c.token.clone());
+            let req = request("POST", &addr.to_string(), "/api/chat/stream", &body, Some(c.token(i)));
+            let (reader_at, token) = (c.instances[(i + 1) % k], c.token(i).to_string());
             let followed = i % 10 == 0 && k > 1;
             tokio::spawn(async move {
                 if !followed {
@@ -401,14 +421,14 @@ async fn step(c: &Cluster, n: usize) -> Row {
 async fn idle_pages(c: &Cluster, n: usize) -> f64 {
     let mut lessons = Vec::new();
     for _ in 0..n.div_ceil(50) {
-        let made = call(c.instances[0], "POST", "/api/lessons", r#"{"title":"Idle"}"#, Some(&c.token)).await;
+        let made = call(c.instances[0], "POST", "/api/lessons", r#"{"title":"Idle"}"#, Some(c.token(0))).await;
         let v: serde_json::Value = serde_json::from_str(&made).expect("a lesson");
         lessons.push(v["id"].as_str().unwrap_or_else(|| panic!("a lesson: {made}")).to_string());
     }
     let addr = c.instances[0];
     let mut open = Vec::with_capacity(n);
     for i in 0..n {
-        let req = request("GET", &addr.to_string(), &format!("/api/lessons/{}/events", lessons[i % lessons.len()]), "", Some(&c.token));
+        let req = request("GET", &addr.to_string(), &format!("/api/lessons/{}/events", lessons[i % lessons.len()]), "", Some(c.token(0)));
         open.push(tokio::spawn(async move {
             let mut s = TcpStream::connect(addr).await.ok()?;
             s.write_all(req.as_bytes()).await.ok()?;
@@ -440,14 +460,16 @@ async fn drive() {
         .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![100, 250, 500, 1000, 2000]);
     let k: usize = std::env::var("MARGIN_SCALE_INSTANCES").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let accounts: usize = std::env::var("MARGIN_SCALE_ACCOUNTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     let server = std::env::var("MARGIN_BENCH_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES.into());
     let (url, fsync) = fresh_database(&server).await;
 
     let (model, words, _model_out) = spawn_role("model", &[], None);
     let model_url = words[0].clone();
     let mut children = vec![model];
-    let (first, words, _) = spawn_role("server", &[("MODEL_URL", &model_url), ("DATABASE_URL", &url), ("MARGIN_SCALE_SETUP", "1")], None);
-    let (mut instances, token, lesson) = (vec![words[0].parse::<SocketAddr>().unwrap()], words[1].clone(), words[2].clone());
+    let (first, words, _) = spawn_role("server", &[("MODEL_URL", &model_url), ("DATABASE_URL", &url), ("MARGIN_SCALE_SETUP", &accounts.to_string())], None);
+    let split = |w: &str| w.split(',').map(str::to_string).collect::<Vec<_>>();
+    let (mut instances, tokens, lessons) = (vec![words[0].parse::<SocketAddr>().unwrap()], split(&words[1]), split(&words[2]));
     let mut pids = vec![first.id()];
     children.push(first);
     for _ in 1..k {
@@ -467,8 +489,8 @@ async fn drive() {
         relays,
         pids,
         model: model_url.trim_start_matches("http://").trim_end_matches("/v1").parse().unwrap(),
-        token,
-        lesson,
+        tokens,
+        lessons,
         pool: db::connect(&url).await.unwrap(),
     };
     println!("{k} Margin instances on one PostgreSQL database (fsync {}), the scripted model, replies the model writes over 6 s:", if fsync { "on" } else { "OFF: not a district's numbers" });
