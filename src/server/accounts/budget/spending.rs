@@ -261,13 +261,15 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
     // The call is recorded with what it took from credits, read off the
     // school's row, which PostgreSQL then keeps locked (SQLite's write
     // transaction has it to itself), so the update after it takes the same.
-    static RECORD: LazyLock<String> = LazyLock::new(|| {
-        format!(
+    // Written once for each database: PostgreSQL's with `FOR UPDATE`.
+    static RECORD: LazyLock<[String; 2]> = LazyLock::new(|| {
+        let record = format!(
             "INSERT INTO ai_calls (id, school_id, user_id, turn_id, model, prompt_tokens, completion_tokens, total_tokens,
                from_credits, estimated, outcome, created_at)
              SELECT $5, $1, $6, $7, $8, $9, $10, $4, {}, $11, $12, $13 FROM schools WHERE id = $1",
             from_credits()
-        )
+        );
+        [format!("{record} FOR UPDATE"), record]
     });
     static SPEND: LazyLock<String> = LazyLock::new(|| {
         format!(
@@ -278,11 +280,11 @@ pub async fn settle(db: &Db, call: &CallRecord, reserved: i64, tied: bool, defau
             used = SETTLE_USED
         )
     });
-    let lock = match Backend::of(db) {
-        Backend::Postgres => " FOR UPDATE",
-        Backend::Sqlite => "",
+    let record = match Backend::of(db) {
+        Backend::Postgres => &RECORD[0],
+        Backend::Sqlite => &RECORD[1],
     };
-    sqlx::query(&format!("{}{lock}", RECORD.as_str()))
+    sqlx::query(record)
         .bind(&call.school_id)
         .bind(default)
         .bind(&month)

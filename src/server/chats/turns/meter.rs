@@ -27,7 +27,7 @@ use crate::{
 /// request refused after reserving, for any reason, keeps nothing).
 pub struct Spending {
     /// Where the budget is written (the state's `budget_writer`).
-    pub db: Db,
+    pub budget: Db,
     pub school_id: String,
     pub user_id: String,
     /// The server's allowance for schools without their own (`budget::default_allowance`).
@@ -41,8 +41,8 @@ pub struct Spending {
 
 impl Spending {
     /// A reservation of `first` tokens already made for `user_id` of `school_id`.
-    pub fn held(db: Db, school_id: String, user_id: String, default: i64, clock: MonthClock, first: i64) -> Self {
-        Self { db, school_id, user_id, default, clock, first, held: true }
+    pub fn held(budget: Db, school_id: String, user_id: String, default: i64, clock: MonthClock, first: i64) -> Self {
+        Self { budget, school_id, user_id, default, clock, first, held: true }
     }
 
     /// The turn's meter. Its first reservation is recorded on the turn's
@@ -59,8 +59,8 @@ impl Spending {
 /// for it (its calls so far were settled), so its next call reserves as
 /// any later call does.
 pub fn unreserved(spending: (Db, String, String), default: i64, clock: MonthClock, turn_id: &str, model: &str, stored: Stored) -> SchoolMeter {
-    let (db, school_id, user_id) = spending;
-    let spending = Spending { db, school_id, user_id, default, clock, first: 0, held: false };
+    let (budget, school_id, user_id) = spending;
+    let spending = Spending { budget, school_id, user_id, default, clock, first: 0, held: false };
     SchoolMeter { spending, turn_id: turn_id.into(), model: model.into(), held: Mutex::new(None), prepaid: Mutex::new(false), stored }
 }
 
@@ -69,7 +69,7 @@ impl Drop for Spending {
         if !std::mem::take(&mut self.held) {
             return;
         }
-        let (db, school, tokens) = (self.db.clone(), std::mem::take(&mut self.school_id), self.first);
+        let (db, school, tokens) = (self.budget.clone(), std::mem::take(&mut self.school_id), self.first);
         tokio::spawn(async move {
             if let Err(e) = budget::release(&db, &school, tokens).await {
                 tracing::error!(error = %e, "could not give back a reservation");
@@ -125,9 +125,9 @@ impl SchoolMeter {
         if let Some(held) = held.filter(|n| *n > 0) {
             let s = &self.spending;
             let released = if self.stored.wait().await {
-                budget::release_for_turn(&s.db, &s.school_id, &self.turn_id, held).await
+                budget::release_for_turn(&s.budget, &s.school_id, &self.turn_id, held).await
             } else {
-                budget::release(&s.db, &s.school_id, held).await
+                budget::release(&s.budget, &s.school_id, held).await
             };
             if let Err(e) = released {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not give back a reservation");
@@ -149,13 +149,13 @@ impl Meter for SchoolMeter {
                 return Err(ProviderError::new("internal", "The reply could not be saved, so it stopped. Please try again."));
             }
             let month = budget::month_of(now);
-            match budget::reserve_for_turn(&s.db, &s.school_id, &s.user_id, &self.turn_id, i64::from(tokens), s.default, &month).await {
+            match budget::reserve_for_turn(&s.budget, &s.school_id, &s.user_id, &self.turn_id, i64::from(tokens), s.default, &month).await {
                 Ok(true) => {
                     *self.held.lock().unwrap_or_else(|e| e.into_inner()) = Some(i64::from(tokens));
                     Ok(())
                 }
                 Ok(false) => {
-                    let own = budget::share_spent(&s.db, &s.user_id, &month).await.unwrap_or(false);
+                    let own = budget::share_spent(&s.budget, &s.user_id, &month).await.unwrap_or(false);
                     Err(ProviderError::new("budget_exhausted", if own { share_message(now) } else { exhausted_message(now) }))
                 }
                 Err(e) => {
@@ -182,7 +182,7 @@ impl Meter for SchoolMeter {
             };
             crate::server::ops::metrics::METRICS.used(&s.school_id, u64::from(used.prompt_tokens) + u64::from(used.completion_tokens));
             let tied = self.stored.wait().await;
-            if let Err(e) = budget::settle(&s.db, &call, held, tied, s.default, s.clock.now()).await {
+            if let Err(e) = budget::settle(&s.budget, &call, held, tied, s.default, s.clock.now()).await {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not record a model call's usage");
             }
         })
