@@ -161,6 +161,63 @@ async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed
     assert_eq!(step["proposal"], json!({"id": id, "status": "applied", "revision": 2}));
 }
 
+/// Apply decides the proposal and saves the lesson in one transaction:
+/// while the lesson's save waits, everyone else still reads the proposal
+/// pending, never applied before the lesson is (nor without its version; a
+/// paused reply that read it so told the model the edit had no version).
+/// On PostgreSQL the test holds the lesson's row and waits until the apply
+/// is stuck on it; SQLite has one writer, so there the apply waits at its start.
+#[tokio::test]
+async fn a_proposal_is_never_seen_applied_before_its_lesson_is_saved() {
+    use margin::server::db::{begin_write, Backend};
+    let app = waiting_briefly().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review(&app, &t, true).await;
+    let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
+    let postgres = Backend::of(&app.state.db) == Backend::Postgres;
+
+    let mut holding = begin_write(&app.state.db).await.unwrap();
+    if postgres {
+        sqlx::query("SELECT id FROM lessons WHERE id = $1 FOR UPDATE").bind(&t.lesson_id).execute(&mut *holding).await.unwrap();
+    }
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri(format!("/api/proposals/{id}/apply"))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from("{}"))
+        .unwrap();
+    let applying = tokio::spawn(app.router.clone().oneshot(req));
+    if postgres {
+        // Waits for the state: the apply is blocked on the lesson's row.
+        loop {
+            let (stuck,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+            if stuck > 0 {
+                break;
+            }
+            assert!(!applying.is_finished(), "the apply cannot end while the lesson is held");
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+    let p = app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(p["status"], "pending", "{p}");
+    let owner = app.user_id(&t.token).await;
+    let mark = margin::server::lessons::proposals::mark(&app.state.db, &owner, &id).await.unwrap().unwrap();
+    assert_eq!((mark.revision, mark.reason), (None, None));
+    holding.rollback().await.unwrap();
+
+    let res = applying.await.unwrap().unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let mark = margin::server::lessons::proposals::mark(&app.state.db, &owner, &id).await.unwrap().unwrap();
+    assert_eq!(mark.revision, Some(2));
+    assert_eq!(lesson(&app, &t).await.1, 2);
+}
+
 #[tokio::test]
 async fn a_discard_is_remembered_and_the_next_turn_tells_the_model_why() {
     let app = waiting_briefly().await;

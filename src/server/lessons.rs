@@ -170,15 +170,29 @@ pub async fn save_document(
     author: Author,
     summary: &str,
 ) -> Result<SaveOutcome> {
-    save_revision(db, owner_id, id, xml, base_revision, (author, false), summary).await
+    let saved = save_revision(db, owner_id, id, xml, base_revision, (author, false), summary, None).await?;
+    Ok(saved.expect("a save that decides no proposal is always made or refused"))
 }
 
 /// `save_document` for an edit of the agent's that the teacher reviewed and
-/// applied: the revision is the agent's, marked as applied by the teacher.
-pub async fn save_reviewed(db: &Db, owner_id: &str, id: &str, xml: &str, base_revision: i64, summary: &str) -> Result<SaveOutcome> {
-    save_revision(db, owner_id, id, xml, base_revision, (Author::Agent, true), summary).await
+/// applied: the revision is the agent's, marked as applied by the teacher,
+/// and the proposal `proposal_id` is marked applied as that revision in the
+/// same transaction, so that nobody (a paused reply waiting on it, another
+/// tab) ever reads it applied before the lesson is, or without its version.
+/// `None` when the proposal was decided meanwhile: then nothing is saved.
+pub async fn save_reviewed(
+    db: &Db,
+    owner_id: &str,
+    id: &str,
+    xml: &str,
+    base_revision: i64,
+    summary: &str,
+    proposal_id: &str,
+) -> Result<Option<SaveOutcome>> {
+    save_revision(db, owner_id, id, xml, base_revision, (Author::Agent, true), summary, Some(proposal_id)).await
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn save_revision(
     db: &Db,
     owner_id: &str,
@@ -187,20 +201,38 @@ async fn save_revision(
     base_revision: i64,
     (author, reviewed): (Author, bool),
     summary: &str,
-) -> Result<SaveOutcome> {
+    applies: Option<&str>,
+) -> Result<Option<SaveOutcome>> {
     let current = get_editable(db, owner_id, id).await?;
     let root = match lesson::normalize_after(xml, lesson::parse(&current.document_xml).ok().as_ref()) {
         Ok(root) => root,
-        Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
+        Err(errors) => return Ok(Some(SaveOutcome::Invalid { errors })),
     };
     let errors = standards::frameworks::problems(db, owner_id, &root).await?;
     if !errors.is_empty() {
-        return Ok(SaveOutcome::Invalid { errors });
+        return Ok(Some(SaveOutcome::Invalid { errors }));
     }
     let doc = root.to_xml();
     let summary: String = summary.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_SUMMARY_CHARS).collect();
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };
     let mut tx = db::begin_write(db).await?;
+    // Claimed first, so that two clicks (or two tabs) apply it once: the
+    // second waits on the first's claim, then finds it decided.
+    if let Some(proposal) = applies {
+        let claimed = sqlx::query(
+            "UPDATE proposals SET status = 'applied', reason = NULL, decided_at = $1
+             WHERE id = $2 AND owner_id = $3 AND status = 'pending'",
+        )
+        .bind(db::time::now())
+        .bind(proposal)
+        .bind(owner_id)
+        .execute(&mut *tx)
+        .await?;
+        if claimed.rows_affected() == 0 {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+    }
     let updated = sqlx::query(&format!(
         "UPDATE lessons SET document_xml = $1, search_text = $2, revision = revision + 1,
                 updated_at = $6
@@ -218,7 +250,7 @@ async fn save_revision(
     if updated.rows_affected() == 0 {
         tx.rollback().await?;
         let latest = get_editable(db, owner_id, id).await.map(|l| l.revision).unwrap_or(current.revision);
-        return Ok(SaveOutcome::Conflict { current: latest });
+        return Ok(Some(SaveOutcome::Conflict { current: latest }));
     }
     let revision = base_revision + 1;
     sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, reviewed, author_id) VALUES ($1, $2, $3, $4, $5, $6, $7)")
@@ -235,8 +267,11 @@ async fn save_revision(
     if author == Author::Teacher && revision % 10 == 0 {
         thin_revisions(&mut tx, id, revision).await?;
     }
+    if let Some(proposal) = applies {
+        sqlx::query("UPDATE proposals SET applied_revision = $1 WHERE id = $2").bind(revision).bind(proposal).execute(&mut *tx).await?;
+    }
     tx.commit().await?;
-    Ok(SaveOutcome::Saved { revision, document_xml: doc })
+    Ok(Some(SaveOutcome::Saved { revision, document_xml: doc }))
 }
 
 /// How many of the teacher's newest versions are always kept.

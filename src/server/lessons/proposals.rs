@@ -18,7 +18,7 @@ use crate::server::{
 use crate::{
     chat::proposal::{ProposalMark, ProposalStatus},
     lesson::{self, Change},
-    models::{ProposalReply, SaveOutcome, SaveReply},
+    models::{ProposalReply, SaveReply},
 };
 
 /// A proposal about to be stored.
@@ -148,19 +148,12 @@ pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
         );
         merged.map_err(AppError::Overlap)?.to_xml()
     };
-    // Claimed first, so that two clicks (or two tabs) apply it once.
-    claim(db, owner_id, id, ProposalStatus::Applied, None).await?;
-    let saved = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary).await;
-    match &saved {
-        Ok(SaveOutcome::Saved { revision, .. }) => {
-            sqlx::query("UPDATE proposals SET applied_revision = $1 WHERE id = $2").bind(revision).bind(id).execute(db).await?;
-        }
-        _ => {
-            // Nothing was saved: the proposal waits again.
-            sqlx::query("UPDATE proposals SET status = 'pending', decided_at = NULL WHERE id = $1").bind(id).execute(db).await?;
-        }
-    }
-    lessons::edit_reply(saved?, &current.document_xml)
+    // Decided and saved in one transaction: a proposal decided meanwhile
+    // (another click, another tab) is refused with what became of it.
+    let Some(saved) = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary, id).await? else {
+        return Err(decided(ProposalStatus::from_str(&get(db, owner_id, id).await?.status)));
+    };
+    lessons::edit_reply(saved, &current.document_xml)
 }
 
 /// Decides a pending proposal, once: a proposal decided meanwhile (another
