@@ -58,7 +58,7 @@ fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("model") => runtime(1).block_on(model()),
         Ok("server") => runtime(2).block_on(server()),
-        Ok("relay") => runtime(2).block_on(relay()),
+        Ok("relay") => runtime(2).block_on(common::relay()),
         _ => runtime(1).block_on(drive()),
     }
 }
@@ -68,29 +68,6 @@ async fn model() {
     let llm = ScriptedLlm::start().await.unwrap();
     println!("ready {}", llm.base_url);
     std::future::pending::<()>().await;
-}
-
-/// A bare relay, the floor under any server between a browser and the
-/// model on this machine: it passes each request to the model and the
-/// answer back as it comes, with nothing else (no accounts, no database, no
-/// parsing of what the model writes). Each step measures the same replies
-/// through as many of these as there are Margin instances, so the table
-/// shows how much of what Margin adds any relay would add here.
-async fn relay() {
-    exit_with_parent();
-    let model_url = std::env::var("MODEL_URL").expect("MODEL_URL");
-    let http = reqwest::Client::new();
-    let pass = move |body: axum::body::Bytes| {
-        let (http, to) = (http.clone(), format!("{model_url}/chat/completions"));
-        async move {
-            let answer = http.post(to).header("content-type", "application/json").body(body).send().await.map_err(|e| e.to_string())?;
-            Ok::<_, String>(axum::body::Body::from_stream(answer.bytes_stream()))
-        }
-    };
-    let app = axum::Router::new().route("/v1/chat/completions", axum::routing::post(pass));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    println!("ready {}", listener.local_addr().unwrap());
-    axum::serve(router::no_delay(listener), app.into_make_service()).await.unwrap();
 }
 
 /// One Margin instance. The first (`MARGIN_SCALE_SETUP`: how many) also

@@ -19,7 +19,10 @@
 //!   through Margin and from the model directly (targets: first text p50
 //!   under the model's own plus 100 ms; the end within 10% of the model's);
 //! - the server's peak resident memory per open stream with 100 and 1,000
-//!   concurrent turns, each count on a fresh server (target: under 64 KB).
+//!   concurrent turns, each count on a fresh server (target: under 64 KB),
+//!   and beside it a bare relay's (`common::relay`: the same axum, hyper
+//!   and reqwest passing the model's stream through, nothing else), the
+//!   floor any server in between holds per stream here.
 //!
 //! `MARGIN_BENCH_ONLY=soak` (`make soak`) runs only the soak instead: 200
 //! streams held open for 10 minutes (`SOAK_STREAMS`, `SOAK_SECS`), each
@@ -65,6 +68,7 @@ fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("model") => runtime(1).block_on(model()),
         Ok("server") => runtime(2).block_on(server()),
+        Ok("relay") => runtime(2).block_on(common::relay()),
         _ => runtime(1).block_on(drive()),
     }
 }
@@ -508,13 +512,49 @@ async fn memory_per_stream() {
             open.push((header(&head, "x-turn-id").unwrap().to_string(), s));
         }
         let peak = if peak_reset { status_kb(server_pid, "VmHWM:") } else { rss_kb(server_pid) };
-        println!("{k} concurrent open streams: {:.1} KB of server memory per stream (target < 64 KB)", (peak - base).max(0.0) / k as f64);
+        let margin = (peak - base).max(0.0) / k as f64;
+        let floor = relay_memory_per_stream(&b, k).await;
+        println!(
+            "{k} concurrent open streams: {margin:.1} KB of server memory per stream (target < 64 KB); a bare relay {floor:.1} KB, so Margin's own {:.1} KB",
+            margin - floor
+        );
         for (turn, s) in open {
             call(b.server, "POST", &format!("/api/chat/turns/{turn}/cancel"), "{}", Some(&b.token)).await;
             drain(s).await;
         }
         drop(procs);
     }
+}
+
+/// The same measure for a bare relay to the same model (`common::relay`):
+/// `k` streams held open through it, each until its first text, after
+/// eight opened and closed first (as Margin's warm turns). What any server
+/// on this axum, hyper and reqwest holds per open stream, in KB.
+async fn relay_memory_per_stream(b: &Bench, k: usize) -> f64 {
+    let (mut relay, words, _) = spawn("relay", &[("MODEL_URL", b.model_url.as_str())]);
+    let at: SocketAddr = words[0].parse().unwrap();
+    let body = serde_json::json!({
+        "model": "bench", "stream": true,
+        "messages": [{ "role": "system", "content": "x" }, { "role": "user", "content": "Hold on a second" }]
+    })
+    .to_string();
+    let ask = || (at, request("POST", &at.to_string(), "/v1/chat/completions", &body, None));
+    let warm: Vec<_> = (0..8).map(|_| tokio::spawn(until(ask(), "\"content\":\""))).collect();
+    for t in warm {
+        drop(t.await.unwrap());
+    }
+    let base = rss_kb(relay.id());
+    let peak_reset = std::fs::write(format!("/proc/{}/clear_refs", relay.id()), "5").is_ok();
+    let tasks: Vec<_> = (0..k).map(|_| tokio::spawn(until(ask(), "\"content\":\""))).collect();
+    let mut open = Vec::with_capacity(k);
+    for t in tasks {
+        open.push(t.await.unwrap());
+    }
+    let peak = if peak_reset { status_kb(relay.id(), "VmHWM:") } else { rss_kb(relay.id()) };
+    drop(open);
+    let _ = relay.kill();
+    let _ = relay.wait();
+    (peak - base).max(0.0) / k as f64
 }
 
 /// The PostgreSQL side of the bench.

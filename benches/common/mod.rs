@@ -106,3 +106,27 @@ pub fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
         k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
     })
 }
+
+/// A bare relay, the floor under any server between a browser and the
+/// model on this machine: it passes each request to the model and the
+/// answer back as it comes, with nothing else (no accounts, no database, no
+/// parsing of what the model writes), on the same axum, hyper and reqwest
+/// as Margin. `make bench-scale` measures the same replies through it (the
+/// time any relay adds here); `make bench` its memory per open stream (what
+/// any relay holds per stream here).
+pub async fn relay() {
+    exit_with_parent();
+    let model_url = std::env::var("MODEL_URL").expect("MODEL_URL");
+    let http = reqwest::Client::new();
+    let pass = move |body: axum::body::Bytes| {
+        let (http, to) = (http.clone(), format!("{model_url}/chat/completions"));
+        async move {
+            let answer = http.post(to).header("content-type", "application/json").body(body).send().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(axum::body::Body::from_stream(answer.bytes_stream()))
+        }
+    };
+    let app = axum::Router::new().route("/v1/chat/completions", axum::routing::post(pass));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("ready {}", listener.local_addr().unwrap());
+    axum::serve(margin::server::http::router::no_delay(listener), app.into_make_service()).await.unwrap();
+}
