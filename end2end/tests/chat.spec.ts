@@ -15,20 +15,29 @@ async function recordTimeline(page: Page) {
       // handled in one task (a step ending, then the reply folding its steps
       // away) reach this callback once, and a removed step's last state is
       // still on the element.
+      // The same for the thinking line: on a busy machine it can come and
+      // go between two calls, and it is noted in its place among the steps.
       const touched: Element[] = [];
       const gather = (n: Node) => {
-        if (n instanceof Element) { touched.push(n); stepsIn(n).forEach((e) => touched.push(e)); }
+        if (!(n instanceof Element)) return;
+        touched.push(n);
+        stepsIn(n).forEach((e) => touched.push(e));
       };
       for (const r of records) {
         r.addedNodes.forEach(gather);
         r.removedNodes.forEach(gather);
         if (r.type === "attributes") gather(r.target);
       }
-      [...touched.filter((e) => e.classList.contains("step")), ...Array.from(stepsIn(document))].forEach((el) => {
+      const noteStep = (el: Element) => {
         const label = el.querySelector(".step-label")?.textContent ?? "";
         const state = el.classList.contains("running") ? "running" : el.classList.contains("ok") ? "ok" : "failed";
         note(`step ${label} ${state}`);
-      });
+      };
+      for (const el of touched) {
+        if (el.matches(".thinking") || el.querySelector(".thinking")) note("thinking");
+        if (el.classList.contains("step")) noteStep(el);
+      }
+      Array.from(stepsIn(document)).forEach(noteStep);
       if (document.querySelector(".thinking")) note("thinking");
       if (document.querySelector(".document-pane .exercise")) note("lesson updated");
       if (document.querySelector(".reply.streaming")) note("streaming");

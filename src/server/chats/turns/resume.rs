@@ -121,7 +121,7 @@ impl Resumer {
             stored,
             meter,
             kind,
-            resumed: Some(Resumed { paused: parked.turn, record, wait, written }),
+            resumed: Some(Box::new(Resumed { paused: parked.turn, record, wait, written })),
         }));
         Ok(())
     }

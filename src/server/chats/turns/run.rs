@@ -31,7 +31,7 @@ use crate::{
     agent::{
         pause::PausedTurn,
         prompt,
-        run::{Agent, TurnOutcome, TurnRequest},
+        run::{Agent, TurnOutcome, TurnRequest, TurnResult},
         tools::ToolContext,
     },
     chat::{
@@ -71,8 +71,9 @@ pub struct TurnJob {
     /// Whom it answers (see `NewTurn::kind`).
     pub kind: super::kind::TurnKind,
     /// A paused turn this process adopted, to go on from its pause
-    /// (`resume`); `history` and `user_text` are not read then.
-    pub resumed: Option<Resumed>,
+    /// (`resume`); `history` and `user_text` are not read then. Boxed: it
+    /// is rare, and inline it would be part of every open reply's task.
+    pub resumed: Option<Box<Resumed>>,
 }
 
 /// What a turn resumed after its pause goes on from.
@@ -127,10 +128,38 @@ pub async fn run(job: TurnJob) {
     let writer = Writer { db: db.clone(), relay, slot, kind };
     let forwarder = tokio::spawn(forward(rx, log.clone(), writer, stored.clone(), every, start));
 
+    // What the task holds while the reply streams is its largest state, for
+    // every open reply: the rare resume and the ending (its statements and
+    // notes) are boxed, so that they are held only while they run.
     let result = match resumed.take() {
-        Some(Resumed { paused, record, .. }) => agent.resume_turn(paused, record, &ctx, &tx, &log.cancel, &meter).await,
+        Some(resumed) => Box::pin(agent.resume_turn(resumed.paused, resumed.record, &ctx, &tx, &log.cancel, &meter)).await,
         None => agent.run_turn(TurnRequest { history: prompt::past_messages(history), user_text }, &ctx, &tx, &log.cancel, &meter).await,
     };
+    drop(ctx);
+    Box::pin(end(Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result })).await;
+}
+
+/// What a turn's ending needs, handed over from `run`.
+struct Ending {
+    db: Db,
+    agent: Arc<Agent>,
+    hub: Arc<TurnHub>,
+    bus: Arc<Bus>,
+    log: Arc<TurnLog>,
+    lesson: String,
+    student: bool,
+    stored: Stored,
+    meter: super::meter::SchoolMeter,
+    tx: mpsc::UnboundedSender<ChatEvent>,
+    forwarder: tokio::task::JoinHandle<()>,
+    followed: Option<super::relay::Followed>,
+    result: TurnResult,
+}
+
+/// Ends a turn whose agent is done: settles its meter, waits for its last
+/// checkpoint, stores its result and says it ended.
+async fn end(ending: Ending) {
+    let Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result } = ending;
     meter.close().await;
     drop(tx);
     let _ = forwarder.await;
@@ -259,8 +288,10 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                 if std::mem::take(&mut first) {
                     METRICS.provider_first_event.observe(started.elapsed().as_secs_f64());
                 }
+                // Pausing and going on are rare: boxed, they are not part of
+                // what every open reply's task holds.
                 if std::mem::take(&mut paused) {
-                    writer.unpause(&log.message_id, &stored).await;
+                    Box::pin(writer.unpause(&log.message_id, &stored)).await;
                 }
                 record.apply(&event);
                 if matches!(event, ChatEvent::AwaitingApproval(_)) {
@@ -271,7 +302,7 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                         Some(w) => w.await,
                         None => None,
                     };
-                    paused = writer.pause(&log, &record, &stored).await;
+                    paused = Box::pin(writer.pause(&log, &record, &stored)).await;
                     if paused {
                         saved = Saved::of(&record);
                         (steps_changed, due) = (false, false);
