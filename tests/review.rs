@@ -166,7 +166,8 @@ async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed
 /// pending, never applied before the lesson is (nor without its version; a
 /// paused reply that read it so told the model the edit had no version).
 /// On PostgreSQL the test holds the lesson's row and waits until the apply
-/// is stuck on it; SQLite has one writer, so there the apply waits at its start.
+/// is stuck on it (taking the lesson's row before the proposal's, as a new
+/// proposal does); SQLite has one writer, so there the apply waits at its start.
 #[tokio::test]
 async fn a_proposal_is_never_seen_applied_before_its_lesson_is_saved() {
     use margin::server::db::{begin_write, Backend};
@@ -206,6 +207,15 @@ async fn a_proposal_is_never_seen_applied_before_its_lesson_is_saved() {
     }
     let p = app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&t.token)).await.json();
     assert_eq!(p["status"], "pending", "{p}");
+    if postgres {
+        // It waits for the lesson holding nothing of the proposal's: a new
+        // proposal for the lesson (which takes the lesson, then its pending
+        // proposals) cannot be waiting on it while it waits on that.
+        let mut other = app.state.db.begin().await.unwrap();
+        let free = sqlx::query("SELECT id FROM proposals WHERE id = $1 FOR UPDATE NOWAIT").bind(&id).execute(&mut *other).await;
+        assert!(free.is_ok(), "the waiting apply holds the proposal's row: {free:?}");
+        other.rollback().await.unwrap();
+    }
     let owner = app.user_id(&t.token).await;
     let mark = margin::server::lessons::proposals::mark(&app.state.db, &owner, &id).await.unwrap().unwrap();
     assert_eq!((mark.revision, mark.reason), (None, None));

@@ -170,8 +170,10 @@ pub async fn save_document(
     author: Author,
     summary: &str,
 ) -> Result<SaveOutcome> {
-    let saved = save_revision(db, owner_id, id, xml, base_revision, (author, false), summary, None).await?;
-    Ok(saved.expect("a save that decides no proposal is always made or refused"))
+    // Only a save that decides a proposal can find it decided.
+    save_revision(db, owner_id, id, xml, base_revision, (author, false), summary, None)
+        .await?
+        .ok_or_else(|| AppError::Internal("a save with no proposal found one decided".into()))
 }
 
 /// `save_document` for an edit of the agent's that the teacher reviewed and
@@ -217,8 +219,11 @@ async fn save_revision(
     let summary = if summary.is_empty() { "Edited the lesson".to_string() } else { summary };
     let mut tx = db::begin_write(db).await?;
     // Claimed first, so that two clicks (or two tabs) apply it once: the
-    // second waits on the first's claim, then finds it decided.
+    // second waits for the first, then finds it decided. The lesson's row
+    // is held before the proposal's, in the order a new proposal takes
+    // them (`proposals::create`), so that the two never wait on each other.
     if let Some(proposal) = applies {
+        sqlx::query("UPDATE lessons SET revision = revision WHERE id = $1").bind(id).execute(&mut *tx).await?;
         let claimed = sqlx::query(
             "UPDATE proposals SET status = 'applied', reason = NULL, decided_at = $1
              WHERE id = $2 AND owner_id = $3 AND status = 'pending'",
