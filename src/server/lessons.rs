@@ -224,16 +224,8 @@ async fn save_revision(
     // them (`proposals::create`), so that the two never wait on each other.
     if let Some(proposal) = applies {
         sqlx::query("UPDATE lessons SET revision = revision WHERE id = $1").bind(id).execute(&mut *tx).await?;
-        let claimed = sqlx::query(
-            "UPDATE proposals SET status = 'applied', reason = NULL, decided_at = $1
-             WHERE id = $2 AND owner_id = $3 AND status = 'pending'",
-        )
-        .bind(db::time::now())
-        .bind(proposal)
-        .bind(owner_id)
-        .execute(&mut *tx)
-        .await?;
-        if claimed.rows_affected() == 0 {
+        let claimed = proposals::decide(&mut *tx, owner_id, proposal, crate::chat::proposal::ProposalStatus::Applied, None).await?;
+        if !claimed {
             tx.rollback().await?;
             return Ok(None);
         }

@@ -151,14 +151,15 @@ pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
     // Decided and saved in one transaction: a proposal decided meanwhile
     // (another click, another tab) is refused with what became of it.
     let Some(saved) = lessons::save_reviewed(db, owner_id, &row.lesson_id, &xml, current.revision, &row.summary, id).await? else {
-        return Err(decided(ProposalStatus::from_str(&get(db, owner_id, id).await?.status)));
+        return Err(decided_meanwhile(db, owner_id, id).await);
     };
     lessons::edit_reply(saved, &current.document_xml)
 }
 
-/// Decides a pending proposal, once: a proposal decided meanwhile (another
-/// click, another tab) is refused with what became of it.
-async fn claim(db: &Db, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<()> {
+/// Marks a pending proposal decided, once, on `conn` (Apply's own
+/// transaction, or any connection for Discard): false when it was decided
+/// meanwhile (another click, another tab).
+pub(super) async fn decide(conn: &mut sqlx::AnyConnection, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE proposals SET status = $1, reason = $2, decided_at = $5
          WHERE id = $3 AND owner_id = $4 AND status = 'pending'",
@@ -168,20 +169,28 @@ async fn claim(db: &Db, owner_id: &str, id: &str, status: ProposalStatus, reason
     .bind(id)
     .bind(owner_id)
     .bind(db::time::now())
-    .execute(db)
+    .execute(conn)
     .await?;
-    if done.rows_affected() == 0 {
-        let now = get(db, owner_id, id).await?;
-        return Err(decided(ProposalStatus::from_str(&now.status)));
+    Ok(done.rows_affected() > 0)
+}
+
+/// Why a proposal decided meanwhile was not decided again.
+async fn decided_meanwhile(db: &Db, owner_id: &str, id: &str) -> AppError {
+    match get(db, owner_id, id).await {
+        Ok(now) => decided(ProposalStatus::from_str(&now.status)),
+        Err(e) => e,
     }
-    Ok(())
 }
 
 /// Discards a pending proposal, with the teacher's reason (tidied; empty
 /// means none).
 pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<()> {
     let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REASON_CHARS).collect();
-    claim(db, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await
+    let decided_now = decide(&mut *db.acquire().await?, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await?;
+    if !decided_now {
+        return Err(decided_meanwhile(db, owner_id, id).await);
+    }
+    Ok(())
 }
 
 /// Longest reason for a discard kept, in characters.
