@@ -434,6 +434,38 @@ async fn a_reader_that_stops_reading_costs_a_bounded_log_and_later_gets_the_rest
 }
 
 #[tokio::test]
+async fn a_lease_is_written_again_only_once_it_has_run_down_and_stops_asked_are_still_seen() {
+    use chats::turns::{leases, store};
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let db = &app.state.db;
+    let now = time::now();
+    let at = |secs: u64| time::shifted(&now, Duration::from_secs(secs), true).unwrap();
+    let ids = store::TurnIds { turn: "turn-1", user_message: "msg-0", assistant_message: "msg-1", lease: store::Lease { instance: "here", until: at(30) }, reserved: ("", 0) };
+    store::start_turn(db, &t.session_id, "Write a lot", &ids, "m").await.unwrap();
+    let lease_of = || async { sqlx::query_scalar::<_, String>("SELECT lease_until FROM chat_messages WHERE id = 'msg-1'").fetch_one(db).await.unwrap() };
+
+    // The default lease (30 s) is renewed once it has 21 s left, not before;
+    // the shortest (3 s) at every tick.
+    assert_eq!(leases::renewal_due(Duration::from_secs(30)), Duration::from_secs(21));
+    assert_eq!(leases::renewal_due(Duration::from_secs(3)), Duration::from_secs(3));
+    // A fresh lease (30 s left) is not written at this tick...
+    assert_eq!(store::renew_leases(db, "here", &at(31), &at(21)).await.unwrap(), 0);
+    assert_eq!(lease_of().await, at(30));
+    // ...one run down past the due mark is; another instance's never.
+    assert_eq!(store::renew_leases(db, "elsewhere", &at(60), &at(40)).await.unwrap(), 0);
+    assert_eq!(store::renew_leases(db, "here", &at(60), &at(40)).await.unwrap(), 1);
+    assert_eq!(lease_of().await, at(60));
+
+    // A stop asked on another instance is seen at the next tick, renewed or not.
+    assert!(store::stops_asked(db, "here").await.unwrap().is_empty());
+    let owner: String = sqlx::query_scalar("SELECT owner_id FROM chat_sessions WHERE id = $1").bind(&t.session_id).fetch_one(db).await.unwrap();
+    assert!(store::request_cancel(db, &owner, "turn-1").await.unwrap());
+    assert_eq!(store::stops_asked(db, "here").await.unwrap(), vec!["turn-1".to_string()]);
+    assert!(store::stops_asked(db, "elsewhere").await.unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn turns_left_running_by_a_dead_process_become_interrupted() {
     let app = app().await;
     let t = teacher(&app, "ana@x.org").await;

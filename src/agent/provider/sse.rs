@@ -8,11 +8,11 @@
 //! reason reads as the dropped connection it is; and a broken body is an
 //! error, never a quiet end.
 
-use std::{pin::Pin, time::Duration};
+use std::{future::Future, pin::Pin, task::Poll, time::Duration};
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 /// Why no more events came.
 #[derive(Debug, PartialEq, Eq)]
@@ -36,6 +36,11 @@ pub struct EventReader {
     /// Until the first byte: when to give up waiting for it.
     first_byte_by: Option<Instant>,
     idle: Duration,
+    /// The wait for the first byte, then for each next one: one timer for
+    /// the whole stream, moved on as bytes come (moving it later is an
+    /// atomic store; a new timer per read would be timer-wheel work on every
+    /// chunk of every running reply).
+    clock: Pin<Box<Sleep>>,
     done: bool,
     ended: bool,
 }
@@ -49,6 +54,7 @@ impl EventReader {
             data: String::new(),
             first_byte_by: Some(first_byte_by),
             idle,
+            clock: Box::pin(tokio::time::sleep_until(first_byte_by)),
             done: false,
             ended: false,
         }
@@ -79,10 +85,16 @@ impl EventReader {
                 return Ok((!rest.is_empty() && rest.trim() != "[DONE]").then_some(rest));
             }
             let waiting_for_first = self.first_byte_by.is_some();
-            let read = match self.first_byte_by {
-                Some(by) => tokio::time::timeout_at(by, self.body.next()).await,
-                None => tokio::time::timeout(self.idle, self.body.next()).await,
-            };
+            if !waiting_for_first {
+                self.clock.as_mut().reset(Instant::now() + self.idle);
+            }
+            // The body first, as `tokio::time::timeout` does: bytes that are
+            // there count even when the clock has run out meanwhile.
+            let read = std::future::poll_fn(|cx| match self.body.poll_next_unpin(cx) {
+                Poll::Ready(item) => Poll::Ready(Ok(item)),
+                Poll::Pending => self.clock.as_mut().poll(cx).map(Err),
+            })
+            .await;
             match read {
                 Err(_) if waiting_for_first => return Err(ReadError::NoFirstByte),
                 Err(_) => return Err(ReadError::Idle),
@@ -173,6 +185,21 @@ mod tests {
         let mut r = reader(vec![Ok("data: 1\n\n"), Err("reset")]);
         assert_eq!(r.next().await, Ok(Some("1".into())));
         assert_eq!(r.next().await, Err(ReadError::Broken("reset".into())));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_byte_moves_the_clock_on() {
+        // Each piece within the idle limit of the one before; all of them
+        // together far past the first byte's limit and the idle limit.
+        let body = futures::stream::iter(0..5).then(|i| async move {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            Ok(Bytes::from(format!("data: {i}\n\n")))
+        });
+        let mut r = EventReader::new(body, Instant::now() + Duration::from_secs(2), Duration::from_secs(2));
+        for i in 0..5 {
+            assert_eq!(r.next().await, Ok(Some(i.to_string())));
+        }
+        assert_eq!(r.next().await, Ok(None));
     }
 
     #[tokio::test(start_paused = true)]

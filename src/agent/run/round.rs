@@ -203,10 +203,17 @@ impl Agent {
         cancel: &CancellationToken,
         deadline: Instant,
     ) -> Result<Round, TurnOutcome> {
+        // The cancellation and the turn's deadline are waited on once for the
+        // whole call, not made anew for every chunk: a new wait would
+        // register with the token and the timer wheel, and leave them again,
+        // on every delta of every running reply.
+        let cancelled = cancel.cancelled();
+        let too_late = tokio::time::sleep_until(deadline);
+        tokio::pin!(cancelled, too_late);
         let started = tokio::select! {
             biased;
-            _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
-            _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
+            _ = &mut cancelled => return Err(TurnOutcome::Cancelled),
+            _ = &mut too_late => return Err(TurnOutcome::Failed(self.turn_too_long())),
             s = self.provider.send(body) => s,
         };
         let mut stream = started.map_err(TurnOutcome::Failed)?;
@@ -224,8 +231,8 @@ impl Agent {
         loop {
             let item = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => return Err(TurnOutcome::Cancelled),
-                _ = tokio::time::sleep_until(deadline) => return Err(TurnOutcome::Failed(self.turn_too_long())),
+                _ = &mut cancelled => return Err(TurnOutcome::Cancelled),
+                _ = &mut too_late => return Err(TurnOutcome::Failed(self.turn_too_long())),
                 item = stream.next() => item,
             };
             let chunk = match item {

@@ -1,11 +1,13 @@
 //! Leases of running replies, so that many instances can share one
 //! database. A reply is written by the instance that started it; its row
-//! carries that instance and a lease, which the instance renews every
-//! `TICK` (one statement for all its replies). Every instance, on the same
+//! carries that instance and a lease, which the instance renews once it
+//! has run down by a third (looked at every `TICK`, one statement for all
+//! its replies, so that each reply's row is written every ten seconds or
+//! so rather than every second). Every instance, on the same
 //! tick, marks replies whose lease ran out as interrupted: an instance that
-//! dies mid-turn leaves no reply "running" for longer than the lease. The
-//! renewal also brings back the turns someone asked another instance to
-//! stop (`store::request_cancel`), which are then stopped here.
+//! dies mid-turn leaves no reply "running" for longer than the lease. Each
+//! tick also reads the turns someone asked another instance to stop
+//! (`store::request_cancel`), which are then stopped here.
 
 use super::store;
 use std::{sync::Arc, time::Duration};
@@ -22,14 +24,25 @@ use crate::server::{
 /// a stop asked of another instance may wait before it is seen.
 pub const TICK: Duration = Duration::from_secs(1);
 
-/// One round: renew this instance's leases, stop the turns asked to stop,
-/// interrupt the replies nobody holds any more and give back what they had
-/// reserved. Returns how many were interrupted.
+/// How far a lease runs down before it is renewed: a third of it, plus a
+/// tick. A live instance's leases never have less than two thirds of their
+/// length left, less a tick (the shortest lease, 3 s, is renewed every
+/// tick), and each reply's row is written about once every third of a lease
+/// (every 10 s with the default 30 s), not every tick.
+pub fn renewal_due(lease: Duration) -> Duration {
+    (lease - lease / 3 + TICK).min(lease)
+}
+
+/// One round: renew this instance's leases that are due, stop the turns
+/// asked to stop, interrupt the replies nobody holds any more and give back
+/// what they had reserved. Returns how many were interrupted.
 pub async fn tick(db: &Db, hub: &TurnHub) -> Result<u64> {
     let now = time::now();
     if !hub.running().is_empty() {
         let until = time::shifted(&now, hub.lease, true).unwrap_or_else(|| time::from_now(hub.lease));
-        for turn in store::renew_leases(db, &hub.instance, &until).await? {
+        let due = time::shifted(&now, renewal_due(hub.lease), true).unwrap_or_else(|| until.clone());
+        store::renew_leases(db, &hub.instance, &until, &due).await?;
+        for turn in store::stops_asked(db, &hub.instance).await? {
             if let Some(log) = hub.get(&turn) {
                 log.cancel.cancel();
             }

@@ -1,7 +1,7 @@
 //! A turn as `text/event-stream`: following a live turn from any event on,
 //! and replaying a finished one from its stored record.
 
-use std::{convert::Infallible, sync::Arc, time::Duration};
+use std::{convert::Infallible, pin::Pin, sync::Arc, time::Duration};
 
 use axum::{
     http::HeaderValue,
@@ -11,6 +11,7 @@ use axum::{
     },
 };
 use futures::{Stream, StreamExt};
+use tokio::time::{Instant, Sleep};
 
 use super::hub::TurnLog;
 use crate::chat::{
@@ -88,32 +89,75 @@ pub(super) fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &s
     res
 }
 
+/// How often a reader is sent new text while text is all that comes. A
+/// model writes a piece every few milliseconds; a page cannot show them
+/// faster than it draws, and every event written (and every wake-up of the
+/// reader) is work for the server, the network and the page. Text that
+/// follows text sent less than a frame ago waits for the rest of the frame,
+/// with whatever else comes during it, and goes as one event; the first
+/// text, and anything that comes outside such a wait (a step, an edit, the
+/// end), goes at once.
+pub const TEXT_FRAME: Duration = Duration::from_millis(50);
+
+/// Where a reader of the log is.
+struct Reader {
+    log: Arc<TurnLog>,
+    cursor: u64,
+    rx: tokio::sync::watch::Receiver<u64>,
+    done: bool,
+    warned: bool,
+    /// When text was last sent, while the latest sent was text.
+    text_sent: Option<Instant>,
+    /// The end of the text frame being waited out; made once the reader
+    /// first waits, then moved (boxed: readers that never wait hold none).
+    frame: Option<Pin<Box<Sleep>>>,
+}
+
 /// Reads the log from `after` on. When the reader falls behind, the text
 /// pieces waiting for it are sent as one event (numbered as the last of them),
-/// never out of order with the other events.
+/// never out of order with the other events; text is sent at most once a
+/// `TEXT_FRAME` while nothing else comes.
 pub fn follow(log: Arc<TurnLog>, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
     let rx = log.subscribe();
-    futures::stream::unfold((log, after, rx, false, false), |(log, cursor, mut rx, done, warned)| async move {
-        if done {
+    let reader = Reader { log, cursor: after, rx, done: false, warned: false, text_sent: None, frame: None };
+    futures::stream::unfold(reader, |mut r| async move {
+        if r.done {
             return None;
         }
         loop {
-            let (batch, finished, behind) = log.since_marked(cursor);
+            // Seen now: what comes after this read is a change to wait for.
+            r.rx.borrow_and_update();
+            let (batch, finished, behind) = r.log.since_marked(r.cursor);
             if let Some((last, event)) = batch.last() {
-                let (last, terminal) = (*last, event.is_terminal());
+                let frame_end = r.text_sent.map(|at| at + TEXT_FRAME).filter(|end| *end > Instant::now());
+                if let Some(end) = frame_end.filter(|_| batch.iter().all(|(_, e)| matches!(e, ChatEvent::Text(_)))) {
+                    let frame = r.frame.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(end)));
+                    if frame.deadline() != end {
+                        frame.as_mut().reset(end);
+                    }
+                    // Only the frame's end wakes the reader: the pieces that
+                    // come meanwhile are not a wake-up each.
+                    frame.as_mut().await;
+                    continue;
+                }
+                let (last, terminal, text) = (*last, event.is_terminal(), matches!(event, ChatEvent::Text(_)));
                 // A reader that fell behind the events a running turn keeps
                 // one by one is told once, then gets what it missed merged.
-                let warn = behind && !warned;
+                let warn = behind && !r.warned;
                 let warning = warn.then(|| {
                     let w = ChatEvent::slow_reader();
                     Event::default().event(w.name()).data(w.data_json())
                 });
                 let events: Vec<Result<Event, Infallible>> = warning.into_iter().chain(merge_text(batch)).map(Ok).collect();
-                return Some((futures::stream::iter(events), (log, last, rx, terminal, warned || warn)));
+                r.cursor = last;
+                r.done = terminal;
+                r.warned |= warn;
+                r.text_sent = text.then(Instant::now);
+                return Some((futures::stream::iter(events), r));
             }
             // A turn put aside for another process ends here without its
             // last event: the reader reconnects and finds it there.
-            if finished || log.is_parked() || rx.changed().await.is_err() {
+            if finished || r.log.is_parked() || r.rx.changed().await.is_err() {
                 return None;
             }
         }
@@ -151,3 +195,6 @@ fn merge_text(batch: Vec<(u64, ChatEvent)>) -> Vec<Event> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -330,18 +330,33 @@ pub async fn paused(db: &Db, turn_id: &str) -> Result<Option<(String, String, St
     .await?)
 }
 
-/// Renews the leases of the replies `instance` is writing, until `until`;
-/// returns the turns among them that someone asked (on another instance) to stop.
-pub async fn renew_leases(db: &Db, instance: &str, until: &str) -> Result<Vec<String>> {
-    let renewed: Vec<(String, db::Flag)> = sqlx::query_as(
-        "UPDATE chat_messages SET lease_until = $2 WHERE instance_id = $1 AND status = 'running'
-         RETURNING turn_id, cancel_requested",
+/// Renews the leases of the replies `instance` is writing that run out
+/// before `due`, until `until`; returns how many it renewed. A lease is not
+/// rewritten every tick, only once it has run down to `due` (see
+/// `leases::tick`): a row write per reply per tick would make the renewals
+/// grow with the replies (a thousand replies, a thousand rows a second).
+pub async fn renew_leases(db: &Db, instance: &str, until: &str, due: &str) -> Result<u64> {
+    let renewed = sqlx::query(
+        "UPDATE chat_messages SET lease_until = $2
+         WHERE instance_id = $1 AND status = 'running' AND (lease_until IS NULL OR lease_until < $3)",
     )
     .bind(instance)
     .bind(until)
-    .fetch_all(db)
+    .bind(due)
+    .execute(db)
     .await?;
-    Ok(renewed.into_iter().filter(|(_, stop)| stop.0).map(|(turn, _)| turn).collect())
+    Ok(renewed.rows_affected())
+}
+
+/// The turns among the replies `instance` is writing that someone asked
+/// (on another instance) to stop. Read, not written: every tick.
+pub async fn stops_asked(db: &Db, instance: &str) -> Result<Vec<String>> {
+    let asked: Vec<Option<String>> = sqlx::query_scalar("SELECT turn_id FROM chat_messages WHERE status = 'running' AND cancel_requested = $2 AND instance_id = $1")
+        .bind(instance)
+        .bind(true)
+        .fetch_all(db)
+        .await?;
+    Ok(asked.into_iter().flatten().collect())
 }
 
 /// Asks whichever instance writes one of `owner`'s running replies to stop
