@@ -30,7 +30,8 @@
 //! the server's open file descriptors and resident memory over time.
 //!
 //! `MARGIN_BENCH_ONLY=first-text` stops after the first measurement,
-//! `MARGIN_BENCH_ONLY=memory` measures only the memory per open stream;
+//! `MARGIN_BENCH_ONLY=memory` measures only the memory per open stream
+//! (`MARGIN_BENCH_STREAMS=100` only at that count, e.g. under a profiler);
 //! `MARGIN_BENCH_WRAP` runs the server under a profiler (see `spawn`).
 //!
 //! `MARGIN_BENCH_DATABASE=postgres` runs it all on PostgreSQL instead of
@@ -486,7 +487,11 @@ async fn drive() {
 /// have run): peak resident memory while the streams open, less resident
 /// memory before, per stream. `MARGIN_BENCH_ONLY=memory` runs only this.
 async fn memory_per_stream() {
-    for k in [100usize, 1000] {
+    let counts: Vec<usize> = match std::env::var("MARGIN_BENCH_STREAMS") {
+        Ok(k) => vec![k.trim().parse().expect("MARGIN_BENCH_STREAMS: a number of streams")],
+        Err(_) => vec![100, 1000],
+    };
+    for k in counts {
         let (b, procs) = start();
         let server_pid = procs.server.id();
         let mut sessions = Vec::with_capacity(k);

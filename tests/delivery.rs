@@ -61,4 +61,19 @@ async fn pages_and_json_are_compressed_and_event_streams_are_not() {
     let res = send(&app, req).await;
     assert!(content_type(&res).starts_with("text/event-stream"), "{}", content_type(&res));
     assert_eq!(encoding(&res), None);
+    // Kept out of compression, the streams still pass every request's checks
+    // and get every response's headers.
+    assert_eq!(res.headers().get(header::X_CONTENT_TYPE_OPTIONS).map(|v| v.to_str().unwrap()), Some("nosniff"));
+    assert!(res.headers().contains_key(header::CONTENT_SECURITY_POLICY));
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let res = send(&app, get(&format!("/api/chat/turns/{turn}/events"), "br, gzip")).await;
+    assert!(content_type(&res).starts_with("text/event-stream"), "{}", content_type(&res));
+    assert_eq!(encoding(&res), None);
+    // A wrong method on them answers in JSON, as everywhere under /api/.
+    let res = send(&app, get("/api/chat/stream", "br, gzip")).await;
+    assert_eq!(res.status(), 405);
+    assert!(content_type(&res).starts_with("application/json"), "{}", content_type(&res));
+    // A stream asked for without an account is refused before anything is read.
+    let anonymous = Request::builder().uri(format!("/api/lessons/{}/events", t.lesson_id)).body(Body::empty()).unwrap();
+    assert_eq!(send(&app, anonymous).await.status(), 401);
 }

@@ -38,10 +38,14 @@ pub const MAX_MESSAGE_CHARS: usize = 20_000;
 /// Largest request body for a turn, in bytes.
 pub const MAX_TURN_BODY: usize = 512 * 1024;
 
+/// The routes that answer with a reply's event stream (`router::build`
+/// keeps them out of compression).
+pub fn streams() -> Router<AppState> {
+    Router::new().route("/api/chat/stream", post(stream)).route("/api/chat/turns/{turn_id}/events", get(resume))
+}
+
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/api/chat/stream", post(stream))
-        .route("/api/chat/turns/{turn_id}/events", get(resume))
         .route("/api/chat/turns/{turn_id}/cancel", post(cancel))
         .route("/api/lessons/{lesson_id}/chats", get(list_sessions).post(create_session))
         .route("/api/chats/{id}", axum::routing::patch(rename_session).delete(delete_session))

@@ -32,7 +32,7 @@ pub fn build(state: AppState) -> Router {
     let routes = generate_route_list(App);
     assets::stylesheet(&state.leptos_options);
     let options = state.leptos_options.clone();
-    Router::new()
+    let compressed = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(crate::server::ops::ready::readyz))
         .route("/metrics", get(crate::server::ops::metrics::metrics))
@@ -42,7 +42,6 @@ pub fn build(state: AppState) -> Router {
         .merge(crate::server::lti::routes::router())
         .merge(chats::routes::router())
         .merge(lessons::routes::router())
-        .merge(lessons::events::router())
         .merge(lessons::library_routes::router())
         .merge(lessons::proposal_routes::router())
         .merge(lessons::forms::router())
@@ -71,16 +70,28 @@ pub fn build(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(middleware::from_fn_with_state(state.clone(), guard::pages))
+        // Pages and JSON go out compressed when the browser accepts it
+        // (brotli or gzip, tower-http's defaults), except what is already
+        // compressed (the release build's `.br` and `.gz` assets, which
+        // leptos_axum serves as they are).
+        .layer(CompressionLayer::new());
+    // Event streams are never compressed (they must reach the reader as they
+    // are written), so they are kept out of the layer altogether: its body
+    // wrapper is sized for a brotli encoder's state (about 4 KB), which every
+    // open stream (a reply, a lesson page's updates) would otherwise hold
+    // for as long as it is open (`make bench`, memory per open stream). Nor
+    // do they pass the pages' guard: they are all under /api/, which it
+    // lets through, and it would be one more future per request in flight.
+    let streams = Router::new()
+        .merge(chats::routes::streams())
+        .merge(lessons::events::router())
+        .method_not_allowed_fallback(method_not_allowed);
+    compressed
+        .merge(streams)
         // `edge` has read every body under its route's limit, so axum's own
         // default limit (2 MB for every route) has nothing to add.
         .layer(DefaultBodyLimit::disable())
         .layer(middleware::from_fn_with_state(state.clone(), edge))
-        // Pages and JSON go out compressed when the browser accepts it
-        // (brotli or gzip, tower-http's defaults): never an event stream,
-        // which must reach the reader as it is written, nor what is
-        // already compressed (the release build's `.br` and `.gz` assets,
-        // which leptos_axum serves as they are).
-        .layer(CompressionLayer::new())
         .with_state(state)
 }
 

@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::{compact::Compacted, relay::Relay, stored_reads::StoredReads};
@@ -126,10 +126,14 @@ pub struct TurnLog {
     /// Paused when its process stopped, and put aside for another to
     /// resume: its readers end without a last event (and reconnect).
     parked: AtomicBool,
+    /// Told once the turn has ended or was put aside (`finished`): those
+    /// who wait only for that are not woken by every delta, as readers are.
+    over: Notify,
 }
 
 impl TurnLog {
     pub(super) fn push(&self, event: ChatEvent) {
+        let terminal = event.is_terminal();
         let seq = {
             let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
             let Events::Live(live) = &mut *events else {
@@ -139,6 +143,9 @@ impl TurnLog {
             live.push(event, self.keep)
         };
         self.latest.send_replace(seq);
+        if terminal {
+            self.over.notify_waiters();
+        }
     }
 
     /// The number of the latest event.
@@ -198,11 +205,15 @@ impl TurnLog {
     /// Waits until the turn has ended (its last event is in the log) or
     /// was put aside.
     pub async fn finished(&self) {
-        let mut rx = self.subscribe();
-        while !self.is_finished() && !self.is_parked() {
-            if rx.changed().await.is_err() {
+        loop {
+            // Registered before the look, so that an end between the two is not missed.
+            let told = self.over.notified();
+            tokio::pin!(told);
+            told.as_mut().enable();
+            if self.is_finished() || self.is_parked() {
                 return;
             }
+            told.await;
         }
     }
 }
@@ -363,6 +374,7 @@ impl TurnHub {
             interrupted: AtomicBool::new(false),
             keep: self.live_events,
             parked: AtomicBool::new(false),
+            over: Notify::new(),
         })
     }
 
@@ -390,6 +402,7 @@ impl TurnHub {
         log.parked.store(true, Ordering::SeqCst);
         self.abandon(log);
         log.latest.send_modify(|_| {});
+        log.over.notify_waiters();
     }
 
     /// Gives the session back when a turn could not start after all.
@@ -521,6 +534,51 @@ mod tests {
         assert!(finished);
         let text: String = batch.iter().filter_map(|(_, e)| match e { ChatEvent::Text(t) => Some(t.content.as_str()), _ => None }).collect();
         assert_eq!(text, text_after(0));
+    }
+
+    /// A task waiting for a turn's end (`finished`) returns at its last
+    /// event or when it is put aside, not before, and deltas do not end it.
+    #[tokio::test(start_paused = true)]
+    async fn waiting_for_the_end_returns_at_the_last_event_or_the_pause_and_not_before() {
+        let hub = Arc::new(TurnHub::default());
+        let log = hub.begin("t", "owner", "chat", "msg").unwrap();
+        // How often the waiting task was woken to look.
+        let polls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let waiter = tokio::spawn({
+            let (log, polls) = (log.clone(), polls.clone());
+            async move {
+                let mut end = std::pin::pin!(log.finished());
+                std::future::poll_fn(|cx| {
+                    polls.fetch_add(1, Ordering::SeqCst);
+                    std::future::Future::poll(end.as_mut(), cx)
+                })
+                .await
+            }
+        });
+        tokio::task::yield_now().await;
+        for i in 0..50 {
+            log.push(ChatEvent::text(format!("p{i}")));
+            tokio::task::yield_now().await;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        assert!(!waiter.is_finished(), "the turn is still running");
+        assert_eq!(polls.load(Ordering::SeqCst), 1, "woken by deltas");
+        log.push(ChatEvent::Done(DoneData::of("msg")));
+        tokio::time::timeout(std::time::Duration::from_secs(1), waiter).await.expect("ended at its last event").unwrap();
+        // Already over: returns at once.
+        tokio::time::timeout(std::time::Duration::from_millis(1), log.finished()).await.expect("over already");
+
+        let paused = hub.begin("p", "owner", "chat-p", "msg-p").unwrap();
+        let waiter = tokio::spawn({
+            let paused = paused.clone();
+            async move { paused.finished().await }
+        });
+        tokio::task::yield_now().await;
+        paused.push(ChatEvent::text("before the pause"));
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        assert!(!waiter.is_finished());
+        hub.parked(&paused);
+        tokio::time::timeout(std::time::Duration::from_secs(1), waiter).await.expect("ended when put aside").unwrap();
     }
 
     #[tokio::test]
