@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use async_openai::types::chat::ChatCompletionRequestMessage;
-use tokio::{sync::mpsc::UnboundedSender, time::Instant};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 mod round;
@@ -23,6 +23,7 @@ use super::{
     pause::PausedTurn,
     prompt::{self, PastMessage},
     provider::{Provider, ProviderError},
+    sink::EventSink,
     skills::Skills,
     tools::{ToolContext, ToolRegistry},
 };
@@ -186,7 +187,7 @@ impl Agent {
         &self,
         request: TurnRequest,
         ctx: &ToolContext,
-        events: &UnboundedSender<ChatEvent>,
+        events: &dyn EventSink,
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {
@@ -223,7 +224,7 @@ impl Agent {
         paused: PausedTurn,
         record: TurnRecord,
         ctx: &ToolContext,
-        events: &UnboundedSender<ChatEvent>,
+        events: &dyn EventSink,
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {

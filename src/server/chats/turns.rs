@@ -19,6 +19,7 @@ mod hub;
 mod kind;
 mod on_behalf;
 mod pause;
+mod queue;
 pub mod leases;
 pub mod meter;
 pub mod relay;
