@@ -16,6 +16,5 @@ pub mod pause;
 pub mod prompt;
 pub mod provider;
 pub mod run;
-pub mod sink;
 pub mod skills;
 pub mod tools;

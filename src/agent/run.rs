@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use async_openai::types::chat::ChatCompletionRequestMessage;
-use tokio::time::Instant;
+use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 mod round;
@@ -23,7 +23,6 @@ use super::{
     pause::PausedTurn,
     prompt::{self, PastMessage},
     provider::{Provider, ProviderError},
-    sink::EventSink,
     skills::Skills,
     tools::{ToolContext, ToolRegistry},
 };
@@ -187,7 +186,7 @@ impl Agent {
         &self,
         request: TurnRequest,
         ctx: &ToolContext,
-        events: &dyn EventSink,
+        events: &UnboundedSender<ChatEvent>,
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {
@@ -224,7 +223,7 @@ impl Agent {
         paused: PausedTurn,
         record: TurnRecord,
         ctx: &ToolContext,
-        events: &dyn EventSink,
+        events: &UnboundedSender<ChatEvent>,
         cancel: &CancellationToken,
         meter: &dyn Meter,
     ) -> TurnResult {

@@ -4,7 +4,7 @@
 
 use async_openai::types::chat::ChatCompletionRequestMessage;
 use serde_json::Value;
-use tokio::time::Instant;
+use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, TurnOutcome, TurnResult};
@@ -15,7 +15,6 @@ use crate::{
         meter::{estimate_tokens, CallOutcome, CallUsage, Meter},
         provider::{wire::SentMessage, ProviderError},
         pause::{PausedCall, PausedTurn},
-        sink::EventSink,
         tools::{Approvals, Decision, ToolContext},
     },
     chat::events::{AwaitingData, ChatEvent, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
@@ -28,7 +27,7 @@ const PROGRESS_EVERY: usize = 1024;
 
 /// A turn under way: where its events go, and its record so far.
 pub(super) struct Turn<'a> {
-    pub(super) events: &'a dyn EventSink,
+    pub(super) events: &'a UnboundedSender<ChatEvent>,
     pub(super) result: TurnResult,
     /// The model call under way: what the provider said it used (its last
     /// report), and how much it wrote, for an estimate when it said nothing.
@@ -43,7 +42,7 @@ pub(super) struct Turn<'a> {
 }
 
 impl<'a> Turn<'a> {
-    pub(super) fn new(events: &'a dyn EventSink, record: TurnRecord, round: u32, ids: Vec<String>) -> Self {
+    pub(super) fn new(events: &'a UnboundedSender<ChatEvent>, record: TurnRecord, round: u32, ids: Vec<String>) -> Self {
         Self {
             events,
             result: TurnResult { record, ..TurnResult::default() },
@@ -57,7 +56,8 @@ impl<'a> Turn<'a> {
 
     pub(super) fn emit(&mut self, e: ChatEvent) {
         self.result.record.apply(&e);
-        self.events.push(e);
+        // A closed receiver only means nobody listens any more; the turn goes on.
+        let _ = self.events.send(e);
     }
 
     /// Text of the turn, starting a new paragraph when an earlier round wrote some.

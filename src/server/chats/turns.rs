@@ -19,7 +19,6 @@ mod hub;
 mod kind;
 mod on_behalf;
 mod pause;
-mod queue;
 pub mod leases;
 pub mod meter;
 pub mod relay;

@@ -15,11 +15,10 @@ use std::{
 
 use futures::future::BoxFuture;
 use crate::server::{bus::Bus, db::Db};
-use tokio::time::Instant;
+use tokio::{sync::mpsc, time::Instant};
 
 use super::{
     pause::{Parked, PauseSlot},
-    queue::EventQueue,
     relay::Progress,
 };
 
@@ -123,31 +122,21 @@ pub async fn run(job: TurnJob) {
         });
         ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None, approvals }
     };
+    let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
     let start = resumed.as_ref().map(|r| r.record.clone());
     let writer = Writer { db: db.clone(), relay, slot, kind };
+    let forwarder = tokio::spawn(forward(rx, log.clone(), writer, stored.clone(), every, start));
 
-    // The agent and its forwarder are two futures of this one task, polled
-    // agent first: what the agent pushes is in the log before the task
-    // sleeps again, with no second task to wake per event.
-    let queue = EventQueue::default();
-    let agent_side = async {
-        // What the task holds while the reply streams is its largest state,
-        // for every open reply: the rare resume is boxed, so that it is held
-        // only while it runs.
-        let result = match resumed.take() {
-            Some(resumed) => Box::pin(agent.resume_turn(resumed.paused, resumed.record, &ctx, &queue, &log.cancel, &meter)).await,
-            None => agent.run_turn(TurnRequest { history: prompt::past_messages(history), user_text }, &ctx, &queue, &log.cancel, &meter).await,
-        };
-        queue.close();
-        // Gives back what no call used, while the forwarder writes its last.
-        Box::pin(meter.close()).await;
-        result
+    // What the task holds while the reply streams is its largest state, for
+    // every open reply: the rare resume and the ending (its statements and
+    // notes) are boxed, so that they are held only while they run.
+    let result = match resumed.take() {
+        Some(resumed) => Box::pin(agent.resume_turn(resumed.paused, resumed.record, &ctx, &tx, &log.cancel, &meter)).await,
+        None => agent.run_turn(TurnRequest { history: prompt::past_messages(history), user_text }, &ctx, &tx, &log.cancel, &meter).await,
     };
-    let (result, ()) = futures::future::join(agent_side, forward(&queue, log.clone(), writer, stored.clone(), every, start)).await;
     drop(ctx);
-    // So is the ending (its statements and notes).
-    Box::pin(end(Ending { db, agent, hub, bus, log, lesson, student, stored, followed, result })).await;
+    Box::pin(end(Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result })).await;
 }
 
 /// What a turn's ending needs, handed over from `run`.
@@ -160,14 +149,20 @@ struct Ending {
     lesson: String,
     student: bool,
     stored: Stored,
+    meter: super::meter::SchoolMeter,
+    tx: mpsc::UnboundedSender<ChatEvent>,
+    forwarder: tokio::task::JoinHandle<()>,
     followed: Option<super::relay::Followed>,
     result: TurnResult,
 }
 
-/// Ends a turn whose agent and forwarder are done (its meter settled, its
-/// last checkpoint written): stores its result and says it ended.
+/// Ends a turn whose agent is done: settles its meter, waits for its last
+/// checkpoint, stores its result and says it ended.
 async fn end(ending: Ending) {
-    let Ending { db, agent, hub, bus, log, lesson, student, stored, followed, result } = ending;
+    let Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result } = ending;
+    meter.close().await;
+    drop(tx);
+    let _ = forwarder.await;
     if !stored.wait().await {
         return; // abandoned by the request that started it; nothing was stored
     }
@@ -273,7 +268,7 @@ type Writing = BoxFuture<'static, Option<(Saved, bool)>>;
 /// under way: the whole record and what resuming needs (the agent left it
 /// in the writer's slot just before). The next event unpauses the stored
 /// reply before anything else is written to it.
-async fn forward(events: &EventQueue, log: Arc<TurnLog>, writer: Writer, stored: Stored, every: Duration, start: Option<TurnRecord>) {
+async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, writer: Writer, stored: Stored, every: Duration, start: Option<TurnRecord>) {
     let started = Instant::now();
     let mut first = true;
     let mut paused = start.is_some();
@@ -288,7 +283,7 @@ async fn forward(events: &EventQueue, log: Arc<TurnLog>, writer: Writer, stored:
     tokio::pin!(timer);
     loop {
         tokio::select! {
-            event = events.next() => {
+            event = rx.recv() => {
                 let Some(event) = event else { break };
                 if std::mem::take(&mut first) {
                     METRICS.provider_first_event.observe(started.elapsed().as_secs_f64());
