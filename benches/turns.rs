@@ -156,9 +156,11 @@ async fn time_reservation(state: &AppState, token: &str, lesson_id: &str, user_i
 /// Starts this benchmark again in `role`; returns the child and the words of
 /// its `ready` line. `MARGIN_BENCH_WRAP="heaptrack -o /tmp/server"`, say, runs
 /// the server under a profiler (its own numbers are then the wrapper's, not
-/// Margin's).
+/// Margin's); `MARGIN_BENCH_WRAP_ROLE=relay` runs the bare relay under it
+/// instead, to hold the two side by side.
 fn spawn(role: &str, env: &[(&str, &str)]) -> (Child, Vec<String>, BufReader<ChildStdout>) {
-    let wrap = std::env::var("MARGIN_BENCH_WRAP").ok().filter(|_| role == "server");
+    let wrapped = std::env::var("MARGIN_BENCH_WRAP_ROLE").unwrap_or_else(|_| "server".into());
+    let wrap = std::env::var("MARGIN_BENCH_WRAP").ok().filter(|_| role == wrapped);
     common::spawn_role(role, env, wrap.as_deref())
 }
 

@@ -48,12 +48,36 @@ pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
         Backend::Postgres => url.to_string(),
     };
     let options: AnyConnectOptions = url.parse()?;
-    let pool = pool_options(backend, 8).connect_with(options).await?;
+    let pool = pool_options(backend, POOL_SIZE).connect_with(options).await?;
     match backend {
-        Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await?,
+        Backend::Sqlite => {
+            sqlx::migrate!("migrations/sqlite").run(&pool).await?;
+            ready_every_connection(&pool).await?;
+        }
         Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await?,
     }
     Ok(pool)
+}
+
+/// Connections in the main pool.
+const POOL_SIZE: u32 = 8;
+
+/// Opens every connection of a SQLite pool now, each with the schema read
+/// (the pool keeps them: `min_connections`), rather than the first time a
+/// burst of requests needs them: opening one and reading its schema is a
+/// few hundred kilobytes and a millisecond or more on the way to the
+/// request that opens it, and what the server holds should not grow with
+/// its first busy minute (`make bench`, memory per open stream, counted
+/// 0.4 to 0.7 MB of connections opened while the streams opened).
+async fn ready_every_connection(pool: &Db) -> Result<(), sqlx::Error> {
+    let mut held = Vec::with_capacity(POOL_SIZE as usize);
+    for _ in 0..POOL_SIZE {
+        let mut conn = pool.acquire().await?;
+        // Any statement on a table makes the connection read the schema.
+        sqlx::query("SELECT 1 FROM sqlite_schema LIMIT 1").execute(&mut *conn).await?;
+        held.push(conn);
+    }
+    Ok(())
 }
 
 /// A write scoped to its owner (`WHERE id = $1 AND owner_id = $2`) touched
@@ -100,11 +124,13 @@ fn scheme(url: &str) -> &str {
 /// Pool settings. No ping before handing out a SQLite connection: it is a
 /// local file, not a network peer that may have gone away, and the ping
 /// would double the cost of every query. A PostgreSQL connection can be cut
-/// by the server or the network, so it is checked.
+/// by the server or the network, so it is checked. A SQLite pool keeps all
+/// its connections open (`ready_every_connection`); PostgreSQL's opens them
+/// as they are needed, since its server counts every instance's.
 fn pool_options(backend: Backend, max: u32) -> AnyPoolOptions {
     let options = AnyPoolOptions::new().max_connections(max);
     match backend {
-        Backend::Sqlite => options.test_before_acquire(false).after_connect(|conn, _| {
+        Backend::Sqlite => options.min_connections(max).test_before_acquire(false).after_connect(|conn, _| {
             Box::pin(async move {
                 conn.execute(SQLITE_PRAGMAS).await?;
                 Ok(())
@@ -186,6 +212,27 @@ pub fn budget_writer(db: &Db, turn_writer: &Db) -> Db {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_sqlite_pool_has_every_connection_open_and_ready_from_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = connect(&format!("sqlite://{}/margin.db", dir.path().display())).await.unwrap();
+        assert_eq!(pool.size(), POOL_SIZE, "every connection open before the first request");
+        // Given back to the pool by tasks of sqlx's own, which run as this one waits.
+        while pool.num_idle() < POOL_SIZE as usize {
+            tokio::task::yield_now().await;
+        }
+        // Each has read the schema already: a query on a table works at once
+        // on every one of them, held together.
+        let mut held = Vec::new();
+        for _ in 0..POOL_SIZE {
+            let mut conn = pool.acquire().await.unwrap();
+            let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&mut *conn).await.unwrap();
+            assert_eq!(n, 0);
+            held.push(conn);
+        }
+        assert_eq!(pool.size(), POOL_SIZE, "no connection opened beyond them");
+    }
 
     #[test]
     fn sqlite_urls_create_the_file_unless_told_otherwise() {
