@@ -62,14 +62,17 @@ pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
 /// Connections in the main pool.
 const POOL_SIZE: u32 = 8;
 
-/// Opens every connection of a SQLite pool now, each with the schema read
-/// (the pool keeps them: `min_connections`), rather than the first time a
-/// burst of requests needs them: opening one and reading its schema is a
-/// few hundred kilobytes and a millisecond or more on the way to the
-/// request that opens it, and what the server holds should not grow with
-/// its first busy minute (`make bench`, memory per open stream at 100:
-/// SQLite's heap grew by 1.2 MB while the streams opened, most of it
-/// connections being opened and reading the schema; 0.3 MB with them ready).
+/// Opens every connection of a SQLite pool now, once the migrations have
+/// run, each with the schema read (the pool keeps them: no idle timeout),
+/// rather than the first time a burst of requests needs them: opening one
+/// and reading its schema is a few hundred kilobytes and a millisecond or
+/// more on the way to the request that opens it, and what the server holds
+/// should not grow with its first busy minute (`make bench`, memory per
+/// open stream at 100: SQLite's heap grew by 1.2 MB while the streams
+/// opened, most of it connections being opened and reading the schema;
+/// 0.3 MB with them ready). Not sqlx's `min_connections`: it opens them
+/// before the migrations, and one so opened later failed a statement with
+/// "no such table: lessons" (tests/material.rs, a duplicated lesson).
 async fn ready_every_connection(pool: &Db) -> Result<(), sqlx::Error> {
     let mut held = Vec::with_capacity(POOL_SIZE as usize);
     for _ in 0..POOL_SIZE {
@@ -125,13 +128,14 @@ fn scheme(url: &str) -> &str {
 /// Pool settings. No ping before handing out a SQLite connection: it is a
 /// local file, not a network peer that may have gone away, and the ping
 /// would double the cost of every query. A PostgreSQL connection can be cut
-/// by the server or the network, so it is checked. A SQLite pool keeps all
-/// its connections open (`ready_every_connection`); PostgreSQL's opens them
-/// as they are needed, since its server counts every instance's.
+/// by the server or the network, so it is checked. A SQLite pool keeps every
+/// connection it opens (a local file's do not go stale; `connect` opens
+/// them all: `ready_every_connection`); PostgreSQL's come and go as they are
+/// needed, since its server counts every instance's.
 fn pool_options(backend: Backend, max: u32) -> AnyPoolOptions {
     let options = AnyPoolOptions::new().max_connections(max);
     match backend {
-        Backend::Sqlite => options.min_connections(max).test_before_acquire(false).after_connect(|conn, _| {
+        Backend::Sqlite => options.idle_timeout(None).max_lifetime(None).test_before_acquire(false).after_connect(|conn, _| {
             Box::pin(async move {
                 conn.execute(SQLITE_PRAGMAS).await?;
                 Ok(())
