@@ -114,7 +114,8 @@ async fn a_duplicated_lesson_keeps_its_material_in_order() {
     assert_eq!(names(&app.get(&format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token)).await.json()), ["A.txt", "B.md"]);
     // A failure to copy the material leaves no half copy behind.
     app.refuse_inserts("lesson_sources").await;
-    assert!(margin::server::lessons::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.is_err());
+    let refused = margin::server::lessons::library::duplicate(&app.state.db, &owner, &t.lesson_id).await.unwrap_err();
+    assert!(format!("{refused:?}").contains("disk full"), "the material's copy is what failed: {refused:?}");
     app.allow_inserts("lesson_sources").await;
     let lessons = app.get("/api/lessons", Auth::Bearer(&t.token)).await.json();
     let titles: Vec<&str> = lessons["lessons"].as_array().unwrap().iter().map(|l| l["title"].as_str().unwrap()).collect();

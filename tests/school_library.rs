@@ -73,6 +73,15 @@ async fn a_shared_lesson_is_found_read_and_copied_by_colleagues_only() {
     let page = app.get(&format!("/library/{}", head.lesson_id), Auth::Cookie(&outsider.token)).await;
     assert!(!page.body.contains("Demain, je") && !page.body.contains("Copy to my lessons"), "{}", page.body);
 
+    // A copy whose material cannot be written is not made at all.
+    let count = |body: Value| body["lessons"].as_array().map(Vec::len);
+    let before = count(app.get("/api/lessons", Auth::Bearer(&colleague)).await.json());
+    app.refuse_inserts("lesson_sources").await;
+    let r = app.post_json(&format!("/api/library/{}/copy", head.lesson_id), Auth::Bearer(&colleague), json!({})).await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", r.body);
+    app.allow_inserts("lesson_sources").await;
+    assert_eq!(count(app.get("/api/lessons", Auth::Bearer(&colleague)).await.json()), before);
+
     // The colleague copies it: the document and its material, no chat.
     let r = app.post_json(&format!("/api/library/{}/copy", head.lesson_id), Auth::Bearer(&colleague), json!({})).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);

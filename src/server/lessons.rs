@@ -81,15 +81,24 @@ pub(super) async fn insert(db: &Db, owner_id: &str, title: &str, document: &str,
 
 /// As `insert`, its first version written by `author`.
 async fn insert_by(db: &Db, owner_id: &str, title: &str, document: &str, author: Author, summary: &str) -> Result<Lesson> {
-    let id = ids::new_id();
     let mut tx = db::begin_write(db).await?;
+    let id = insert_in(&mut tx, owner_id, title, document, author, summary).await?;
+    tx.commit().await?;
+    get_own(db, owner_id, &id).await
+}
+
+/// Writes a new lesson and its first version on `conn` (inside the
+/// caller's write transaction, so that what comes with the lesson lands
+/// with it or not at all); its id.
+pub(super) async fn insert_in(conn: &mut sqlx::AnyConnection, owner_id: &str, title: &str, document: &str, author: Author, summary: &str) -> Result<String> {
+    let id = ids::new_id();
     sqlx::query("INSERT INTO lessons (id, owner_id, title, document_xml, search_text, revision) VALUES ($1, $2, $3, $4, $5, 1)")
         .bind(&id)
         .bind(owner_id)
         .bind(title)
         .bind(document)
         .bind(search_text(document))
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await?;
     sqlx::query("INSERT INTO lesson_revisions (lesson_id, number, document_xml, author, summary, author_id) VALUES ($1, 1, $2, $3, $4, $5)")
         .bind(&id)
@@ -97,10 +106,9 @@ async fn insert_by(db: &Db, owner_id: &str, title: &str, document: &str, author:
         .bind(author.as_str())
         .bind(summary)
         .bind(owner_id)
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await?;
-    tx.commit().await?;
-    get_own(db, owner_id, &id).await
+    Ok(id)
 }
 
 /// The words of a lesson, without its markup: what search looks in.

@@ -18,7 +18,7 @@ use crate::server::{
 };
 use crate::{
     lesson,
-    models::{Lesson, LessonList, LessonSummary, TrashedLesson},
+    models::{Author, Lesson, LessonList, LessonSummary, TrashedLesson},
     refusals::MAX_LESSON_TITLE_CHARS,
 };
 
@@ -158,14 +158,19 @@ pub async fn duplicate(db: &Db, owner: &str, id: &str) -> Result<Lesson> {
     let original = lessons::get_editable(db, owner, id).await?;
     let title = fit_title(&format!("Copy of {}", original.title));
     let summary: String = format!("Copied from “{}”", original.title).chars().take(200).collect();
-    let copy = lessons::insert(db, owner, &title, &original.document_xml, &summary).await?;
-    // The copy comes with the material the assistant builds from; if that
-    // cannot be copied, there is no half copy left behind.
-    if let Err(e) = crate::server::material::sources::copy(db, &original.id, &copy.id).await {
-        let _ = sqlx::query("DELETE FROM lessons WHERE id = $1 AND owner_id = $2").bind(&copy.id).bind(owner).execute(db).await;
-        return Err(e);
-    }
-    Ok(copy)
+    insert_copy(db, owner, &title, &original.document_xml, &summary, &original.id).await
+}
+
+/// A new lesson of `owner`'s holding `document` and a copy of the material
+/// of lesson `material_of`, written in one transaction: if the material
+/// cannot be copied, there is no half copy left behind (nor one left by a
+/// server stopped between the two).
+pub(super) async fn insert_copy(db: &Db, owner: &str, title: &str, document: &str, summary: &str, material_of: &str) -> Result<Lesson> {
+    let mut tx = db::begin_write(db).await?;
+    let id = lessons::insert_in(&mut tx, owner, title, document, Author::Teacher, summary).await?;
+    crate::server::material::sources::copy_in(&mut tx, material_of, &id).await?;
+    tx.commit().await?;
+    lessons::get_own(db, owner, &id).await
 }
 
 /// A lesson made from an XML file. Nothing is created unless the document is

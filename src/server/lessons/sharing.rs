@@ -27,7 +27,7 @@ use crate::{
             error::{AppError, Result},
             extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
         },
-        lessons::{self, library},
+        lessons::library,
         state::AppState,
     },
 };
@@ -179,12 +179,7 @@ pub async fn copy(state: &AppState, reader: &UserInfo, id: &str) -> Result<Lesso
     state.limits.lesson(&reader.id).await?;
     let title = library::fit_title(&lesson.title);
     let summary: String = format!("Copied from “{}” in the School library ({})", lesson.title, lesson.teacher).chars().take(200).collect();
-    let copy = lessons::insert(&state.db, &reader.id, &title, &xml, &summary).await?;
-    if let Err(e) = crate::server::material::sources::copy(&state.db, id, &copy.id).await {
-        let _ = sqlx::query("DELETE FROM lessons WHERE id = $1 AND owner_id = $2").bind(&copy.id).bind(&reader.id).execute(&state.db).await;
-        return Err(e);
-    }
-    Ok(copy)
+    library::insert_copy(&state.db, &reader.id, &title, &xml, &summary, id).await
 }
 
 #[derive(Deserialize)]

@@ -126,17 +126,16 @@ fn refused(r: Refusal) -> AppError {
 }
 
 /// Gives lesson `to` a copy of every source of lesson `from`, in their
-/// order, all or none (for "Duplicate"; both lessons are the caller's, checked).
-pub async fn copy(db: &Db, from: &str, to: &str) -> Result<()> {
+/// order, on `conn`: inside the caller's write transaction, the one that
+/// writes lesson `to` (`lessons::library::insert_copy`), so a copy comes
+/// with all its material or is not made. The caller has checked that its
+/// teacher may read lesson `from` (their own, or one shared with the school).
+pub async fn copy_in(conn: &mut sqlx::AnyConnection, from: &str, to: &str) -> Result<()> {
     let rows: Vec<(i64, String, i64, i64, String, String)> =
         sqlx::query_as("SELECT seq, name, size, chars, opening, text FROM lesson_sources WHERE lesson_id = $1 ORDER BY seq, id")
             .bind(from)
-            .fetch_all(db)
+            .fetch_all(&mut *conn)
             .await?;
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut tx = db::begin_write(db).await?;
     for (seq, name, size, chars, opening, text) in rows {
         sqlx::query(
             "INSERT INTO lesson_sources (id, lesson_id, seq, name, size, chars, opening, text, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -150,10 +149,9 @@ pub async fn copy(db: &Db, from: &str, to: &str) -> Result<()> {
         .bind(opening)
         .bind(text)
         .bind(db::time::now())
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await?;
     }
-    tx.commit().await?;
     Ok(())
 }
 
