@@ -74,6 +74,16 @@ async fn a_version_at_a_grade_is_a_linked_copy_the_assistant_brings_into_the_ban
     let r = app.get(&format!("/api/lessons/{}/versions", t.lesson_id), Auth::Bearer(&stranger.token)).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
 
+    // A version that cannot be linked to its core is not made at all (not
+    // left behind as a lesson of its own).
+    let count = |body: Value| body["lessons"].as_array().map(Vec::len);
+    let before = count(app.get("/api/lessons", Auth::Bearer(&t.token)).await.json());
+    app.refuse_updates("lessons").await;
+    let r = app.post_json(&format!("/api/lessons/{}/versions", t.lesson_id), Auth::Bearer(&t.token), json!({"kind": "learners"})).await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", r.body);
+    app.allow_updates("lessons").await;
+    assert_eq!(count(app.get("/api/lessons", Auth::Bearer(&t.token)).await.json()), before);
+
     // A translation is listed by its language.
     let r = app.post_json(&format!("/api/lessons/{}/versions", t.lesson_id), Auth::Bearer(&t.token), json!({"kind": "language", "language": "es"})).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);

@@ -130,20 +130,38 @@ async fn read(res: Response<Body>) -> Reply {
 impl TestApp {
     /// Makes every insert into `table` fail, as a full disk would.
     pub async fn refuse_inserts(&self, table: &str) {
+        self.refuse("INSERT", table).await;
+    }
+
+    /// Undoes `refuse_inserts`.
+    pub async fn allow_inserts(&self, table: &str) {
+        self.allow(table).await;
+    }
+
+    /// Makes every update of `table` fail, as a full disk would.
+    pub async fn refuse_updates(&self, table: &str) {
+        self.refuse("UPDATE", table).await;
+    }
+
+    /// Undoes `refuse_updates`.
+    pub async fn allow_updates(&self, table: &str) {
+        self.allow(table).await;
+    }
+
+    async fn refuse(&self, write: &str, table: &str) {
         let sql = if database::postgres() {
             format!(
                 "CREATE FUNCTION no_room() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ LANGUAGE plpgsql;
-                 CREATE TRIGGER no_room BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION no_room();"
+                 CREATE TRIGGER no_room BEFORE {write} ON {table} FOR EACH ROW EXECUTE FUNCTION no_room();"
             )
         } else {
-            format!("CREATE TRIGGER no_room BEFORE INSERT ON {table} BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+            format!("CREATE TRIGGER no_room BEFORE {write} ON {table} BEGIN SELECT RAISE(ABORT, 'disk full'); END")
         };
         sqlx::raw_sql(&sql).execute(&self.state.db).await.unwrap();
         self.every_connection_reads_the_schema().await;
     }
 
-    /// Undoes `refuse_inserts`.
-    pub async fn allow_inserts(&self, table: &str) {
+    async fn allow(&self, table: &str) {
         let sql = if database::postgres() {
             format!("DROP TRIGGER no_room ON {table}; DROP FUNCTION no_room();")
         } else {

@@ -21,7 +21,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::lesson::{self, reading};
-use crate::models::{LessonVersions, VersionSummary};
+use crate::models::{Author, LessonVersions, VersionSummary};
 use crate::server::{
     accounts::current_user::{CurrentUser, TeacherPage},
     chats::turns::{self, OnBehalf, TurnKind},
@@ -156,7 +156,10 @@ pub async fn make(state: &AppState, owner: &str, core_id: &str, kind: &VersionKi
     }
     state.limits.lesson(owner).await?;
     let title = clean_title(&format!("{} ({label})", core.title)).or_else(|_| clean_title(&label))?;
-    let made = lessons::insert(&state.db, owner, &title, &core.document_xml, &format!("Made as a version of “{}”: {label}", core.title)).await?;
+    // The copy and its link to the core are written together: a version
+    // that could not be linked is not left behind as a plain lesson.
+    let mut tx = db::begin_write(&state.db).await?;
+    let made = lessons::insert_in(&mut tx, owner, &title, &core.document_xml, Author::Teacher, &format!("Made as a version of “{}”: {label}", core.title)).await?;
     // Its base is the core it was copied from: later changes of the core
     // are carried from there (`carry`).
     let done = sqlx::query(
@@ -166,15 +169,16 @@ pub async fn make(state: &AppState, owner: &str, core_id: &str, kind: &VersionKi
     .bind(&label)
     .bind(&core.document_xml)
     .bind(core.revision)
-    .bind(&made.id)
+    .bind(&made)
     .bind(owner)
-    .execute(&state.db)
+    .execute(&mut *tx)
     .await?;
     db::touched_one(&done)?;
+    tx.commit().await?;
     let content = PROMPT.trim().replace("{core}", &core.title).replace("{label}", &label).replace("{ask}", &ask);
-    let turn = OnBehalf { owner_id: owner, lesson_id: &made.id, chat_id: None, note: format!("Make a version: {label}"), content, kind: TurnKind::Teacher };
+    let turn = OnBehalf { owner_id: owner, lesson_id: &made, chat_id: None, note: format!("Make a version: {label}"), content, kind: TurnKind::Teacher };
     let (chat_id, log) = turns::start_for(state, turn).await?;
-    Ok(Made { lesson_id: made.id, chat_id, turn_id: log.turn_id.clone() })
+    Ok(Made { lesson_id: made, chat_id, turn_id: log.turn_id.clone() })
 }
 
 /// `POST /api/lessons/{id}/versions` with `{"kind": "grade", "grade": 4}`,
