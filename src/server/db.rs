@@ -52,7 +52,7 @@ pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
     match backend {
         Backend::Sqlite => {
             sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-            ready_every_connection(&pool).await?;
+            every_connection_reads_the_schema(&pool).await?;
         }
         Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await?,
     }
@@ -62,23 +62,30 @@ pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
 /// Connections in the main pool.
 const POOL_SIZE: u32 = 8;
 
-/// Opens every connection of a SQLite pool now, once the migrations have
-/// run, each with the schema read (the pool keeps them: no idle timeout),
-/// rather than the first time a burst of requests needs them: opening one
-/// and reading its schema is a few hundred kilobytes and a millisecond or
-/// more on the way to the request that opens it, and what the server holds
-/// should not grow with its first busy minute (`make bench`, memory per
-/// open stream at 100: SQLite's heap grew by 1.2 MB while the streams
-/// opened, most of it connections being opened and reading the schema;
-/// 0.3 MB with them ready). Not sqlx's `min_connections`: it opens them
-/// before the migrations, and one so opened later failed a statement with
-/// "no such table: lessons" (tests/material.rs, a duplicated lesson).
-async fn ready_every_connection(pool: &Db) -> Result<(), sqlx::Error> {
-    let mut held = Vec::with_capacity(POOL_SIZE as usize);
-    for _ in 0..POOL_SIZE {
+/// Has every connection of a SQLite pool open and holding the current
+/// schema: `connect` calls it once the migrations have run, and the tests
+/// after they change the schema themselves. Each connection is held at once
+/// (the pool's maximum, so one busy elsewhere is waited for, not missed) and
+/// reads a table, which makes it read the schema if it has not or if it
+/// has changed. The pool keeps them: no idle timeout.
+///
+/// Opened now rather than the first time a burst of requests needs them:
+/// opening one and reading its schema is a few hundred kilobytes and a
+/// millisecond or more on the way to the request that opens it, and what
+/// the server holds should not grow with its first busy minute (`make
+/// bench`, memory per open stream at 100: SQLite's heap grew by 1.2 MB
+/// while the streams opened, most of it connections being opened and
+/// reading the schema; 0.3 MB with them ready). Not sqlx's
+/// `min_connections`, which opens them before the migrations: a connection
+/// that has read a schema another connection then changes can fail its
+/// next statement ("no such table: lessons" for a `DELETE FROM lessons`
+/// through sqlx 0.8's SQLite 3.46, seen in tests/material), where reading a
+/// table first reads the new schema cleanly.
+pub async fn every_connection_reads_the_schema(pool: &Db) -> Result<(), sqlx::Error> {
+    let mut held = Vec::new();
+    for _ in 0..pool.options().get_max_connections() {
         let mut conn = pool.acquire().await?;
-        // Any statement on a table makes the connection read the schema.
-        sqlx::query("SELECT 1 FROM sqlite_schema LIMIT 1").execute(&mut *conn).await?;
+        sqlx::query("SELECT 1 FROM lessons LIMIT 1").execute(&mut *conn).await?;
         held.push(conn);
     }
     Ok(())
@@ -130,7 +137,7 @@ fn scheme(url: &str) -> &str {
 /// would double the cost of every query. A PostgreSQL connection can be cut
 /// by the server or the network, so it is checked. A SQLite pool keeps every
 /// connection it opens (a local file's do not go stale; `connect` opens
-/// them all: `ready_every_connection`); PostgreSQL's come and go as they are
+/// them all: `every_connection_reads_the_schema`); PostgreSQL's come and go as they are
 /// needed, since its server counts every instance's.
 fn pool_options(backend: Backend, max: u32) -> AnyPoolOptions {
     let options = AnyPoolOptions::new().max_connections(max);

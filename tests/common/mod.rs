@@ -171,29 +171,15 @@ impl TestApp {
         self.every_connection_reads_the_schema().await;
     }
 
-    /// On SQLite, has every open connection of the server's pools read the
-    /// schema just changed by another, as the server's connections do at
-    /// start (the server changes its schema only then, in its migrations,
-    /// before `db::connect` readies its connections). Without it, a
-    /// connection whose first statement after the change is a `DELETE FROM
-    /// lessons` fails with "no such table: lessons" rather than reading the
-    /// new schema (SQLite 3.46 through sqlx 0.8; 6–8 of 12 runs of
-    /// tests/material's duplicated lesson), while a simpler statement run
-    /// first reads it cleanly. Likely, not shown: the delete's triggers write
-    /// to the FTS5 index, whose own statements are prepared inside the
-    /// delete's. Every connection is held at once (the pool's maximum), so
-    /// one busy elsewhere is waited for, not missed.
+    /// On SQLite, has every connection of the server's pools read the
+    /// schema just changed, as the server's do at start, after its
+    /// migrations (`db::every_connection_reads_the_schema`, which says why).
     async fn every_connection_reads_the_schema(&self) {
         if database::postgres() {
             return;
         }
         for pool in [&self.state.db, &self.state.turn_writer] {
-            let mut held = Vec::new();
-            for _ in 0..pool.options().get_max_connections() {
-                let mut conn = pool.acquire().await.unwrap();
-                sqlx::query("SELECT count(*) FROM lessons").execute(&mut *conn).await.unwrap();
-                held.push(conn);
-            }
+            margin::server::db::every_connection_reads_the_schema(pool).await.unwrap();
         }
     }
 
