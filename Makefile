@@ -98,7 +98,7 @@ browser:
 
 ## The end2end npm packages: Playwright, and binaryen's wasm-opt.
 npm-deps:
-	@(test -d end2end/node_modules/@playwright/test && test -x $(NODE_BIN)/wasm-opt) \
+	@(test -d end2end/node_modules/@playwright/test && test -d end2end/node_modules/oidc-provider && test -x $(NODE_BIN)/wasm-opt) \
 		|| (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 
 e2e-deps: browser npm-deps

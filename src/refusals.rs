@@ -41,6 +41,11 @@ pub enum AccountRefusal {
     SsoNoEmail,
     /// The school account is linked to another Margin account already.
     SsoLinkedElsewhere,
+    /// A school account of the school's domain or organisation, waiting for
+    /// the school's admin to let its person in as a teacher.
+    SsoWaiting,
+    /// An account the school's admin declined or removed.
+    AccountRemoved,
     /// A launch from an LMS that did not verify (`server::lti`).
     LtiFailed,
     /// A launch from an LMS, or a deployment of Margin in it, that no school
@@ -50,6 +55,9 @@ pub enum AccountRefusal {
     LtiExpired,
     /// A student's launch into a course whose teacher has not opened Margin yet.
     LtiNoClass,
+    /// A launch whose browser did not carry the cookie it started with (an
+    /// LMS frame where the browser blocks other sites' cookies).
+    LtiNoCookie,
     /// Anything else: the server failed, the teacher did nothing wrong.
     Server,
 }
@@ -73,10 +81,13 @@ impl AccountRefusal {
             Self::SsoEmailTaken => "sso-exists".into(),
             Self::SsoNoEmail => "sso-email".into(),
             Self::SsoLinkedElsewhere => "sso-linked".into(),
+            Self::SsoWaiting => "sso-waiting".into(),
+            Self::AccountRemoved => "removed".into(),
             Self::LtiFailed => "lti".into(),
             Self::LtiUnknown => "lti-unknown".into(),
             Self::LtiExpired => "lti-expired".into(),
             Self::LtiNoClass => "lti-class".into(),
+            Self::LtiNoCookie => "lti-cookie".into(),
             Self::Server => "server".into(),
         }
     }
@@ -101,10 +112,13 @@ impl AccountRefusal {
             "sso-exists" => Self::SsoEmailTaken,
             "sso-email" => Self::SsoNoEmail,
             "sso-linked" => Self::SsoLinkedElsewhere,
+            "sso-waiting" => Self::SsoWaiting,
+            "removed" => Self::AccountRemoved,
             "lti" => Self::LtiFailed,
             "lti-unknown" => Self::LtiUnknown,
             "lti-expired" => Self::LtiExpired,
             "lti-class" => Self::LtiNoClass,
+            "lti-cookie" => Self::LtiNoCookie,
             _ => Self::Server,
         }
     }
@@ -127,10 +141,13 @@ impl AccountRefusal {
             Self::SsoEmailTaken => "An account with this email already exists here. Sign in with its password, then link your school account on the Account page.".into(),
             Self::SsoNoEmail => "Your school account did not give Margin a confirmed email address, so no account was made. Ask your school's Margin admin.".into(),
             Self::SsoLinkedElsewhere => "That school account is already linked to another Margin account.".into(),
+            Self::SsoWaiting => "Your school's Margin admin has been asked to let you in as a teacher. You can sign in once they have. Students: open your class's link from your teacher instead.".into(),
+            Self::AccountRemoved => "Your school has removed this account from Margin. Ask your school's Margin admin if that is a mistake.".into(),
             Self::LtiFailed => "The launch from your LMS could not be checked, so Margin did not open. Open it again from the LMS; if it keeps failing, tell your school's Margin admin.".into(),
             Self::LtiUnknown => "This LMS, or this placement of Margin in it, is not registered with Margin. Your school's Margin admin registers it on the School page.".into(),
             Self::LtiExpired => "This launch was used already or took too long. Open Margin again from your LMS.".into(),
             Self::LtiNoClass => "Your teacher has not opened Margin in this course yet. Try again once they have.".into(),
+            Self::LtiNoCookie => "Your browser kept Margin from checking this launch inside the LMS's page. Open Margin in a window of its own.".into(),
             Self::Server => "Something went wrong on the server. Please try again.".into(),
         }
     }

@@ -62,11 +62,23 @@ async fn me(app: &TestApp, session: &str) -> serde_json::Value {
     app.get("/api/auth/me", Auth::Bearer(session)).await.json()["user"].clone()
 }
 
+/// The school's admin registers the LMS, and the LMS's admin gives it the
+/// keys address Margin shows for the registration: the admin's session.
 async fn registered(app: &TestApp, lms: &FakeLms) -> String {
-    let admin = app.sign_up("head@lincoln.example.org").await;
+    registered_by(app, lms, "head@lincoln.example.org").await.0
+}
+
+/// As `registered`, by a new school's admin `email`: their session and the registration's id.
+async fn registered_by(app: &TestApp, lms: &FakeLms, email: &str) -> (String, String) {
+    let admin = app.sign_up(email).await;
     let r = app.post_json("/api/school/lti", Auth::Bearer(&admin), lms.registration()).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    admin
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let listed = app.get("/api/school/lti", Auth::Bearer(&admin)).await.json();
+    assert_eq!(listed[0]["toolJwksUrl"], format!("http://127.0.0.1:3000/lti/jwks/{id}"));
+    assert_eq!(listed[0]["ownKey"], true);
+    lms.trust(&app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json());
+    (admin, id)
 }
 
 #[tokio::test]
@@ -115,9 +127,9 @@ async fn instructors_and_learners_launch_into_their_course() {
     // A learner before any instructor: told to wait, no account made.
     let users = count(&app, "SELECT COUNT(*) FROM users").await;
     let r = launch(&app, &lms, Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER)).await;
-    assert_eq!(r.location(), "/signin?error=lti-class");
+    assert_eq!(r.location(), "/refused/lti-class");
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
-    let page = app.get("/signin?error=lti-class", Auth::None).await;
+    let page = app.get("/refused/lti-class", Auth::None).await;
     assert!(page.body.contains("Your teacher has not opened Margin in this course yet"), "{}", page.body);
 
     // The instructor's first launch makes the course's class, theirs, in the school.
@@ -165,7 +177,7 @@ async fn instructors_and_learners_launch_into_their_course() {
     // A learner cannot reach the teacher's doors; the teacher's account is not a student's.
     assert_eq!(app.get(&format!("/api/classes/{class_id}"), Auth::Bearer(&sam)).await.status, StatusCode::FORBIDDEN);
     let r = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", LEARNER)).await;
-    assert_eq!(r.location(), "/signin?error=lti");
+    assert_eq!(r.location(), "/refused/lti");
 }
 
 #[tokio::test]
@@ -179,41 +191,43 @@ async fn forged_foreign_and_replayed_launches_are_refused() {
     for twist in [Twist::StrangerKey, Twist::OtherAudience, Twist::Expired, Twist::OtherNonce, Twist::OtherIssuer] {
         lms.twist_next(twist);
         let r = launch(&app, &lms, teacher()).await;
-        assert_eq!(r.location(), "/signin?error=lti", "{twist:?}");
+        assert_eq!(r.location(), "/refused/lti", "{twist:?}");
         assert_eq!(r.cookie("margin_session"), None, "{twist:?}");
     }
     // A deployment nobody registered, in the launch or in the initiation.
     let r = launch(&app, &lms, Launcher { deployment: "deployment-9".into(), ..teacher() }).await;
-    assert_eq!(r.location(), "/signin?error=lti-unknown");
+    assert_eq!(r.location(), "/refused/lti-unknown");
     let mut init = lms.initiation(teacher());
     init.iter_mut().find(|(k, _)| k == "lti_deployment_id").unwrap().1 = "deployment-9".into();
-    assert_eq!(app.send(form("/lti/login", &lms.issuer, None, &init)).await.location(), "/signin?error=lti-unknown");
+    assert_eq!(app.send(form("/lti/login", &lms.issuer, None, &init)).await.location(), "/refused/lti-unknown");
     // A platform nobody registered.
     let mut init = lms.initiation(teacher());
     init.iter_mut().find(|(k, _)| k == "iss").unwrap().1 = "https://unknown-lms.example".into();
-    assert_eq!(app.send(form("/lti/login", &lms.issuer, None, &init)).await.location(), "/signin?error=lti-unknown");
+    assert_eq!(app.send(form("/lti/login", &lms.issuer, None, &init)).await.location(), "/refused/lti-unknown");
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
 
     // Another browser's state cookie; then the right one; then the same launch replayed.
     let (posted, state) = start(&app, &lms, teacher()).await;
-    assert_eq!(post_launch(&app, &lms, &posted, Some("another-browsers-state")).await.location(), "/signin?error=lti-expired");
+    assert_eq!(post_launch(&app, &lms, &posted, Some("another-browsers-state")).await.location(), "/refused/lti-expired");
     let r = post_launch(&app, &lms, &posted, Some(&state)).await;
     assert!(r.cookie("margin_session").is_some(), "{}", r.location());
-    let again = post_launch(&app, &lms, &posted, None).await;
-    assert_eq!(again.location(), "/signin?error=lti-expired");
+    let again = post_launch(&app, &lms, &posted, Some(&state)).await;
+    assert_eq!(again.location(), "/refused/lti-expired");
     assert_eq!(again.cookie("margin_session"), None);
-    // A token with no state, or a state Margin never made.
+    // A state Margin never made.
     let forged = Posted { state: "made-up".into(), ..posted.clone() };
-    assert_eq!(post_launch(&app, &lms, &forged, None).await.location(), "/signin?error=lti-expired");
+    assert_eq!(post_launch(&app, &lms, &forged, Some("made-up")).await.location(), "/refused/lti-expired");
     assert_eq!(lms.refusals(), Vec::<String>::new(), "Margin's authentication requests were all as LTI asks");
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users + 1);
 }
 
-/// The claims of a JWT Margin signed, checked against Margin's published keys.
+/// The claims of a JWT Margin signed, checked against the keys Margin
+/// publishes for the school's registration (the only registration here).
 async fn verified_by_margin(app: &TestApp, jwt: &str) -> serde_json::Value {
     use base64::{engine::general_purpose::URL_SAFE_NO_PAD as B64, Engine};
     use rsa::{pkcs1v15::{Signature, VerifyingKey}, sha2::Sha256, signature::Verifier, BigUint, RsaPublicKey};
-    let jwks = app.get("/lti/jwks", Auth::None).await.json();
+    let id: String = sqlx::query_scalar("SELECT id FROM lti_platforms").fetch_one(&app.state.db).await.unwrap();
+    let jwks = app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json();
     let parts: Vec<&str> = jwt.split('.').collect();
     assert_eq!(parts.len(), 3);
     let header: serde_json::Value = serde_json::from_slice(&B64.decode(parts[0]).unwrap()).unwrap();
@@ -276,30 +290,56 @@ async fn teachers_pick_a_lesson_for_their_course_by_deep_linking() {
     assert_eq!(again.location(), pick);
     // A learner cannot ask to add Margin to a course.
     let r = launch(&app, &lms, Launcher { deep_link_return: Some(back), ..Launcher::new("learner-1", "sam@lincoln.example.org", LEARNER) }).await;
-    assert_eq!(r.location(), "/signin?error=lti");
+    assert_eq!(r.location(), "/refused/lti");
 }
 
 #[tokio::test]
-async fn margins_key_rotates_from_the_command_line_and_old_keys_stay_published_a_day() {
+async fn each_registration_has_its_own_key_and_those_made_before_move_off_the_shared_one() {
+    let lms = FakeLms::start().await;
     let app = common::app().await;
-    let rotate = || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_margin")).args(["lti-key", "rotate"]).env("DATABASE_URL", &app.database.url).output().unwrap();
+    let rotate = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_margin")).args(["lti-key", "rotate"]).args(args).env("DATABASE_URL", &app.database.url).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).split_whitespace().nth(3).unwrap().trim_end_matches(':').to_string()
+        String::from_utf8_lossy(&out.stdout).split_whitespace().find(|w| w.len() == 17 && w.ends_with(':') || w.len() == 16 && w.chars().all(|c| c.is_ascii_hexdigit())).unwrap().trim_end_matches(':').to_string()
     };
-    assert_eq!(app.get("/lti/jwks", Auth::None).await.json()["keys"], json!([]), "no key until one is needed");
-    let first = rotate();
-    let second = rotate();
-    assert_ne!(first, second);
     let kids = |jwks: serde_json::Value| jwks["keys"].as_array().unwrap().iter().map(|k| k["kid"].as_str().unwrap().to_string()).collect::<Vec<_>>();
-    let jwks = app.get("/lti/jwks", Auth::None).await;
-    assert_eq!(kids(jwks.json()), vec![second.clone(), first.clone()], "the newest first, the one it replaced still published");
-    assert!(jwks.json()["keys"][0].get("d").is_none(), "no private part");
-    let (signing, _) = margin::server::lti::keys::current(&app.state.db).await.unwrap();
-    assert_eq!(signing, second);
+    let (admin, id) = registered_by(&app, &lms, "head@lincoln.example.org").await;
+    let (_, other_id) = registered_by(&app, &FakeLms::start().await, "head@other.example.net").await;
+    let own = kids(app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json());
+    let others = kids(app.get(&format!("/lti/jwks/{other_id}"), Auth::None).await.json());
+    assert_eq!((own.len(), others.len()), (1, 1));
+    assert_ne!(own, others, "no two registrations share a key");
+    assert!(app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json()["keys"][0].get("d").is_none(), "no private part");
+    assert_eq!(app.get("/lti/jwks", Auth::None).await.json()["keys"], json!([]), "the server-wide address lists no school's keys");
+    assert_eq!(app.get("/lti/jwks/nobody", Auth::None).await.status, StatusCode::NOT_FOUND);
+
+    // A registration made before keys were kept apart signs with the shared key.
+    sqlx::query("DELETE FROM lti_tool_keys WHERE platform_id = $1").bind(&id).execute(&app.state.db).await.unwrap();
+    let first = rotate(&[]);
+    let second = rotate(&[]);
+    assert_ne!(first, second);
+    assert_eq!(kids(app.get("/lti/jwks", Auth::None).await.json()), vec![second.clone(), first.clone()], "the newest first, the one it replaced still published");
+    assert_eq!(kids(app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json()), vec![second.clone(), first.clone()], "its own address serves the shared keys meanwhile");
+    assert_eq!(margin::server::lti::keys::current(&app.state.db, &id).await.unwrap().0, second);
+    let listed = app.get("/api/school/lti", Auth::Bearer(&admin)).await.json();
+    assert_eq!(listed[0]["ownKey"], false);
     // A day after it was replaced, a key is no longer published.
     sqlx::query("UPDATE lti_tool_keys SET retired_at = $1 WHERE kid = $2").bind("2000-01-01T00:00:00.000Z").bind(&first).execute(&app.state.db).await.unwrap();
-    assert_eq!(kids(app.get("/lti/jwks", Auth::None).await.json()), vec![second]);
+    assert_eq!(kids(app.get("/lti/jwks", Auth::None).await.json()), vec![second.clone()]);
+
+    // Its admin (no other school's) gives it its own key: the shared one is then published for nobody.
+    assert_eq!(app.post_json(&format!("/api/school/lti/{id}/own-key"), Auth::Bearer(&app.sign_up("x@elsewhere.example").await), json!({})).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_json(&format!("/api/school/lti/{id}/own-key"), Auth::Bearer(&admin), json!({})).await.status, StatusCode::NO_CONTENT);
+    let own = kids(app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json());
+    assert_eq!(own.len(), 1);
+    assert!(!own.contains(&second));
+    assert_eq!(margin::server::lti::keys::current(&app.state.db, &id).await.unwrap().0, own[0]);
+    assert_eq!(app.get("/lti/jwks", Auth::None).await.json()["keys"], json!([]));
+    assert_eq!(app.post_json(&format!("/api/school/lti/{id}/own-key"), Auth::Bearer(&admin), json!({})).await.status, StatusCode::CONFLICT);
+    // One registration's key rotates from the command line; the old one stays published a day.
+    let third = rotate(&[&id]);
+    assert_eq!(kids(app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json()), vec![third, own[0].clone()]);
+    assert_eq!(kids(app.get(&format!("/lti/jwks/{other_id}"), Auth::None).await.json()), others, "another registration's keys are untouched");
 }
 
 #[tokio::test]
@@ -430,11 +470,239 @@ async fn the_courses_roster_fills_the_class_and_empties_it_of_who_left() {
     emails.sort();
     assert_eq!(emails, ["ana@lincoln.example.org", "lee@lincoln.example.org", "sam@lincoln.example.org", "walk-in@lincoln.example.org"]);
     // Kim's account stays; a later launch of hers is the same student, though out of the class until the roster says otherwise.
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM users WHERE email = 'kim@lincoln.example.org'").await, 1);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM lti_users WHERE email = 'kim@lincoln.example.org'").await, 1);
     // Only the class's teacher may ask; a class with no course roster says so.
     let other = app.sign_up("other@example.net").await;
     assert_eq!(app.post_json(&format!("/api/classes/{class_id}/roster"), Auth::Bearer(&other), json!({})).await.status, StatusCode::NOT_FOUND);
     let plain = app.post_json("/api/classes", Auth::Bearer(&teacher), json!({"name": "Club"})).await.json();
     let r = app.post_json(&format!("/api/classes/{}/roster", plain["id"].as_str().unwrap()), Auth::Bearer(&teacher), json!({})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_second_school_cannot_get_another_schools_lms_token_or_send_it_elsewhere() {
+    // Lincoln's LMS trusts the keys of Lincoln's registration only.
+    let victim = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &victim).await;
+    // A hostile school with a platform of its own registers Lincoln's client
+    // id at Lincoln's token address: the same address is refused outright…
+    let hostile_lms = FakeLms::start().await;
+    let hostile = app.sign_up("mallory@hostile.example").await;
+    let mut theft = hostile_lms.registration();
+    theft["tokenUrl"] = json!(victim.token_url());
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&hostile), theft.clone()).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    // …and the same address written otherwise is let through, but signs
+    // with the hostile registration's own key, which Lincoln's LMS never trusted.
+    theft["tokenUrl"] = json!(format!("{}?", victim.token_url()));
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&hostile), theft).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    hostile_lms.trust(&app.get(&format!("/lti/jwks/{}", r.json()["id"].as_str().unwrap()), Auth::None).await.json());
+    // Its instructor's launch names a roster at its own platform: Margin asks
+    // Lincoln's LMS for a token with the hostile key, and is refused.
+    hostile_lms.set_members(vec![member("learner-1", "x@hostile.example", LEARNER, "Active")]);
+    let r = launch(&app, &hostile_lms, Launcher { roster: true, ..Launcher::new("instructor-1", "m@hostile.example", INSTRUCTOR) }).await;
+    let class_id = r.location().trim_start_matches("/classes/").to_string();
+    let session = r.cookie("margin_session").unwrap();
+    let synced = app.post_json(&format!("/api/classes/{class_id}/roster"), Auth::Bearer(&session), json!({})).await;
+    assert_eq!(synced.status, StatusCode::SERVICE_UNAVAILABLE, "{}", synced.body);
+    assert!(victim.token_requests().is_empty(), "Lincoln's LMS issued no token");
+    assert!(victim.refusals().iter().any(|r| r.contains("a key this platform does not trust")), "{:?}", victim.refusals());
+    assert!(hostile_lms.roster_reads().iter().all(|(auth, _)| !auth.contains("lms-access")), "no Lincoln token reached the hostile roster");
+
+    // Lincoln's own launch naming a roster or line item off its origins: never read, nothing sent there.
+    let elsewhere = FakeLms::start().await;
+    let r = launch(&app, &victim, Launcher { roster: true, ..Launcher::new("instructor-9", "t@lincoln.example.org", INSTRUCTOR) }).await;
+    assert!(r.location().starts_with("/classes/"), "{}", r.location());
+    let roster: Option<String> = sqlx::query_scalar("SELECT memberships_url FROM lti_contexts WHERE memberships_url IS NOT NULL AND memberships_url LIKE $1")
+        .bind(format!("{}%", elsewhere.issuer))
+        .fetch_optional(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(roster, None);
+    let platform = margin::server::lti::platforms::get(&app.state.db, &sqlx::query_scalar::<_, String>("SELECT id FROM lti_platforms ORDER BY created_at LIMIT 1").fetch_one(&app.state.db).await.unwrap()).await.unwrap().unwrap();
+    assert!(platform.serves(&victim.line_item(1)));
+    assert!(!platform.serves(&elsewhere.line_item(1)), "another origin is not the registration's");
+    let stolen = app.state.lti_tokens.for_service(&app.state.db, &platform, "https://purl.imsglobal.org/spec/lti-ags/scope/score", &elsewhere.line_item(1)).await;
+    assert!(stolen.is_err());
+    assert!(victim.token_requests().is_empty(), "not even asked for");
+}
+
+#[tokio::test]
+async fn a_launch_never_becomes_an_account_by_its_email_nor_a_teacher_by_a_school_role() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    let admin = registered(&app, &lms).await;
+    let head = me(&app, &admin).await;
+    // An instructor's launch carrying the admin's email is a new person, not the admin.
+    let r = launch(&app, &lms, Launcher::new("instructor-7", "head@lincoln.example.org", INSTRUCTOR)).await;
+    let impostor = me(&app, &r.cookie("margin_session").expect("a session")).await;
+    assert_ne!(impostor["id"], head["id"]);
+    assert_eq!(impostor["role"], "teacher");
+    assert!(impostor["email"].as_str().unwrap().ends_with(".invalid"), "it claims nobody's address: {impostor}");
+    // So is a learner's, and the admin still signs in with their password as themselves.
+    let r = launch(&app, &lms, Launcher::new("learner-7", "head@lincoln.example.org", LEARNER)).await;
+    let learner = me(&app, &r.cookie("margin_session").expect("a session")).await;
+    assert_ne!(learner["id"], head["id"]);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users WHERE role = 'admin'").await, 1);
+    // Another school's platform, naming this admin's email, reaches nobody here either.
+    let hostile_lms = FakeLms::start().await;
+    let (_, _) = registered_by(&app, &hostile_lms, "mallory@hostile.example").await;
+    let r = launch(&app, &hostile_lms, Launcher::new("instructor-1", "head@lincoln.example.org", INSTRUCTOR)).await;
+    let theirs = me(&app, &r.cookie("margin_session").unwrap()).await;
+    assert_ne!(theirs["id"], head["id"]);
+    assert_ne!(theirs["school_id"], head["school_id"]);
+
+    // A faculty member (an institution role) is a learner in a course where they learn.
+    let faculty = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Faculty";
+    let r = launch(&app, &lms, Launcher { context: Some(("course-77".into(), "Staff training".into())), ..Launcher::new("faculty-1", "f@lincoln.example.org", faculty) }).await;
+    assert_eq!(r.location(), "/refused/lti-class", "no instructor has opened this course: a learner waits");
+    let admin_role = "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator";
+    let r = launch(&app, &lms, Launcher::new("sysadmin-1", "s@lincoln.example.org", admin_role)).await;
+    let sys = me(&app, &r.cookie("margin_session").expect("the course has a class: a learner joins")).await;
+    assert_eq!(sys["role"], "student");
+}
+
+#[tokio::test]
+async fn a_launch_is_bound_to_the_browser_that_started_it_across_sites() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &lms).await;
+    let teacher = || Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR);
+    // The state cookie is one a cross-site form post carries.
+    let r = app.send(form("/lti/login", &lms.issuer, None, &lms.initiation(teacher()))).await;
+    let set = r.set_cookie();
+    assert!(set.contains("SameSite=None") && set.contains("Secure") && set.contains("HttpOnly"), "{set}");
+    // A launch posted into a browser without it (login CSRF, or an LMS frame
+    // that blocks the cookie) is refused on a page of its own, which offers
+    // the same launch again in a window of its own; it signs nobody in.
+    let users = count(&app, "SELECT COUNT(*) FROM users").await;
+    let (posted, _) = start(&app, &lms, teacher()).await;
+    let r = post_launch(&app, &lms, &posted, None).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(r.cookie("margin_session"), None);
+    assert!(r.body.contains("Open Margin in a window of its own"), "{}", r.body);
+    let again = r.body.split(r#"href=""#).find(|h| h.starts_with("/lti/login?")).and_then(|h| h.split('"').next()).expect("a way to start again").replace("&amp;", "&");
+    assert!(again.contains("login_hint=hint-instructor-1") && again.contains("client_id=margin-lms-test"), "{again}");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
+    // The state it carried is used up: posting it again with a cookie goes nowhere.
+    assert_eq!(post_launch(&app, &lms, &posted, Some(&posted.state)).await.location(), "/refused/lti-expired");
+    // Started again where the cookie is kept, the launch goes through.
+    let r = app.send(Request::builder().uri(&again).body(Body::empty()).unwrap()).await;
+    assert!(r.location().starts_with(&format!("{}/authorize?", lms.issuer)), "{}", r.location());
+    let state = r.cookie("margin_lti").unwrap();
+    reqwest::get(r.location()).await.unwrap();
+    let posted = lms.take_posted().unwrap();
+    assert!(post_launch(&app, &lms, &posted, Some(&state)).await.cookie("margin_session").is_some());
+}
+
+#[tokio::test]
+async fn addresses_inside_the_servers_network_are_never_fetched_and_logins_go_only_to_the_platform() {
+    let lms = FakeLms::start().await;
+    // A server whose operator allowed no inner address (the fake LMS is on 127.0.0.1).
+    let config = margin::server::config::Config { outbound_allow: vec![margin::server::config::ip_range::IpRange::parse("192.0.2.1").unwrap()], ..Default::default() };
+    let app = common::app_with(config).await;
+    let admin = app.sign_up("head@lincoln.example.org").await;
+    assert_eq!(app.post_json("/api/school/lti", Auth::Bearer(&admin), lms.registration()).await.status, StatusCode::CREATED);
+    let r = launch(&app, &lms, Launcher::new("instructor-1", "t@lincoln.example.org", INSTRUCTOR)).await;
+    assert_eq!(r.location(), "/refused/lti");
+    assert_eq!(lms.jwks_reads(), 0, "the platform's keys at a loopback address were never fetched");
+    let metadata = "http://169.254.169.254/latest/meta-data/";
+    let platform = margin::server::lti::platforms::get(&app.state.db, &sqlx::query_scalar::<_, String>("SELECT id FROM lti_platforms").fetch_one(&app.state.db).await.unwrap()).await.unwrap().unwrap();
+    let cloud = margin::server::lti::platforms::Platform { jwks_url: metadata.into(), ..platform };
+    let refused = app.state.lti_keys.of(&cloud, true).await.unwrap_err();
+    assert!(refused.contains("inside this server's network"), "{refused}");
+
+    // The login address must be on the issuer's or the keys' site: `/lti/login` sends anyone's browser there.
+    let mut open = lms.registration();
+    open["clientId"] = json!("another-client");
+    open["loginUrl"] = json!("https://phish.example/login");
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&admin), open).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("same site as the issuer"), "{}", r.body);
+}
+
+#[tokio::test]
+async fn a_roster_is_read_whole_as_rfc_8288_pages_it_or_changes_nobody() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    registered(&app, &lms).await;
+    lms.write_unquoted_links();
+    lms.set_members((1..=5).map(|n| member(&format!("learner-{n}"), &format!("s{n}@lincoln.example.org"), LEARNER, "Active")).collect());
+    let r = launch(&app, &lms, Launcher { roster: true, ..Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR) }).await;
+    let teacher = r.cookie("margin_session").unwrap();
+    let class_id = r.location().trim_start_matches("/classes/").to_string();
+    let members = format!("SELECT COUNT(*) FROM class_members WHERE class_id = '{class_id}'");
+    common::waits::until(&app, &members, 5).await;
+    // Each student shows as the LMS names them.
+    let class = app.get(&format!("/api/classes/{class_id}"), Auth::Bearer(&teacher)).await.json();
+    let emails: Vec<&str> = class["students"].as_array().unwrap().iter().map(|s| s["email"].as_str().unwrap()).collect();
+    assert_eq!(emails, ["s1@lincoln.example.org", "s2@lincoln.example.org", "s3@lincoln.example.org", "s4@lincoln.example.org", "s5@lincoln.example.org"]);
+    // Page two fails: the sync fails and removes nobody (it would have taken 3 and 4 out).
+    lms.fail_roster_page(Some(1));
+    let r = app.post_json(&format!("/api/classes/{class_id}/roster"), Auth::Bearer(&teacher), json!({})).await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.body);
+    assert_eq!(count(&app, &members).await, 5);
+    lms.fail_roster_page(None);
+    let r = app.post_json(&format!("/api/classes/{class_id}/roster"), Auth::Bearer(&teacher), json!({})).await;
+    assert_eq!(r.json(), json!({"added": 0, "removed": 0}));
+}
+
+#[tokio::test]
+async fn an_lms_registers_itself_from_the_address_the_school_made() {
+    let lms = FakeLms::start().await;
+    let app = common::app().await;
+    let admin = app.sign_up("head@lincoln.example.org").await;
+    let school = me(&app, &admin).await["school_id"].clone();
+    // Only a school's admin makes an address; the form shows it once.
+    let teacher = common::colleague(&app, &admin, "ada@lincoln.example.org").await;
+    assert_eq!(app.post_json("/api/school/lti/dynamic", Auth::Bearer(&teacher), json!({})).await.status, StatusCode::FORBIDDEN);
+    let r = app.post_form("/school/lti/dynamic", Auth::Cookie(&admin), &[]).await;
+    assert!(r.location().starts_with("/school?lti-registration="), "{}", r.location());
+    let page = app.get(r.location(), Auth::Cookie(&admin)).await;
+    assert!(page.body.contains("http://127.0.0.1:3000/lti/register/"), "{}", page.body);
+    let url = app.post_json("/api/school/lti/dynamic", Auth::Bearer(&admin), json!({})).await.json()["url"].as_str().unwrap().to_string();
+    let path = url.strip_prefix("http://127.0.0.1:3000").unwrap().to_string();
+
+    // The LMS opens it, in its own page.
+    let open = format!("{path}?openid_configuration={}&registration_token=registration-token-1", margin::url::percent_encode(&lms.configuration_url()));
+    let r = app.get(&open, Auth::None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("Margin is registered") && r.body.contains("org.imsglobal.lti.close"), "{}", r.body);
+    let policy = r.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(policy.contains(&format!("frame-ancestors {}", lms.issuer)), "framed by the LMS alone: {policy}");
+    assert!(r.headers.get(header::X_FRAME_OPTIONS).is_none());
+    // What Margin sent: its addresses, and this registration's own keys address.
+    let sent = lms.registrations();
+    assert_eq!(sent.len(), 1);
+    let body = &sent[0].1;
+    let id: String = sqlx::query_scalar("SELECT id FROM lti_platforms").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(body["jwks_uri"], format!("http://127.0.0.1:3000/lti/jwks/{id}"));
+    assert_eq!(body["initiate_login_uri"], "http://127.0.0.1:3000/lti/login");
+    assert_eq!(body["redirect_uris"], json!(["http://127.0.0.1:3000/lti/launch"]));
+    assert_eq!(body["token_endpoint_auth_method"], "private_key_jwt");
+    assert_eq!(body["https://purl.imsglobal.org/spec/lti-tool-configuration"]["messages"][1]["type"], "LtiDeepLinkingRequest");
+    // The platform is the school's, under the client id the platform chose.
+    let listed = app.get("/api/school/lti", Auth::Bearer(&admin)).await.json();
+    assert_eq!((listed[0]["clientId"].as_str(), listed[0]["issuer"].as_str(), listed[0]["name"].as_str()), (Some("margin-lms-test"), Some(lms.issuer.as_str()), Some("test-lms")));
+    assert_eq!(listed[0]["deployments"], json!(["deployment-1"]));
+    lms.trust(&app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json());
+    // Its launches work.
+    let r = launch(&app, &lms, Launcher::new("instructor-1", "ms.ng@lincoln.example.org", INSTRUCTOR)).await;
+    assert!(r.location().starts_with("/classes/"), "{}", r.location());
+    assert_eq!(me(&app, &r.cookie("margin_session").unwrap()).await["school_id"], school);
+
+    // The address works once.
+    let again = app.get(&open, Auth::None).await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST);
+    assert!(again.body.contains("has been used or has expired") && !again.body.contains("org.imsglobal.lti.close"), "{}", again.body);
+    // A registration the LMS refuses (a wrong registration token) registers nothing.
+    let url = app.post_json("/api/school/lti/dynamic", Auth::Bearer(&admin), json!({})).await.json()["url"].as_str().unwrap().to_string();
+    let path = url.strip_prefix("http://127.0.0.1:3000").unwrap().to_string();
+    let other = FakeLms::start().await;
+    let r = app.get(&format!("{path}?openid_configuration={}&registration_token=wrong", margin::url::percent_encode(&other.configuration_url())), Auth::None).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("did not take Margin's registration"), "{}", r.body);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM lti_platforms").await, 1);
 }

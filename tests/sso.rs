@@ -76,6 +76,11 @@ fn link(session: &str) -> Request<Body> {
         .unwrap()
 }
 
+/// The operator links a domain or tenant to a school (`margin sso link`).
+async fn operator_links(app: &TestApp, school: &str, kind: &str, value: &str) {
+    margin::server::accounts::sso::school_links::link_by_operator(&app.state.db, school, "example", kind, value).await.expect("linked");
+}
+
 async fn me(app: &TestApp, session: &str) -> serde_json::Value {
     let r = app.get("/api/auth/me", Auth::Bearer(session)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -98,7 +103,7 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     // Before the school is linked, a teacher of its domain lands nowhere.
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
     let r = through_provider(&app, get("/auth/sso/example"), None).await;
-    assert_eq!(r.location(), "/signin?error=sso-school");
+    assert_eq!(r.location(), "/refused/sso-school");
     assert_eq!(r.cookie("margin_session"), None);
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, 1, "no account from a school nobody linked");
 
@@ -117,13 +122,13 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     assert_eq!(r.location(), "/account?done=linked", "{}", r.body);
     let account = app.get("/account", Auth::Cookie(&admin)).await;
     assert!(account.body.contains("Example SSO (admin@lincoln.example.org)"), "{}", account.body);
+    // A confirmed address proves no domain (a pupil's would do): not offered, not taken.
     let school = app.get("/api/school", Auth::Bearer(&admin)).await.json();
-    assert_eq!(school["ssoOptions"], json!([{"provider": "example", "label": "Example SSO", "kind": "domain", "value": "lincoln.example.org"}]));
-    // Only what their own account vouches for.
-    let r = app.post_form("/school/sso", Auth::Cookie(&admin), &[("provider", "example"), ("kind", "domain"), ("value", "gmail.com")]).await;
-    assert_eq!(r.location(), "/school?error=sso-own");
+    assert_eq!(school["ssoOptions"], json!([]));
     let r = app.post_form("/school/sso", Auth::Cookie(&admin), &[("provider", "example"), ("kind", "domain"), ("value", "lincoln.example.org")]).await;
-    assert_eq!(r.location(), "/school?done=sso-linked");
+    assert_eq!(r.location(), "/school?error=sso-own");
+    // The operator links the domain.
+    operator_links(&app, &admin_school, "domain", "lincoln.example.org").await;
     let page = app.get("/school", Auth::Cookie(&admin)).await;
     assert!(page.body.contains("Example SSO: everyone with an @lincoln.example.org address"), "{}", page.body);
     // A teacher (not the admin) cannot link.
@@ -132,8 +137,19 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     assert_eq!(r.location(), "/school");
     assert_eq!(count(&app, "SELECT COUNT(*) FROM school_sso").await, 1);
 
-    // Now the teacher lands in the school, with no password, and the page they asked for.
+    // Now the teacher lands in the school waiting for its admin, with no session;
+    // once let in, with no password, and the page they asked for.
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
+    let r = through_provider(&app, get("/auth/sso/example?next=%2Fclasses"), None).await;
+    assert_eq!(r.location(), "/refused/sso-waiting");
+    assert_eq!(r.cookie("margin_session"), None);
+    let waiting = app.get("/school", Auth::Cookie(&admin)).await;
+    assert!(waiting.body.contains("Waiting for you") && waiting.body.contains("ada@lincoln.example.org"), "{}", waiting.body);
+    let ada_id: String = sqlx::query_scalar("SELECT id FROM users WHERE email = 'ada@lincoln.example.org'").fetch_one(&app.state.db).await.unwrap();
+    // Not by a teacher, nor by another school's admin.
+    let outsider = app.sign_up("other@example.net").await;
+    assert_eq!(app.post_json(&format!("/api/school/members/{ada_id}/approve"), Auth::Bearer(&outsider), json!({})).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form(&format!("/school/members/{ada_id}/approve"), Auth::Cookie(&admin), &[]).await.location(), "/school?done=approved");
     let r = through_provider(&app, get("/auth/sso/example?next=%2Fclasses"), None).await;
     assert_eq!(r.location(), "/classes");
     let session = r.cookie("margin_session").expect("a session");
@@ -152,13 +168,13 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
 
     // Someone whose email has a password account here: not merged silently.
     fake.sign_in_as(Person::new("teacher-2", "bea@lincoln.example.org"));
-    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-exists");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-exists");
     // An address the provider did not confirm makes no account.
     fake.sign_in_as(Person { email_verified: Some(false), ..Person::new("teacher-3", "cy@lincoln.example.org") });
-    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-email");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-email");
     fake.sign_in_as(Person { email: None, ..Person::new("teacher-4", "") });
-    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-email");
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, 3, "admin, colleague, Ada");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-email");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, 4, "admin, colleague, Ada, the other school's admin");
 
     // An account made by a school account keeps its only way in.
     let r = app.post_form("/account/sso/example/unlink", Auth::Cookie(&session), &[]).await;
@@ -171,7 +187,7 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     let r = app.post_form("/school/sso/remove", Auth::Cookie(&admin), &[("provider", "example"), ("kind", "domain"), ("value", "lincoln.example.org")]).await;
     assert_eq!(r.location(), "/school?done=sso-removed");
     fake.sign_in_as(Person::new("teacher-5", "dee@lincoln.example.org"));
-    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-school");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-school");
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
     assert!(through_provider(&app, get("/auth/sso/example"), None).await.cookie("margin_session").is_some());
 }
@@ -183,9 +199,12 @@ async fn tampered_replayed_and_foreign_answers_are_refused() {
     let admin = app.sign_up("admin@lincoln.example.org").await;
     fake.sign_in_as(Person::new("admin-1", "admin@lincoln.example.org"));
     assert_eq!(through_provider(&app, link(&admin), Some(&admin)).await.location(), "/account?done=linked");
-    let r = app.post_form("/school/sso", Auth::Cookie(&admin), &[("provider", "example"), ("kind", "domain"), ("value", "lincoln.example.org")]).await;
-    assert_eq!(r.location(), "/school?done=sso-linked");
+    let school = me(&app, &admin).await["school_id"].as_str().unwrap().to_string();
+    operator_links(&app, &school, "domain", "lincoln.example.org").await;
+    // Ada is a teacher of the school already (let in before).
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-waiting");
+    sqlx::query("UPDATE users SET role = 'teacher' WHERE email = 'ada@lincoln.example.org'").execute(&app.state.db).await.unwrap();
     let users = count(&app, "SELECT COUNT(*) FROM users").await;
 
     // Each twisted token is refused with the same sentence, and makes nobody.
@@ -194,7 +213,7 @@ async fn tampered_replayed_and_foreign_answers_are_refused() {
         fake.twist_next(twist);
         let r = through_provider(&app, get("/auth/sso/example"), None).await;
         assert_eq!(fake.tokens_issued(), issued + 1, "{twist:?}: the provider did sign a token");
-        assert_eq!(r.location(), "/signin?error=sso", "{twist:?}");
+        assert_eq!(r.location(), "/refused/sso", "{twist:?}");
         assert_eq!(r.cookie("margin_session"), None, "{twist:?}");
     }
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users);
@@ -204,14 +223,14 @@ async fn tampered_replayed_and_foreign_answers_are_refused() {
     let start = app.send(get("/auth/sso/example")).await;
     let state = start.cookie("margin_sso").unwrap();
     let back = follow_provider(start.location()).await;
-    assert_eq!(callback(&app, &back, None, None).await.location(), "/signin?error=sso-expired");
-    assert_eq!(callback(&app, &back, Some("another-browsers-state"), None).await.location(), "/signin?error=sso-expired");
+    assert_eq!(callback(&app, &back, None, None).await.location(), "/refused/sso-expired");
+    assert_eq!(callback(&app, &back, Some("another-browsers-state"), None).await.location(), "/refused/sso-expired");
     // Refused above, the state is still unused: the right browser goes on.
     let r = callback(&app, &back, Some(&state), None).await;
     assert!(r.cookie("margin_session").is_some(), "{}", r.location());
     // Replayed, the same answer is refused: the state was used.
     let again = callback(&app, &back, Some(&state), None).await;
-    assert_eq!(again.location(), "/signin?error=sso-expired");
+    assert_eq!(again.location(), "/refused/sso-expired");
     assert_eq!(again.cookie("margin_session"), None);
 
     // A state started for one provider does not finish another's sign-in.
@@ -219,25 +238,25 @@ async fn tampered_replayed_and_foreign_answers_are_refused() {
     let state = start.cookie("margin_sso").unwrap();
     let back = follow_provider(start.location()).await;
     let elsewhere = back.replace("/auth/sso/example/", "/auth/sso/other/");
-    assert_eq!(callback(&app, &elsewhere, Some(&state), None).await.location(), "/signin?error=sso-expired");
+    assert_eq!(callback(&app, &elsewhere, Some(&state), None).await.location(), "/refused/sso-expired");
 
     // The provider's own refusal (the person said no) is a sentence too.
     let start = app.send(get("/auth/sso/example")).await;
     let state = start.cookie("margin_sso").unwrap();
     let r = callback(&app, &format!("/auth/sso/example/callback?error=access_denied&state={state}"), Some(&state), None).await;
-    assert_eq!(r.location(), "/signin?error=sso");
+    assert_eq!(r.location(), "/refused/sso");
 
     // An expired sign-in (older than ten minutes) is refused.
     let start = app.send(get("/auth/sso/example")).await;
     let state = start.cookie("margin_sso").unwrap();
     let back = follow_provider(start.location()).await;
     sqlx::query("UPDATE sso_logins SET expires_at = $1").bind("2000-01-01T00:00:00.000Z").execute(&app.state.db).await.unwrap();
-    assert_eq!(callback(&app, &back, Some(&state), None).await.location(), "/signin?error=sso-expired");
+    assert_eq!(callback(&app, &back, Some(&state), None).await.location(), "/refused/sso-expired");
 
     // The sentence the page shows for each code.
-    let page = app.get("/signin?error=sso", Auth::None).await;
+    let page = app.get("/refused/sso", Auth::None).await;
     assert!(page.body.contains("Signing in with your school account did not work"), "{}", page.body);
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users + 1, "only the one good sign-in made an account");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM users").await, users, "no refused answer made an account");
 }
 
 #[tokio::test]
@@ -262,7 +281,7 @@ async fn students_join_their_class_with_a_school_account() {
 
     // Without the class's link the same kind of person lands nowhere; with a dead code, back to the join page.
     fake.sign_in_as(Person::new("student-2", "kim@gmail.com"));
-    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-school");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-school");
     let r = through_provider(&app, get("/auth/sso/example?join=NOPE99"), None).await;
     assert_eq!(r.location(), "/join/NOPE99?error=join");
     assert_eq!(count(&app, "SELECT COUNT(*) FROM users WHERE role = 'student'").await, 1);
@@ -281,15 +300,19 @@ async fn a_school_linked_by_its_organisation_takes_whoever_the_provider_vouches_
     let r = app.post_form("/school/sso", Auth::Cookie(&admin), &[("provider", "example"), ("kind", "tenant"), ("value", "lincoln-42")]).await;
     assert_eq!(r.location(), "/school?done=sso-linked");
 
-    // Someone of that organisation lands in the school, even without a confirmed-email claim.
+    // Someone of that organisation lands in the school, even without a
+    // confirmed-email claim: waiting, until the admin lets them in.
     fake.sign_in_as(Person { email_verified: None, extra: json!({"tid": "Lincoln-42"}), ..Person::new("teacher-1", "ada@gmail.com") });
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-waiting");
+    let ada_id: String = sqlx::query_scalar("SELECT id FROM users WHERE email = 'ada@gmail.com'").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(app.post_json(&format!("/api/school/members/{ada_id}/approve"), Auth::Bearer(&admin), json!({})).await.status, StatusCode::NO_CONTENT);
     let r = through_provider(&app, get("/auth/sso/example"), None).await;
     let ada = me(&app, &r.cookie("margin_session").expect("signed in")).await;
     assert_eq!(ada["role"], "teacher");
     assert_eq!(ada["school_id"], me(&app, &admin).await["school_id"]);
     // Someone of another organisation does not.
     fake.sign_in_as(Person { extra: json!({"tid": "Elsewhere-7"}), ..Person::new("teacher-2", "eve@gmail.com") });
-    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/signin?error=sso-school");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-school");
 
     // Another school's admin cannot link the same organisation (their own account is of another one).
     let other = app.sign_up("other@example.net").await;
@@ -298,4 +321,61 @@ async fn a_school_linked_by_its_organisation_takes_whoever_the_provider_vouches_
     // An identity linked to one account cannot be linked to another.
     fake.sign_in_as(Person { extra: json!({"tid": "Lincoln-42"}), ..Person::new("admin-1", "head@gmail.com") });
     assert_eq!(through_provider(&app, link(&other), Some(&other)).await.location(), "/account?error=sso-linked");
+}
+
+#[tokio::test]
+async fn a_domain_is_not_claimed_by_an_address_and_its_students_do_not_become_teachers() {
+    let fake = FakeSso::start().await;
+    let app = app_with_sso(&fake, Some("hd")).await;
+    // The real school links its organisation: its admin's own account carries it.
+    let head = app.sign_up("head@lincoln.example.org").await;
+    let lincoln = me(&app, &head).await["school_id"].as_str().unwrap().to_string();
+    fake.sign_in_as(Person { extra: json!({"hd": "lincoln.example.org"}), ..Person::new("head-1", "head@lincoln.example.org") });
+    assert_eq!(through_provider(&app, link(&head), Some(&head)).await.location(), "/account?done=linked");
+
+    // A hostile sign-up whose own school account is a pupil's confirmed
+    // address at the domain, without the organisation's claim, may not take it.
+    let squatter = app.sign_up("squat@example.net").await;
+    fake.sign_in_as(Person::new("pupil-9", "pupil9@lincoln.example.org"));
+    assert_eq!(through_provider(&app, link(&squatter), Some(&squatter)).await.location(), "/account?done=linked");
+    assert_eq!(app.get("/api/school", Auth::Bearer(&squatter)).await.json()["ssoOptions"], json!([]));
+    for kind in ["domain", "tenant"] {
+        let r = app.post_form("/school/sso", Auth::Cookie(&squatter), &[("provider", "example"), ("kind", kind), ("value", "lincoln.example.org")]).await;
+        assert_eq!(r.location(), "/school?error=sso-own", "{kind}");
+    }
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM school_sso").await, 0);
+    let r = app.post_form("/school/sso", Auth::Cookie(&head), &[("provider", "example"), ("kind", "tenant"), ("value", "lincoln.example.org")]).await;
+    assert_eq!(r.location(), "/school?done=sso-linked");
+
+    // A student of the domain signing in outside a class link waits, with no
+    // session: no teacher's door and no school library opens to them.
+    fake.sign_in_as(Person { extra: json!({"hd": "lincoln.example.org"}), ..Person::new("student-1", "sam@lincoln.example.org") });
+    let r = through_provider(&app, get("/auth/sso/example"), None).await;
+    assert_eq!(r.location(), "/refused/sso-waiting");
+    assert_eq!(r.cookie("margin_session"), None);
+    let sam: (String, String, String) = sqlx::query_as("SELECT id, role, school_id FROM users WHERE email = 'sam@lincoln.example.org'").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!((sam.1.as_str(), sam.2.as_str()), ("pending", lincoln.as_str()));
+    // A session that somehow exists for a waiting account opens nothing.
+    let token = margin::server::accounts::auth::create_session(&app.state.db, &sam.0, 1).await.unwrap();
+    assert_eq!(app.get("/api/auth/me", Auth::Bearer(&token)).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.get("/api/library", Auth::Bearer(&token)).await.status, StatusCode::UNAUTHORIZED);
+    // The squatter's school cannot decide on Lincoln's people.
+    assert_eq!(app.post_json(&format!("/api/school/members/{}/approve", sam.0), Auth::Bearer(&squatter), json!({})).await.status, StatusCode::NOT_FOUND);
+    // The admin declines: the account cannot come back by any door.
+    assert_eq!(app.post_form(&format!("/school/members/{}/decline", sam.0), Auth::Cookie(&head), &[]).await.location(), "/school?done=declined");
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/removed");
+    let c = common::classes::class(&app, "teacher@elsewhere.example").await;
+    let r = through_provider(&app, get(&format!("/auth/sso/example?join={}", c.code)), None).await;
+    assert_eq!(r.location(), format!("/join/{}?error=removed", c.code));
+    assert_eq!(r.cookie("margin_session"), None);
+    // Declined is not approvable as if waiting.
+    assert_eq!(app.post_json(&format!("/api/school/members/{}/approve", sam.0), Auth::Bearer(&head), json!({})).await.status, StatusCode::NOT_FOUND);
+
+    // A contested domain is the operator's to settle: it moves the link.
+    let moved = margin::server::accounts::sso::school_links::link_by_operator(&app.state.db, &lincoln, "example", "domain", "lincoln.example.org").await.unwrap();
+    assert_eq!(moved, None);
+    let squatter_school = me(&app, &squatter).await["school_id"].as_str().unwrap().to_string();
+    let moved = margin::server::accounts::sso::school_links::link_by_operator(&app.state.db, &squatter_school, "example", "domain", "lincoln.example.org").await.unwrap();
+    assert_eq!(moved.as_deref(), Some(lincoln.as_str()), "says whose it was");
+    assert!(margin::server::accounts::sso::school_links::link_by_operator(&app.state.db, &lincoln, "example", "domain", "gmail.com").await.is_err(), "never a mail service");
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 export const CLIENT_ID = "margin-e2e";
 export const CLIENT_SECRET = "e2e-secret-not-for-anything";
 
-export type Person = { sub: string; email: string; emailVerified?: boolean };
+export type Person = { sub: string; email: string; emailVerified?: boolean; hd?: string };
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString("base64url");
 
@@ -85,6 +85,7 @@ export class FakeSso {
         const claims = {
           iss: this.issuer, aud: CLIENT_ID, sub: grant.person.sub, iat: now, exp: now + 600, nonce: grant.nonce,
           email: grant.person.email, email_verified: grant.person.emailVerified ?? true,
+          ...(grant.person.hd ? { hd: grant.person.hd } : {}),
         };
         const input = `${b64url(JSON.stringify({ alg: "RS256", typ: "JWT", kid: "provider-1" }))}.${b64url(JSON.stringify(claims))}`;
         const signer = createSign("RSA-SHA256").update(input);

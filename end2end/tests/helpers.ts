@@ -104,6 +104,9 @@ export async function startMargin(port: number, database: string, env: Record<st
       LEPTOS_HASH_FILES: "true",
       AI_PROVIDER: "demo",
       RUST_LOG: "warn",
+      // The fake LMS and provider run on this machine: addresses Margin
+      // otherwise refuses to fetch from.
+      MARGIN_OUTBOUND_ALLOW: "127.0.0.0/8,::1",
       ...env,
     },
     cwd: "..",

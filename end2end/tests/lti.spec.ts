@@ -69,3 +69,16 @@ test("a student opens the lesson from the LMS, and the score arrives there after
   await expect.poll(() => lms.scores.length).toBe(1);
   expect(lms.scores[0]).toMatchObject({ userId: "s-1", scoreGiven: 1, scoreMaximum: 2, activityProgress: "Completed", gradingProgress: "FullyGraded" });
 });
+
+// After the test above, which registered the LMS.
+test("a refused launch shows its sentence, in a browser already signed in too", async ({ browser }) => {
+  // Signed in as a teacher (by the LMS), the same person launches as a learner: refused.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(lms.launchUrl(MARGIN, { sub: "t-1", email: "ms.ng@lincoln.example.org", role: INSTRUCTOR }));
+  await expect(page.getByRole("heading", { name: "Year 8 Science" })).toBeVisible();
+  await page.goto(lms.launchUrl(MARGIN, { sub: "t-1", email: "ms.ng@lincoln.example.org", role: LEARNER }));
+  await expect(page).toHaveURL(/\/refused\/lti$/);
+  await expect(page.getByRole("alert")).toContainText("The launch from your LMS could not be checked");
+  await context.close();
+});

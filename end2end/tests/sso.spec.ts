@@ -23,6 +23,8 @@ test.beforeAll(async () => {
     MARGIN_SSO_EXAMPLE_CLIENT_ID: CLIENT_ID,
     MARGIN_SSO_EXAMPLE_CLIENT_SECRET: CLIENT_SECRET,
     MARGIN_SSO_EXAMPLE_LABEL: "Example SSO",
+    // The provider vouches for its organisation's people (Google's hosted domain).
+    MARGIN_SSO_EXAMPLE_TENANT_CLAIM: "hd",
   });
 });
 
@@ -40,22 +42,33 @@ test("a school links its accounts, and its teachers sign in with them", async ({
   await expect(page.getByRole("heading", { name: "Your lessons" })).toBeVisible();
   await page.getByRole("link", { name: "head@lincoln.example.org" }).click();
   await expect(page.getByRole("heading", { name: "Account" })).toBeVisible();
-  fake.person = { sub: "head-1", email: "head@lincoln.example.org" };
+  fake.person = { sub: "head-1", email: "head@lincoln.example.org", hd: "lincoln.example.org" };
   await page.getByRole("link", { name: "Link Example SSO" }).click();
   await expect(page.getByText("Linked. You can sign in with it from now on.")).toBeVisible();
   await expect(page.getByText("Example SSO (head@lincoln.example.org)")).toBeVisible();
 
-  // Then the school, to the domain the provider vouched for.
+  // Then the school, to the organisation the provider vouched for.
   await page.goto(`${MARGIN}/school`);
   await expect(page.getByText("No school accounts are linked yet.")).toBeVisible();
   await page.getByRole("button", { name: "Link to this school" }).click();
-  await expect(page.getByText("Linked. New people signing in with that account land in this school as teachers.")).toBeVisible();
-  await expect(page.getByText("Example SSO: everyone with an @lincoln.example.org address")).toBeVisible();
+  await expect(page.getByText("Linked. New people signing in with that account wait here for you to let them in.")).toBeVisible();
 
-  // A teacher of the school signs in with it, with no password, and lands in the school.
+  // A teacher of the school signs in with it, with no password: first they
+  // wait for the admin, on a page that says so.
   const context = await browser.newContext();
   const teacher = await context.newPage();
-  fake.person = { sub: "ada-1", email: "ada@lincoln.example.org" };
+  fake.person = { sub: "ada-1", email: "ada@lincoln.example.org", hd: "lincoln.example.org" };
+  await teacher.goto(`${MARGIN}/signin`);
+  await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
+  await expect(teacher.getByRole("alert")).toContainText("has been asked to let you in as a teacher");
+  await expect(teacher).toHaveURL(/\/refused\/sso-waiting$/);
+  // The admin lets them in, by keyboard.
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Waiting for you" })).toBeVisible();
+  await page.getByRole("button", { name: "Let ada@lincoln.example.org in as a teacher" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Let in. They can sign in as a teacher now.")).toBeVisible();
+  // Now they land in the school.
   await teacher.goto(`${MARGIN}/signin`);
   await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
   await expect(teacher.getByRole("heading", { name: "Your lessons" })).toBeVisible();
@@ -68,10 +81,11 @@ test("a school links its accounts, and its teachers sign in with them", async ({
   fake.strangerNext = true;
   await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
   await expect(teacher.getByRole("alert")).toHaveText(/Signing in with your school account did not work/);
-  await expect(teacher).toHaveURL(/\/signin\?error=sso$/);
+  await expect(teacher).toHaveURL(/\/refused\/sso$/);
 
   // Someone the school never linked lands nowhere, and is told what to do.
   fake.person = { sub: "eve-1", email: "eve@elsewhere.example.org" };
+  await teacher.goto(`${MARGIN}/signin`);
   await teacher.getByRole("link", { name: "Sign in with Example SSO" }).click();
   await expect(teacher.getByRole("alert")).toContainText("Ask your school's Margin admin to link it");
   await context.close();

@@ -19,11 +19,14 @@ pub fn SchoolPage() -> impl IntoView {
     let overview = Resource::new(|| (), |_| get_school());
     let query = use_query_map();
     let invited = move || query.read().get("invited").filter(|t| t.chars().all(|c| c.is_ascii_hexdigit()));
+    let registration = move || query.read().get("lti-registration").filter(|t| t.chars().all(|c| c.is_ascii_hexdigit()));
     let notice = move || match query.read().get("done").as_deref() {
         Some("credits") => Some("Credits added."),
         Some("settings") => Some("Saved."),
         Some("framework") => Some("Framework added. Lessons can now name its standards."),
-        Some("sso-linked") => Some("Linked. New people signing in with that account land in this school as teachers."),
+        Some("sso-linked") => Some("Linked. New people signing in with that account wait here for you to let them in."),
+        Some("approved") => Some("Let in. They can sign in as a teacher now."),
+        Some("declined") => Some("Declined. That account cannot sign in."),
         Some("lti-registered") => Some("Registered. Teachers and students can open Margin from that LMS now."),
         Some("lti-removed") => Some("Removed. Launches from that LMS stop; the accounts and classes they made stay."),
         Some("sso-removed") => Some("Unlinked. People who signed in through it keep their accounts."),
@@ -61,7 +64,7 @@ pub fn SchoolPage() -> impl IntoView {
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match overview.await {
-                        Ok(o) => Either::Left(view! { <Overview o/> }),
+                        Ok(o) => Either::Left(view! { <Overview o registration=registration()/> }),
                         Err(e) => Either::Right(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
                     }
                 })}
@@ -78,8 +81,9 @@ fn InviteLink(token: String) -> impl IntoView {
 }
 
 #[component]
-fn Overview(o: SchoolOverview) -> impl IntoView {
+fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
     let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, lms, origin } = o;
+    let (waiting, members): (Vec<_>, Vec<_>) = members.into_iter().filter(|m| m.role != crate::models::ROLE_REMOVED).partition(|m| m.role == crate::models::ROLE_PENDING);
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
     let remaining = usage.remaining.map(|r| format!("{} tokens left this month, with credits. The allowance resets on {}.", thousands(r), usage.reset_day));
@@ -111,6 +115,29 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
                 })
             }}
         </section>
+        {(!waiting.is_empty()).then(|| view! {
+            <section aria-labelledby="waiting-head" id="waiting">
+                <h2 id="waiting-head">"Waiting for you"</h2>
+                <p class="muted">"These people signed in with your school's accounts. Let in those who teach; students join their class from its link instead."</p>
+                <ul class="waiting">
+                    {waiting.into_iter().map(|m| {
+                        let approve = format!("Let {} in as a teacher", m.email);
+                        let decline = format!("Decline {}", m.email);
+                        view! {
+                            <li>
+                                <span>{m.email.clone()}</span>
+                                <form method="post" action=format!("/school/members/{}/approve", m.id)>
+                                    <button type="submit" class="primary" aria-label=approve>"Let in as a teacher"</button>
+                                </form>
+                                <form method="post" action=format!("/school/members/{}/decline", m.id)>
+                                    <button type="submit" class="quiet danger" aria-label=decline>"Decline"</button>
+                                </form>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </section>
+        })}
         <section aria-labelledby="teachers-head">
             <h2 id="teachers-head">"Teachers"</h2>
             <table class="members">
@@ -156,7 +183,7 @@ fn Overview(o: SchoolOverview) -> impl IntoView {
             </form>
         </section>
         <SchoolSignIn links=sso_links options=sso_options/>
-        <Lms platforms=lms origin/>
+        <Lms platforms=lms origin registration/>
         <Standards frameworks/>
     }
 }
@@ -204,12 +231,30 @@ fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::
 /// "Your LMS": what a platform's admin enters to add Margin as an LTI 1.3
 /// tool, the platforms registered, and the form that registers one.
 #[component]
-fn Lms(platforms: Vec<crate::models::LmsPlatform>, origin: String) -> impl IntoView {
+fn Lms(platforms: Vec<crate::models::LmsPlatform>, origin: String, registration: Option<String>) -> impl IntoView {
+    let registration = registration.map(|token| format!("{origin}/lti/register/{token}"));
     let values = [("Login (OIDC initiation) address", format!("{origin}/lti/login")), ("Launch (redirect and target link) address", format!("{origin}/lti/launch"))];
     view! {
         <section aria-labelledby="lms-head" id="lms">
             <h2 id="lms-head">"Your LMS (LTI 1.3)"</h2>
-            <p class="muted">"Teachers and students can open Margin from inside Canvas, Moodle, Schoology or any LMS that speaks LTI 1.3. Give your LMS's admin these values, then register what the LMS shows for Margin below."</p>
+            <p class="muted">"Teachers and students can open Margin from inside Canvas, Moodle, Brightspace or any LMS that speaks LTI 1.3."</p>
+            <h3>"Register by address (LTI Dynamic Registration)"</h3>
+            <p class="muted">"Canvas, Moodle and Brightspace add a tool from one address: make one here and give it to your LMS's admin, who enters it as the tool's registration URL. It works once, for a day."</p>
+            {match registration {
+                Some(url) => Either::Left(view! {
+                    <div class="invite-link" role="status">
+                        <p>"The registration address, shown only now:"</p>
+                        <p><input class="invite-url" readonly aria-label="Registration address" value=url/></p>
+                    </div>
+                }),
+                None => Either::Right(view! {
+                    <form method="post" action="/school/lti/dynamic">
+                        <button type="submit" class="primary">"Make a registration address"</button>
+                    </form>
+                }),
+            }}
+            <h3>"Register by hand"</h3>
+            <p class="muted">"For an LMS without Dynamic Registration: give its admin these values, then register what the LMS shows for Margin below."</p>
             <dl class="lms-values">
                 {values.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd><code>{v}</code></dd> }).collect_view()}
             </dl>
@@ -218,6 +263,9 @@ fn Lms(platforms: Vec<crate::models::LmsPlatform>, origin: String) -> impl IntoV
                     {platforms.into_iter().map(|p| view! {
                         <li>
                             <span><strong>{p.name}</strong> " · " {p.issuer} " · client " {p.client_id} " · deployments " {p.deployments.join(", ")}</span>
+                            <span class="muted">"Margin's keys address for it: " <code>{p.tool_jwks_url}</code>
+                                {(!p.own_key).then(|| " (still Margin's shared key: point the LMS at this address, then give it its own key)")}
+                            </span>
                             <form method="post" action=format!("/school/lti/{}/remove", p.id)>
                                 <button type="submit" class="quiet danger">"Remove"</button>
                             </form>
@@ -240,6 +288,9 @@ fn Lms(platforms: Vec<crate::models::LmsPlatform>, origin: String) -> impl IntoV
                 <input id="lms-token" name="tokenUrl" required placeholder="https://…/login/oauth2/token"/>
                 <label for="lms-jwks">"Public keys (JWKS) address"</label>
                 <input id="lms-jwks" name="jwksUrl" required placeholder="https://…/api/lti/security/jwks"/>
+                <label for="lms-services">"Other addresses its services use (optional)"</label>
+                <input id="lms-services" name="serviceOrigins" placeholder="https://yourschool.instructure.com"/>
+                <p class="muted">"Rosters and grades are read and sent only at the platform's own addresses. Canvas serves them at your school's Canvas address: enter it here. Once registered, give the LMS the keys address Margin shows for it."</p>
                 <button type="submit">"Register the LMS"</button>
             </form>
         </section>

@@ -24,6 +24,13 @@ pub const ROLE_TEACHER: &str = "teacher";
 /// An account made through a class's join link or code: it answers the
 /// lessons published to its classes and talks to the tutor, nothing else.
 pub const ROLE_STUDENT: &str = "student";
+/// Someone who signed in with a school account of a linked domain or
+/// tenant, waiting for the school's admin to let them in as a teacher: no
+/// session works for them until then (`server::accounts::auth`).
+pub const ROLE_PENDING: &str = "pending";
+/// An account the school's admin declined or removed: it cannot sign in,
+/// by password, school account or LMS.
+pub const ROLE_REMOVED: &str = "removed";
 
 impl UserInfo {
     pub fn is_admin(&self) -> bool {
@@ -192,6 +199,12 @@ pub struct LmsPlatform {
     pub issuer: String,
     pub client_id: String,
     pub deployments: Vec<String>,
+    /// Margin's keys address for this registration, which its LMS is given.
+    #[serde(default)]
+    pub tool_jwks_url: String,
+    /// Whether it signs with its own key (not the server's shared one).
+    #[serde(default)]
+    pub own_key: bool,
 }
 
 /// A teacher choosing a lesson for their LMS (LTI Deep Linking).

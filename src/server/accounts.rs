@@ -3,13 +3,15 @@
 //! sign-in and sign-up doors (`routes`), schools and their invites
 //! (`schools`, `school_routes`), operators (`operators`), token budgets
 //! (`budget`), storage quotas (`quota`) and sign-in with school accounts
-//! (`sso`).
+//! (`sso`); a refused sign-in from elsewhere on a page of its own
+//! (`refused`).
 
 pub mod auth;
 pub mod budget;
 pub mod current_user;
 pub mod operators;
 pub mod quota;
+pub mod refused;
 pub mod routes;
 pub mod school_routes;
 pub mod schools;

@@ -106,7 +106,8 @@ pub async fn get(db: &Db, owner: &str, id: &str) -> Result<ClassDetail> {
     .fetch_all(db)
     .await?;
     let students = sqlx::query_as(
-        "SELECT u.id, u.email, m.joined_at FROM class_members m JOIN users u ON u.id = m.user_id WHERE m.class_id = $1 ORDER BY u.email",
+        "SELECT u.id, COALESCE((SELECT MIN(x.email) FROM lti_users x WHERE x.user_id = u.id), u.email) AS email, m.joined_at
+         FROM class_members m JOIN users u ON u.id = m.user_id WHERE m.class_id = $1 ORDER BY 2",
     )
     .bind(&id)
     .fetch_all(db)

@@ -13,8 +13,11 @@
 //! - `margin operators [add|remove <email>]`: who runs the server
 //!   (`operators`): those accounts add credits and raise allowances from
 //!   their School page;
-//! - `margin lti-key rotate`: a new key for Margin as an LTI tool
-//!   (`lti::keys`); the old one stays published a day.
+//! - `margin sso links`, `margin sso link --school … <provider> <domain|tenant> <value>`:
+//!   which school a sign-in domain or tenant lands in (`accounts::sso::school_links`);
+//! - `margin lti-key rotate [REGISTRATION]`: a new key for one LMS
+//!   registration, or the shared key (`lti::keys`); the old one stays
+//!   published a day.
 //!
 //! All open the database the server would (`DATABASE_URL`). Hand-parsed: a
 //! few commands do not justify an argument-parsing crate.
@@ -35,8 +38,11 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
         ["copy", "--from", from, "--to", to] | ["copy", "--to", to, "--from", from] => copy(from, to).await,
         ["operators", "add", email] => change_operator(email, true).await,
         ["operators", "remove", email] => change_operator(email, false).await,
-        ["lti-key", "rotate"] => rotate_lti_key().await,
-        ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["lti-key", "rotate"] => rotate_lti_key(None).await,
+        ["lti-key", "rotate", platform] => rotate_lti_key(Some(platform)).await,
+        ["sso", "links"] => sso_links().await,
+        ["sso", "link", "--school", school, provider, kind, value] => sso_link(school, provider, kind, value).await,
+        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -63,7 +69,10 @@ const USAGE: &str = "Usage:
   margin operators remove <email>                     take that back
   margin copy --from sqlite://<file> --to postgres://<server>/<database>
                                                       move everything into an empty PostgreSQL database
-  margin lti-key rotate                               a new signing key for Margin as an LTI tool (the old one stays published a day)";
+  margin sso links                                    list which school each sign-in domain or tenant lands in
+  margin sso link --school <id or name> <provider> <domain|tenant> <value>
+                                                      link a domain or tenant to a school (moving it from another)
+  margin lti-key rotate [REGISTRATION]                a new signing key for one LMS registration, or the shared key of registrations that have none of their own (the old one stays published a day)";
 
 /// The server's configuration, checked as the server checks it.
 fn config() -> Result<Config, String> {
@@ -151,10 +160,36 @@ async fn set_allowance(rest: &[&str]) -> Result<String, String> {
     Ok(format!("{}'s allowance is now {said}.", target.name))
 }
 
-async fn rotate_lti_key() -> Result<String, String> {
+async fn rotate_lti_key(platform: Option<&str>) -> Result<String, String> {
     let db = open().await?;
-    let (kid, _) = crate::server::lti::keys::rotate(&db).await.map_err(|e| e.to_string())?;
-    Ok(format!("New LTI key {kid}: it signs from now on; platforms find it at /lti/jwks."))
+    if let Some(p) = platform {
+        crate::server::lti::platforms::get(&db, p).await.map_err(|e| e.to_string())?.ok_or(format!("No LMS registration {p} on this server."))?;
+    }
+    let (kid, _) = crate::server::lti::keys::rotate(&db, platform).await.map_err(|e| e.to_string())?;
+    Ok(match platform {
+        Some(p) => format!("New LTI key {kid} for registration {p}: it signs from now on; its LMS finds it at /lti/jwks/{p}."),
+        None => format!("New shared LTI key {kid}: registrations without a key of their own sign with it from now on; platforms find it at /lti/jwks."),
+    })
+}
+
+async fn sso_links() -> Result<String, String> {
+    let db = open().await?;
+    let links = crate::server::accounts::sso::school_links::all(&db).await.map_err(|e| e.to_string())?;
+    Ok(if links.is_empty() {
+        "No school is linked to a sign-in domain or tenant.".into()
+    } else {
+        links.into_iter().map(|(p, k, v, s)| format!("{p}\t{k}\t{v}\t{s}")).collect::<Vec<_>>().join("\n")
+    })
+}
+
+async fn sso_link(school: &str, provider: &str, kind: &str, value: &str) -> Result<String, String> {
+    let db = open().await?;
+    let target = one_school(&db, school).await?;
+    let moved = crate::server::accounts::sso::school_links::link_by_operator(&db, &target.id, provider, kind, value).await.map_err(|e| e.to_string())?;
+    Ok(match moved {
+        Some(from) => format!("{provider} {kind} {value} now lands in {} (moved from school {from}).", target.name),
+        None => format!("{provider} {kind} {value} now lands in {}.", target.name),
+    })
 }
 
 async fn list_operators() -> Result<String, String> {

@@ -25,6 +25,10 @@ pub struct Config {
     pub keepalive_secs: u64,
     /// Proxies whose `X-Forwarded-For` is believed (`MARGIN_TRUSTED_PROXIES`).
     pub trusted_proxies: Vec<IpRange>,
+    /// Addresses inside the server's network that Margin may still fetch
+    /// from for a school (`MARGIN_OUTBOUND_ALLOW`, `http::outbound`): an
+    /// identity provider or LMS on the school's own network. Empty: none.
+    pub outbound_allow: Vec<IpRange>,
     /// The origin pages are served from, e.g. `https://margin.school.org`
     /// (`MARGIN_PUBLIC_URL`); writes from any other origin are refused.
     /// Unset: the listen address, or the host the request was sent to.
@@ -85,6 +89,7 @@ impl Default for Config {
             session_days: 30,
             keepalive_secs: 15,
             trusted_proxies: Vec::new(),
+            outbound_allow: Vec::new(),
             public_origin: None,
             shutdown_secs: 10,
             max_connections_per_client: 512,
@@ -128,6 +133,7 @@ impl Config {
             session_days: env.number("MARGIN_SESSION_DAYS", d.session_days, 1, 3650, "days"),
             keepalive_secs: env.number("MARGIN_KEEPALIVE_SECS", d.keepalive_secs, 1, 3600, "seconds"),
             trusted_proxies: env.list("MARGIN_TRUSTED_PROXIES", "addresses or ranges such as 10.0.0.0/8", IpRange::parse),
+            outbound_allow: env.list("MARGIN_OUTBOUND_ALLOW", "addresses or ranges such as 10.0.0.5 or 10.1.0.0/16", IpRange::parse),
             public_origin,
             shutdown_secs: env.number("MARGIN_SHUTDOWN_SECS", d.shutdown_secs, 0, 3600, "seconds"),
             max_connections_per_client: env.number("MARGIN_MAX_CONNECTIONS_PER_CLIENT", d.max_connections_per_client, 1, 1_000_000, "connections"),

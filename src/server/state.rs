@@ -81,13 +81,14 @@ impl AppState {
             config.lesson_streams_per_account,
             Duration::from_millis(config.lesson_sweep_ms),
         );
-        let sso = Arc::new(crate::server::accounts::sso::providers::Providers::new(config.sso.clone()));
+        let outbound = crate::server::http::outbound::Outbound::new(config.outbound_allow.clone());
+        let sso = Arc::new(crate::server::accounts::sso::providers::Providers::new(config.sso.clone(), outbound.clone()));
         let turn_writer = crate::server::db::turn_writer(&db);
         Self {
             leptos_options,
             sso,
-            lti_keys: Arc::default(),
-            lti_tokens: Arc::default(),
+            lti_keys: Arc::new(crate::server::lti::platforms::PlatformKeys::new(outbound.clone())),
+            lti_tokens: Arc::new(crate::server::lti::tokens::AccessTokens::new(outbound)),
             lesson_pages,
             budget_writer: crate::server::db::budget_writer(&db, &turn_writer),
             turn_writer,

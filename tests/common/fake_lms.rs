@@ -5,6 +5,12 @@
 //! signs the launch's ID token for the chosen person, as a platform's
 //! auto-posting form would carry it. The test posts it to Margin, as the
 //! browser would. A test can twist the next token.
+//!
+//! Its token address acts as a platform's does: it gives an access token
+//! only for a client assertion from its own client id, for its own token
+//! address, signed by a key of the tool's that its admin configured
+//! (`trust`: the keys published at the registration's own address); with
+//! none configured, nobody gets a token.
 
 use std::sync::{Arc, Mutex};
 
@@ -87,6 +93,18 @@ struct Inner {
     login_hint: String,
     posted: Option<Posted>,
     refusals: Vec<String>,
+    /// The tool's keys this platform trusts (its JWKS), by key id.
+    trusted: Vec<(String, rsa::RsaPublicKey)>,
+    /// How many times its keys were fetched.
+    jwks_reads: usize,
+    /// The roster's `Link` written without quotes (`rel=next`), as
+    /// lti1p3platform writes it.
+    unquoted_links: bool,
+    /// A roster page that answers 500.
+    failing_page: Option<usize>,
+    /// Registrations a tool sent (LTI Dynamic Registration), with the
+    /// registration token each came with.
+    registrations: Vec<(String, Value)>,
 }
 
 #[derive(Clone)]
@@ -106,7 +124,7 @@ impl FakeLms {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let inner = Inner { members: Vec::new(), roster_reads: Vec::new(), token_requests: Vec::new(), scores: Vec::new(), launcher: Launcher::new("nobody", "nobody@lms.example", LEARNER), twist: Twist::None, login_hint: String::new(), posted: None, refusals: Vec::new() };
+        let inner = Inner { members: Vec::new(), roster_reads: Vec::new(), token_requests: Vec::new(), scores: Vec::new(), launcher: Launcher::new("nobody", "nobody@lms.example", LEARNER), twist: Twist::None, login_hint: String::new(), posted: None, refusals: Vec::new(), trusted: Vec::new(), jwks_reads: 0, unquoted_links: false, failing_page: None, registrations: Vec::new() };
         let fake = FakeLms { inner: Arc::new(Mutex::new(inner)), key: key("provider.pem"), stranger: key("stranger.pem"), issuer };
         let app = Router::new()
             .route("/jwks", get(jwks))
@@ -114,6 +132,8 @@ impl FakeLms {
             .route("/token", axum::routing::post(token))
             .route("/lineitems/{n}/lineitem/scores", axum::routing::post(score))
             .route("/memberships/{course}", get(memberships))
+            .route("/.well-known/openid-configuration", get(configuration))
+            .route("/register", axum::routing::post(register))
             .with_state(fake.clone());
         tokio::spawn(async move {
             axum::serve(listener, app).await.ok();
@@ -177,9 +197,73 @@ impl FakeLms {
     pub fn refusals(&self) -> Vec<String> {
         self.inner.lock().unwrap().refusals.clone()
     }
+
+    /// The platform's admin enters the tool's keys (a JWKS, as fetched from
+    /// the address Margin gave for the registration).
+    pub fn trust(&self, jwks: &Value) {
+        use base64::{engine::general_purpose::URL_SAFE_NO_PAD as B64, Engine};
+        let keys = jwks["keys"].as_array().cloned().unwrap_or_default();
+        let trusted = keys
+            .iter()
+            .map(|k| {
+                let n = rsa::BigUint::from_bytes_be(&B64.decode(k["n"].as_str().unwrap()).unwrap());
+                let e = rsa::BigUint::from_bytes_be(&B64.decode(k["e"].as_str().unwrap()).unwrap());
+                (k["kid"].as_str().unwrap().to_string(), rsa::RsaPublicKey::new(n, e).unwrap())
+            })
+            .collect();
+        self.inner.lock().unwrap().trusted = trusted;
+    }
+
+    pub fn jwks_reads(&self) -> usize {
+        self.inner.lock().unwrap().jwks_reads
+    }
+
+    pub fn write_unquoted_links(&self) {
+        self.inner.lock().unwrap().unquoted_links = true;
+    }
+
+    pub fn fail_roster_page(&self, page: Option<usize>) {
+        self.inner.lock().unwrap().failing_page = page;
+    }
+
+    /// Where the platform describes itself, for Dynamic Registration.
+    pub fn configuration_url(&self) -> String {
+        format!("{}/.well-known/openid-configuration", self.issuer)
+    }
+
+    pub fn registrations(&self) -> Vec<(String, Value)> {
+        self.inner.lock().unwrap().registrations.clone()
+    }
+
+    /// The token address.
+    pub fn token_url(&self) -> String {
+        format!("{}/token", self.issuer)
+    }
+}
+
+/// Whether `assertion` is a JWT signed RS256 by one of `trusted`, with the
+/// claims a client assertion for `client_id` at `token_url` must carry.
+fn assertion_holds(assertion: &str, trusted: &[(String, rsa::RsaPublicKey)], token_url: &str) -> Result<(), String> {
+    use base64::{engine::general_purpose::URL_SAFE_NO_PAD as B64, Engine};
+    use rsa::{pkcs1v15::{Signature, VerifyingKey}, sha2::Sha256, signature::Verifier};
+    let parts: Vec<&str> = assertion.split('.').collect();
+    let [header, claims, signature] = parts.as_slice() else { return Err("not a JWT".into()) };
+    let header: Value = serde_json::from_slice(&B64.decode(header).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let claims: Value = serde_json::from_slice(&B64.decode(claims).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let key = trusted.iter().find(|(kid, _)| header["kid"].as_str() == Some(kid)).map(|(_, k)| k).ok_or("signed by a key this platform does not trust")?;
+    let signature = Signature::try_from(B64.decode(signature).map_err(|e| e.to_string())?.as_slice()).map_err(|e| e.to_string())?;
+    VerifyingKey::<Sha256>::new(key.clone()).verify(format!("{header}.{claims}", header = parts[0], claims = parts[1]).as_bytes(), &signature).map_err(|_| "the signature does not verify")?;
+    if claims["iss"] != CLIENT_ID || claims["sub"] != CLIENT_ID {
+        return Err("not this platform's client".into());
+    }
+    if claims["aud"] != token_url {
+        return Err("not for this token address".into());
+    }
+    Ok(())
 }
 
 async fn jwks(State(fake): State<FakeLms>) -> Json<Value> {
+    fake.inner.lock().unwrap().jwks_reads += 1;
     use base64::{engine::general_purpose::URL_SAFE_NO_PAD as B64, Engine};
     use rsa::traits::PublicKeyParts;
     let public = fake.key.to_public_key();
@@ -268,6 +352,10 @@ async fn token(State(fake): State<FakeLms>, axum::extract::Form(form): axum::ext
         inner.refusals.push("token request".into());
         return (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_request"}))).into_response();
     }
+    if let Err(why) = assertion_holds(&get("client_assertion"), &inner.trusted, &format!("{}/token", fake.issuer)) {
+        inner.refusals.push(format!("token assertion: {why}"));
+        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "invalid_client"}))).into_response();
+    }
     inner.token_requests.push((get("client_assertion"), get("scope")));
     let n = inner.token_requests.len();
     Json(json!({ "access_token": format!("lms-access-{n}"), "token_type": "Bearer", "expires_in": 3600, "scope": get("scope") })).into_response()
@@ -285,16 +373,50 @@ async fn score(State(fake): State<FakeLms>, uri: axum::http::Uri, headers: axum:
     StatusCode::OK.into_response()
 }
 
+/// The platform's configuration, as LTI Dynamic Registration reads it.
+async fn configuration(State(fake): State<FakeLms>) -> Json<Value> {
+    let i = &fake.issuer;
+    Json(json!({
+        "issuer": i, "authorization_endpoint": format!("{i}/authorize"), "token_endpoint": format!("{i}/token"), "jwks_uri": format!("{i}/jwks"),
+        "registration_endpoint": format!("{i}/register"), "scopes_supported": ["openid"], "response_types_supported": ["id_token"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "https://purl.imsglobal.org/spec/lti-platform-configuration": { "product_family_code": "test-lms", "version": "1.0", "messages_supported": [{"type": "LtiResourceLinkRequest"}, {"type": "LtiDeepLinkingRequest"}] },
+    }))
+}
+
+/// Takes a tool's registration (with the registration token it handed
+/// out), answering with the tool's client id and deployment here; it then
+/// trusts the keys at the registration's `jwks_uri`, which the test fetches
+/// for it (`trust`).
+async fn register(State(fake): State<FakeLms>, headers: axum::http::HeaderMap, Json(body): Json<Value>) -> Response {
+    let bearer = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).unwrap_or_default().to_string();
+    if bearer != "registration-token-1" {
+        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "invalid_token"}))).into_response();
+    }
+    fake.inner.lock().unwrap().registrations.push((bearer, body.clone()));
+    let mut answer = body;
+    answer["client_id"] = json!(CLIENT_ID);
+    answer["https://purl.imsglobal.org/spec/lti-tool-configuration"]["deployment_id"] = json!(DEPLOYMENT);
+    Json(answer).into_response()
+}
+
 /// The roster, two members a page, the next page named in `Link`.
 async fn memberships(State(fake): State<FakeLms>, uri: axum::http::Uri, headers: axum::http::HeaderMap, Query(q): Query<std::collections::HashMap<String, String>>) -> Response {
     let header = |name: axum::http::HeaderName| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     let mut inner = fake.inner.lock().unwrap();
     inner.roster_reads.push((header(axum::http::header::AUTHORIZATION), header(axum::http::header::ACCEPT)));
     let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(0);
+    if inner.failing_page == Some(page) {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     let members: Vec<Value> = inner.members.iter().skip(page * 2).take(2).cloned().collect();
     let mut res = Json(json!({ "id": format!("{}{}", fake.issuer, uri.path()), "context": { "id": "course-9" }, "members": members })).into_response();
     if inner.members.len() > (page + 1) * 2 {
-        let next = format!("<{}{}?page={}>; rel=\"next\"", fake.issuer, uri.path(), page + 1);
+        let next = if inner.unquoted_links {
+            format!("<{}{}?page={}>; rel=next", fake.issuer, uri.path(), page + 1)
+        } else {
+            format!("<{}{}?page={}>; rel=\"next\"", fake.issuer, uri.path(), page + 1)
+        };
         res.headers_mut().insert(axum::http::header::LINK, next.parse().unwrap());
     }
     res

@@ -74,6 +74,12 @@ pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let database = database::TestDatabase::new(dir.path()).await;
     config.database_url = database.url.clone();
+    // The tests' platforms and providers run on this machine: the operator's
+    // allowance for inner addresses, unless the test set one of its own
+    // (a test of the refusal names an address it will never use).
+    if config.outbound_allow.is_empty() {
+        config.outbound_allow = vec![margin::server::config::ip_range::IpRange::parse("127.0.0.0/8").unwrap(), margin::server::config::ip_range::IpRange::parse("::1").unwrap()];
+    }
     // Material is read by the built server binary in its child mode.
     config.extractor_program.get_or_insert_with(|| env!("CARGO_BIN_EXE_margin").into());
     let pool = db::connect(&config.database_url).await.expect("database");

@@ -216,7 +216,7 @@ pub async fn delete_session(db: &Db, token: &str) -> Result<()> {
 pub async fn user_for_token(db: &Db, token: &str) -> Result<Option<UserInfo>> {
     let user: Option<UserInfo> = sqlx::query_as(
         "SELECT u.id, u.email, COALESCE(u.school_id, '') AS school_id, u.role FROM sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = $1 AND s.expires_at > $2",
+         WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.role IN ('admin', 'teacher', 'student')",
     )
     .bind(token_hash(token))
     .bind(db::time::now())

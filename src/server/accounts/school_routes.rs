@@ -35,6 +35,10 @@ pub fn router() -> Router<AppState> {
         .route("/api/school/credits", post(api_credits))
         .route("/school/invites", post(form_invite))
         .route("/school/invites/{id}/revoke", post(form_revoke))
+        .route("/api/school/members/{id}/approve", post(api_approve))
+        .route("/api/school/members/{id}/decline", post(api_decline))
+        .route("/school/members/{id}/approve", post(form_approve))
+        .route("/school/members/{id}/decline", post(form_decline))
         .route("/school/credits", post(form_credits))
         .route("/school/settings", post(form_settings))
 }
@@ -45,6 +49,12 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
     let now = state.clock.now();
     let default = budget::default_allowance(state.config.monthly_tokens);
     let (from, to) = budget::month_window(now);
+    let origin = state.config.public_origin.clone().unwrap_or_else(|| format!("http://{}", state.leptos_options.site_addr));
+    let mut lms = Vec::new();
+    for (p, deployments) in crate::server::lti::platforms::of_school(&state.db, school_id).await? {
+        let own_key = crate::server::lti::keys::has_own(&state.db, &p.id).await?;
+        lms.push(crate::models::LmsPlatform { tool_jwks_url: format!("{origin}/lti/jwks/{}", p.id), id: p.id, name: p.name, issuer: p.issuer, client_id: p.client_id, deployments, own_key });
+    }
     Ok(SchoolOverview {
         school: schools::get(&state.db, school_id).await?,
         usage: budget::summary(&state.db, school_id, default, now).await?,
@@ -56,12 +66,8 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         frameworks: crate::server::standards::frameworks::list(&state.db, school_id).await?,
         sso_links: crate::server::accounts::sso::school_links::of_school(state, school_id).await?,
         sso_options: crate::server::accounts::sso::school_links::options(state, user).await?,
-        lms: crate::server::lti::platforms::of_school(&state.db, school_id)
-            .await?
-            .into_iter()
-            .map(|(p, deployments)| crate::models::LmsPlatform { id: p.id, name: p.name, issuer: p.issuer, client_id: p.client_id, deployments })
-            .collect(),
-        origin: state.config.public_origin.clone().unwrap_or_else(|| format!("http://{}", state.leptos_options.site_addr)),
+        lms,
+        origin,
     })
 }
 
@@ -191,6 +197,34 @@ async fn form_revoke(State(state): State<AppState>, user: Result<Option<CurrentU
         let user = signed_in(user)?;
         schools::revoke_invite(&state.db, &user, &id).await?;
         Ok("/school".to_string())
+    }
+    .await)
+}
+
+async fn api_approve(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
+    schools::decide(&state.db, &user, &id, true).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn api_decline(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
+    schools::decide(&state.db, &user, &id, false).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn form_approve(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        schools::decide(&state.db, &user, &id, true).await?;
+        Ok("/school?done=approved".to_string())
+    }
+    .await)
+}
+
+async fn form_decline(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        schools::decide(&state.db, &user, &id, false).await?;
+        Ok("/school?done=declined".to_string())
     }
     .await)
 }

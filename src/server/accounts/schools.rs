@@ -136,6 +136,26 @@ pub async fn members(db: &Db, school_id: &str, month_from: &str, month_to: &str)
     .await?)
 }
 
+/// The admin lets a member waiting (`ROLE_PENDING`) in as a teacher, or
+/// declines them (`ROLE_REMOVED`: they cannot sign in, by any way). Only a
+/// member of the admin's own school who is waiting.
+pub async fn decide(db: &Db, admin: &UserInfo, member_id: &str, approve: bool) -> Result<()> {
+    let school = admin_school(admin)?;
+    let role = if approve { crate::models::ROLE_TEACHER } else { crate::models::ROLE_REMOVED };
+    let done = sqlx::query("UPDATE users SET role = $1 WHERE id = $2 AND school_id = $3 AND role = $4")
+        .bind(role)
+        .bind(member_id)
+        .bind(school)
+        .bind(crate::models::ROLE_PENDING)
+        .execute(db)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    tracing::info!(school, member = member_id, role, "a member waiting was decided on");
+    Ok(())
+}
+
 pub async fn get(db: &Db, school_id: &str) -> Result<School> {
     sqlx::query_as("SELECT id, name, monthly_tokens, teacher_share, student_share FROM schools WHERE id = $1")
         .bind(school_id)

@@ -246,13 +246,13 @@ const IN_CLASS: &str = "EXISTS (SELECT 1 FROM class_lessons cl JOIN classes c ON
 /// in none of those classes any more.
 pub async fn results(db: &Db, owner: &str, lesson_id: &str, lesson: &[Item]) -> Result<Vec<ResultRow>> {
     let rows: Vec<(String, String, Option<i64>, Option<i64>, Option<String>, i64)> = sqlx::query_as(&format!(
-        "SELECT DISTINCT u.id, u.email, s.right_count, s.graded, s.checked_at, CAST(0 AS BIGINT) AS former FROM class_lessons cl
+        "SELECT DISTINCT u.id, COALESCE((SELECT MIN(x.email) FROM lti_users x WHERE x.user_id = u.id), u.email) AS email, s.right_count, s.graded, s.checked_at, CAST(0 AS BIGINT) AS former FROM class_lessons cl
            JOIN classes c ON c.id = cl.class_id AND c.owner_id = $1
            JOIN class_members m ON m.class_id = c.id JOIN users u ON u.id = m.user_id
            LEFT JOIN student_sheets s ON s.lesson_id = cl.lesson_id AND s.student_id = u.id
          WHERE cl.lesson_id = $2
          UNION
-         SELECT u.id, u.email, s.right_count, s.graded, s.checked_at, CAST(1 AS BIGINT) AS former FROM student_sheets s
+         SELECT u.id, COALESCE((SELECT MIN(x.email) FROM lti_users x WHERE x.user_id = u.id), u.email) AS email, s.right_count, s.graded, s.checked_at, CAST(1 AS BIGINT) AS former FROM student_sheets s
            JOIN users u ON u.id = s.student_id
            JOIN lessons l ON l.id = s.lesson_id AND l.owner_id = $1
          WHERE s.lesson_id = $2 AND NOT ({IN_CLASS})

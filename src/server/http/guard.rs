@@ -32,6 +32,8 @@ fn is_public(path: &str) -> bool {
         || path.starts_with("/api/")
         || path.starts_with("/auth/")
         || path.starts_with("/lti/")
+        // A refused sign-in's sentence, for whoever the browser is.
+        || path.starts_with("/refused/")
 }
 
 pub async fn pages(State(state): State<AppState>, req: Request<Body>, next: Next) -> Response {
@@ -69,7 +71,7 @@ mod tests {
 
     #[test]
     fn only_entry_pages_and_assets_are_public() {
-        for p in ["/signin", "/signup", "/healthz", "/pkg/margin.js", "/api/auth/login", "/auth/signin"] {
+        for p in ["/signin", "/signup", "/healthz", "/pkg/margin.js", "/api/auth/login", "/auth/signin", "/refused/sso"] {
             assert!(is_public(p), "{p}");
         }
         for p in ["/", "/lessons/abc", "/signin/x", "/settings"] {

@@ -21,6 +21,11 @@ use crate::server::ids;
 #[derive(Clone, Debug)]
 pub struct FormActionAlso(pub String);
 
+/// A response an LMS shows in its own page on purpose (LTI Dynamic
+/// Registration's step): that origin may frame it, and only that one.
+#[derive(Clone, Debug)]
+pub struct FramedBy(pub String);
+
 /// This response's script nonce, for the page's shell to put on its scripts.
 #[derive(Clone, Debug)]
 pub struct CspNonce(pub String);
@@ -45,21 +50,33 @@ impl CspNonce {
     /// The security headers, with this nonce in the policy (and the one
     /// other origin a response may post its form to, when it says so).
     pub fn apply(&self, h: &mut HeaderMap, form_action_also: Option<&FormActionAlso>) {
+        self.apply_framed(h, form_action_also, None)
+    }
+
+    /// As `apply`, and a page framed by the one origin `framed_by` names.
+    pub fn apply_framed(&self, h: &mut HeaderMap, form_action_also: Option<&FormActionAlso>, framed_by: Option<&FramedBy>) {
         let mut policy = content_security_policy(&self.0);
         // Only an origin's own characters: nothing that could end the directive.
-        let origin = form_action_also
-            .and_then(|f| crate::server::config::origin_of(&f.0))
-            .filter(|o| o.split_once("://").is_some_and(|(_, host)| host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))));
-        if let Some(origin) = origin {
+        let clean = |url: &str| {
+            crate::server::config::origin_of(url)
+                .filter(|o| o.split_once("://").is_some_and(|(_, host)| host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))))
+        };
+        if let Some(origin) = form_action_also.and_then(|f| clean(&f.0)) {
             policy.push(' ');
             policy.push_str(&origin);
+        }
+        let framer = framed_by.and_then(|f| clean(&f.0));
+        if let Some(framer) = &framer {
+            policy = policy.replace("frame-ancestors 'none'", &format!("frame-ancestors {framer}"));
         }
         if let Ok(csp) = HeaderValue::from_str(&policy) {
             h.insert(header::CONTENT_SECURITY_POLICY, csp);
         }
         h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
         h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
-        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        if framer.is_none() {
+            h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        }
     }
 }
 

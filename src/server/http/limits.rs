@@ -81,6 +81,11 @@ pub struct AccountLimits {
     events_per_account: Limit,
     /// Lessons made per account (new, imported, duplicated).
     lessons_per_account: Limit,
+    /// A course's roster read from its LMS, per class (`lti::roster`).
+    rosters_per_class: Limit,
+    /// Accounts a school's LMS rosters make, per school: its sign-up
+    /// budget for people no launch brought.
+    roster_accounts_per_school: Limit,
     /// Replies started per account; `None`: no limit.
     turns_per_user: Option<Limit>,
     turns_per_school: Option<Limit>,
@@ -129,6 +134,11 @@ impl AccountLimits {
             events_per_account: limit("events", 30, Duration::from_secs(1)),
             // A term's lessons imported at once, then one every three seconds.
             lessons_per_account: limit("lessons", 100, Duration::from_secs(3)),
+            // A teacher's launches and a press of "Read the roster": a few at
+            // once, then one every two minutes.
+            rosters_per_class: limit("roster", 5, Duration::from_secs(120)),
+            // A school's rosters filled at the start of a term, then an account every ten seconds.
+            roster_accounts_per_school: limit("roster-accounts", 5000, Duration::from_secs(10)),
             turns_per_user: None,
             turns_per_school: None,
             shared: None,
@@ -214,6 +224,16 @@ impl AccountLimits {
         self.refuse(&self.lessons_per_account, key(&[b"lessons", account.as_bytes()])).await
     }
 
+    /// Takes one roster read of `class_id`'s; refused (429) past the limit.
+    pub async fn roster(&self, class_id: &str) -> Result<()> {
+        self.refuse(&self.rosters_per_class, key(&[b"roster", class_id.as_bytes()])).await
+    }
+
+    /// Takes one account a roster makes for `school_id`; refused (429) past the limit.
+    pub async fn roster_account(&self, school_id: &str) -> Result<()> {
+        self.refuse(&self.roster_accounts_per_school, key(&[b"roster-accounts", school_id.as_bytes()])).await
+    }
+
     /// Takes one sign-up try from `client`.
     pub async fn sign_up(&self, client: IpAddr) -> Result<()> {
         self.refuse(&self.sign_up_per_client, key(&[b"up", &client_bytes(client)])).await
@@ -245,6 +265,8 @@ impl AccountLimits {
             &self.join_per_account,
             &self.events_per_account,
             &self.lessons_per_account,
+            &self.rosters_per_class,
+            &self.roster_accounts_per_school,
         ];
         all.extend(&self.turns_per_user);
         all.extend(&self.turns_per_school);

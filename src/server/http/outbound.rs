@@ -4,27 +4,153 @@
 //! that breaks any of these fails that one request, nothing else. Shaped as
 //! the HTTP client openidconnect calls (its own clients are left out, so
 //! nothing but the server's reqwest is built).
+//!
+//! Every address such a request goes to was typed by a school's admin or
+//! named in something a platform signed, so none may reach inside the
+//! server's own network: an address that is, or resolves to, a loopback,
+//! private, link-local (cloud metadata), shared or reserved address is
+//! refused (`Outbound`), after DNS resolution, unless the operator allowed
+//! it (`MARGIN_OUTBOUND_ALLOW`, ranges such as an identity provider's
+//! `10.0.0.5`). Names are checked by the client's own resolver, so the
+//! address checked is the address connected to; addresses written as IP
+//! literals, which no resolver sees, are checked before each request.
 
 use std::{
     collections::HashMap,
     future::Future,
+    net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},
     pin::Pin,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
 use openidconnect::{http, HttpRequest, HttpResponse};
 
+use crate::server::config::ip_range::{canonical, IpRange};
+
 /// The largest answer read.
 const MAX_ANSWER: usize = 1024 * 1024;
 
-/// A client with these rules.
-pub fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_else(|_| reqwest::Client::new())
+/// A client with these rules, refusing addresses inside the server's
+/// network but those in `allowed`.
+#[derive(Clone)]
+pub struct Outbound {
+    http: reqwest::Client,
+    allowed: Arc<[IpRange]>,
+}
+
+impl Default for Outbound {
+    fn default() -> Self {
+        Self::new(Vec::new())
+    }
+}
+
+impl Outbound {
+    pub fn new(allowed: Vec<IpRange>) -> Self {
+        let allowed: Arc<[IpRange]> = allowed.into();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(10))
+            .dns_resolver(Arc::new(Outside { allowed: allowed.clone() }))
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        Self { http, allowed }
+    }
+
+    /// A request to `url`, unless it names an address inside.
+    pub fn request(&self, method: reqwest::Method, url: &str) -> Result<reqwest::RequestBuilder, String> {
+        self.check(url)?;
+        Ok(self.http.request(method, url))
+    }
+
+    /// Refuses a URL that is not http(s) or whose host is an IP literal
+    /// inside the network (names are checked when resolved).
+    pub fn check(&self, url: &str) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|_| "not an address".to_string())?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err("only http and https addresses are fetched".into());
+        }
+        let host = parsed.host_str().ok_or("the address has no host")?;
+        let Ok(ip) = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() else { return Ok(()) };
+        if allowed(ip, &self.allowed) {
+            Ok(())
+        } else {
+            Err(inside(ip))
+        }
+    }
+}
+
+fn inside(ip: IpAddr) -> String {
+    format!("{ip} is inside this server's network; Margin does not fetch from it")
+}
+
+/// Whether Margin may connect to `ip`: an address outside the server's
+/// network, or one the operator allowed.
+pub fn allowed(ip: IpAddr, allowed: &[IpRange]) -> bool {
+    allowed.iter().any(|r| r.contains(ip)) || is_outside(ip)
+}
+
+/// Whether `ip` is a public unicast address: not loopback, private,
+/// link-local (169.254.169.254 is the cloud's metadata service), shared
+/// (carrier NAT), unspecified, broadcast, multicast or reserved.
+pub fn is_outside(ip: IpAddr) -> bool {
+    match canonical(ip) {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_unspecified()
+                || v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 192 && b == 0 && v4.octets()[2] == 0)
+                || (a == 198 && (b == 18 || b == 19))
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            // NAT64 (64:ff9b::/96) carries an IPv4 address: judge that one.
+            if v6.segments()[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let [.., a, b, c, d] = v6.octets();
+                return is_outside(IpAddr::V4(Ipv4Addr::new(a, b, c, d)));
+            }
+            !(v6.is_unspecified()
+                || v6.is_loopback()
+                || v6.is_multicast()
+                || v6.is_unique_local()
+                || v6.is_unicast_link_local()
+                || (first & 0xffc0) == 0xfec0
+                || v6.segments()[..6] == [0; 6]
+                || v6 == Ipv6Addr::LOCALHOST)
+        }
+    }
+}
+
+/// The client's resolver: the system's, less every address inside.
+struct Outside {
+    allowed: Arc<[IpRange]>,
+}
+
+impl reqwest::dns::Resolve for Outside {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allowed = self.allowed.clone();
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let outside: Vec<SocketAddr> = found.iter().copied().filter(|a| self::allowed(a.ip(), &allowed)).collect();
+            if outside.is_empty() {
+                let why = match found.first() {
+                    Some(a) => format!("{host} resolves to {}", inside(a.ip())),
+                    None => format!("{host} did not resolve"),
+                };
+                return Err(why.into());
+            }
+            Ok(Box::new(outside.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
 }
 
 /// What another party publishes (a provider's discovery, a platform's
@@ -65,8 +191,8 @@ impl<T: Clone> Kept<T> {
 pub type Pending = Pin<Box<dyn Future<Output = Result<HttpResponse, Failure>> + Send>>;
 
 /// The function openidconnect calls for each request.
-pub fn client(http: &reqwest::Client) -> impl Fn(HttpRequest) -> Pending + '_ {
-    move |request| Box::pin(send(http.clone(), request))
+pub fn client(outbound: &Outbound) -> impl Fn(HttpRequest) -> Pending + '_ {
+    move |request| Box::pin(send(outbound.clone(), request))
 }
 
 /// A request that failed.
@@ -74,10 +200,11 @@ pub fn client(http: &reqwest::Client) -> impl Fn(HttpRequest) -> Pending + '_ {
 #[error("{0}")]
 pub struct Failure(String);
 
-pub async fn send(http: reqwest::Client, request: HttpRequest) -> Result<HttpResponse, Failure> {
+pub async fn send(outbound: Outbound, request: HttpRequest) -> Result<HttpResponse, Failure> {
     let (parts, body) = request.into_parts();
-    let answer = http
-        .request(parts.method, parts.uri.to_string())
+    let answer = outbound
+        .request(parts.method, &parts.uri.to_string())
+        .map_err(Failure)?
         .headers(parts.headers)
         .body(body)
         .send()
@@ -171,9 +298,45 @@ mod tests {
         format!("http://{at}/")
     }
 
+    #[test]
+    fn addresses_inside_the_network_are_refused_and_the_rest_let_through() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        for inside in [
+            "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "255.255.255.255", "224.0.0.1",
+            "::1", "::", "fd00:ec2::254", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a9fe:a9fe", "::127.0.0.1",
+        ] {
+            assert!(!is_outside(ip(inside)), "{inside} is inside");
+        }
+        for outside in ["93.184.215.14", "8.8.8.8", "2606:4700::1111", "64:ff9b::808:808"] {
+            assert!(is_outside(ip(outside)), "{outside} is outside");
+        }
+        let allowed = [IpRange::parse("10.0.0.5").unwrap()];
+        assert!(super::allowed(ip("10.0.0.5"), &allowed), "an address the operator allowed");
+        assert!(!super::allowed(ip("10.0.0.6"), &allowed), "and no other");
+    }
+
+    #[tokio::test]
+    async fn a_request_inside_is_refused_whether_written_as_an_address_or_a_name() {
+        let at = answering(10).await;
+        let refusing = Outbound::default();
+        let literal = refusing.request(reqwest::Method::GET, &at).err().expect("a loopback literal is refused");
+        assert!(literal.contains("127.0.0.1 is inside"), "{literal}");
+        assert!(refusing.request(reqwest::Method::GET, "http://[::1]:9/").is_err());
+        assert!(refusing.request(reqwest::Method::GET, "file:///etc/passwd").is_err());
+        // A name that resolves inside is refused by the resolver, before any connection.
+        let by_name = at.replace("127.0.0.1", "localhost");
+        let failed = refusing.request(reqwest::Method::GET, &by_name).unwrap().send().await.err().expect("localhost is refused");
+        assert!(error_chain(&failed).contains("is inside this server's network"), "{}", error_chain(&failed));
+        // Allowed by the operator, both go through.
+        let allowing = Outbound::new(vec![IpRange::parse("127.0.0.0/8").unwrap(), IpRange::parse("::1").unwrap()]);
+        assert!(allowing.request(reqwest::Method::GET, &at).unwrap().send().await.unwrap().status().is_success());
+        assert!(allowing.request(reqwest::Method::GET, &by_name).unwrap().send().await.unwrap().status().is_success());
+    }
+
     #[tokio::test]
     async fn an_answer_past_the_limit_is_refused_and_one_within_is_read() {
-        let client = http();
+        let client = Outbound::new(vec![IpRange::parse("127.0.0.0/8").unwrap()]);
+        let client = &client.http;
         let big = answering(3 * 1024 * 1024).await;
         let refused = read_capped(client.get(&big).send().await.unwrap(), 1024 * 1024).await;
         assert_eq!(refused, Err("the answer is larger than 1 MiB".to_string()));

@@ -39,6 +39,7 @@ pub fn build(state: AppState) -> Router {
         .merge(accounts::routes::router())
         .merge(accounts::school_routes::router())
         .merge(accounts::sso::routes::router())
+        .merge(accounts::refused::router())
         .merge(crate::server::lti::routes::router())
         .merge(chats::routes::router())
         .merge(lessons::routes::router())
@@ -114,7 +115,8 @@ async fn edge(State(state): State<AppState>, mut req: Request, next: Next) -> Re
         },
     };
     let also = res.extensions().get::<crate::server::http::headers::FormActionAlso>().cloned();
-    nonce.apply(res.headers_mut(), also.as_ref());
+    let framed_by = res.extensions().get::<crate::server::http::headers::FramedBy>().cloned();
+    nonce.apply_framed(res.headers_mut(), also.as_ref(), framed_by.as_ref());
     // Pages hold an account's lessons, classes and students' work: kept by
     // no cache, shared or the browser's own (the bundle's files say otherwise).
     let html = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"text/html"));

@@ -32,6 +32,9 @@ pub async fn begin(db: &Db, launch: &Launch, teacher: &UserInfo) -> std::result:
     if !(return_url.starts_with("https://") || return_url.starts_with("http://")) || return_url.len() > 2000 {
         return Err(LtiError::Refused(AccountRefusal::LtiFailed, "the Deep Linking request has no return address".into()));
     }
+    if !launch.platform.serves(return_url) {
+        return Err(LtiError::Refused(AccountRefusal::LtiFailed, "the Deep Linking return address is not on the platform's origins".into()));
+    }
     if let Some(types) = settings["accept_types"].as_array() {
         if !types.iter().any(|t| t.as_str() == Some("ltiResourceLink")) {
             return Err(LtiError::Refused(AccountRefusal::LtiFailed, "the platform takes no LTI resource links here".into()));
@@ -121,7 +124,7 @@ pub async fn answer(db: &Db, teacher: &UserInfo, id: &str, lesson_id: &str, orig
     if let Some(data) = p.data {
         claims[format!("{DL_CLAIM}data").as_str()] = Value::String(data);
     }
-    let jwt = keys::sign(db, &claims).await?;
+    let jwt = keys::sign(db, &platform.id, &claims).await?;
     tracing::info!(platform = %platform.id, lesson = %lesson.id, "lesson linked into an LMS");
     Ok(Answer { return_url: p.return_url, jwt, platform: platform.name, title: lesson.title })
 }

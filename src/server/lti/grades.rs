@@ -28,6 +28,10 @@ pub async fn remember(db: &Db, launch: &Launch, lesson_id: &str) -> Result<(), A
     let Some(line_item) = endpoint["lineitem"].as_str().filter(|l| may_score && (l.starts_with("https://") || l.starts_with("http://")) && l.len() <= 2000) else {
         return Ok(());
     };
+    if !launch.platform.serves(line_item) {
+        tracing::warn!(platform = %launch.platform.id, "a launch named a line item outside the registration's origins; scores will not go there");
+        return Ok(());
+    }
     sqlx::query("INSERT INTO lti_line_items (platform_id, lesson_id, line_item) VALUES ($1, $2, $3) ON CONFLICT (platform_id, lesson_id, line_item) DO NOTHING")
         .bind(&launch.platform.id)
         .bind(lesson_id)
@@ -89,7 +93,7 @@ pub async fn after_check(state: &AppState, lesson_id: &str, student_id: &str, ch
 
 async fn send(state: &AppState, platform_id: &str, line_item: &str, body: &serde_json::Value) -> Result<(), String> {
     let platform = platforms::get(&state.db, platform_id).await.map_err(|e| e.to_string())?.ok_or("the platform was removed")?;
-    let token = state.lti_tokens.get(&state.db, &platform, SCORE_SCOPE).await?;
+    let token = state.lti_tokens.for_service(&state.db, &platform, SCORE_SCOPE, line_item).await?;
     let url = match line_item.split_once('?') {
         Some((path, query)) => format!("{}/scores?{query}", path.trim_end_matches('/')),
         None => format!("{}/scores", line_item.trim_end_matches('/')),
@@ -97,7 +101,7 @@ async fn send(state: &AppState, platform_id: &str, line_item: &str, body: &serde
     let answer = state
         .lti_tokens
         .http
-        .post(url)
+        .request(reqwest::Method::POST, &url)?
         .bearer_auth(token)
         .header(reqwest::header::CONTENT_TYPE, "application/vnd.ims.lis.v1.score+json")
         .body(body.to_string())

@@ -4,7 +4,8 @@
 //! ten minutes, one use), and the platform posts an ID token to
 //! `/lti/launch` (`verify`): signed with one of the platform's published
 //! keys, from its issuer, for Margin's client id, unexpired, carrying the
-//! nonce Margin sent, LTI 1.3.0, for a deployment the school registered.
+//! nonce Margin sent, LTI 1.3.0, for a deployment the school registered,
+//! in the browser that started it (the state's cookie, sent cross-site).
 //! A replayed launch finds its state used and is refused.
 
 use std::time::Duration;
@@ -65,7 +66,7 @@ impl From<sqlx::Error> for LtiError {
 }
 
 /// The platform's login initiation (GET or POST).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]
 pub struct Initiation {
     #[serde(default)]
     pub iss: String,
@@ -97,11 +98,13 @@ pub async fn login(state: &AppState, init: &Initiation, origin: &str) -> Result<
     }
     let (state_value, nonce) = (random_hex(24), random_hex(24));
     sqlx::query("DELETE FROM lti_logins WHERE expires_at < $1").bind(db::time::now()).execute(&state.db).await?;
-    sqlx::query("INSERT INTO lti_logins (state_hash, platform_id, nonce, expires_at) VALUES ($1, $2, $3, $4)")
+    let initiation = serde_urlencoded::to_string(init).unwrap_or_default();
+    sqlx::query("INSERT INTO lti_logins (state_hash, platform_id, nonce, expires_at, initiation) VALUES ($1, $2, $3, $4, $5)")
         .bind(token_hash(&state_value))
         .bind(&platform.id)
         .bind(&nonce)
         .bind(db::time::from_now(WINDOW))
+        .bind(initiation.chars().take(8000).collect::<String>())
         .execute(&state.db)
         .await?;
     let redirect = format!("{}/lti/launch", origin.trim_end_matches('/'));
@@ -128,6 +131,7 @@ pub async fn login(state: &AppState, init: &Initiation, origin: &str) -> Result<
 pub struct Launch {
     pub platform: Platform,
     pub subject: String,
+    /// The email claim: shown to the person's teacher, never matched.
     pub email: Option<String>,
     pub claims: Value,
 }
@@ -148,16 +152,29 @@ impl Launch {
     }
 }
 
-/// Verifies a launch's ID token against the state it came back with.
-pub async fn verify(state: &AppState, id_token: &str, returned: &str, cookie: Option<&str>) -> Result<Launch, LtiError> {
+/// A launch that came back without its cookie, started again: the same
+/// initiation at `/lti/login`, for a window of its own. The state is used
+/// up, so the launch that came cannot be taken afterwards.
+pub async fn restart(state: &AppState, returned: &str) -> Result<Option<String>, LtiError> {
+    if returned.is_empty() {
+        return Ok(None);
+    }
+    let row: Option<(String, String)> = sqlx::query_as("DELETE FROM lti_logins WHERE state_hash = $1 RETURNING initiation, expires_at")
+        .bind(token_hash(returned))
+        .fetch_optional(&state.db)
+        .await?;
+    Ok(row.filter(|(initiation, expires_at)| !initiation.is_empty() && *expires_at >= db::time::now()).map(|(initiation, _)| format!("/lti/login?{initiation}")))
+}
+
+/// Verifies a launch's ID token against the state it came back with and
+/// the cookie of the browser that started it (without which a launch could
+/// be posted into anyone's browser: it is refused before this).
+pub async fn verify(state: &AppState, id_token: &str, returned: &str, cookie: &str) -> Result<Launch, LtiError> {
     let expired = |why: &str| LtiError::Refused(AccountRefusal::LtiExpired, why.into());
     if returned.is_empty() {
         return Err(expired("the launch has no state"));
     }
-    // A browser that keeps the cookie must be the one that started; one that
-    // does not (an LMS frame in a browser without third-party cookies) is
-    // held to the one-use state and the signed nonce alone.
-    if cookie.is_some_and(|c| c != returned) {
+    if cookie != returned {
         return Err(expired("the state is not the one this browser started with"));
     }
     // One use, even when two launches race: the one whose DELETE returns the row goes on.

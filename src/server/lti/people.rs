@@ -1,9 +1,13 @@
 //! Who a verified launch is, and where it opens. The platform speaks for
 //! the school that registered it, so:
-//! - its person is the account it launched before (`lti_users`), else the
-//!   school's account with the same email, else a new account in that
-//!   school: a teacher for an instructor (or administrator), a student for
-//!   anyone else;
+//! - its person is the account it launched before (`lti_users`: platform
+//!   and subject), else a new account in that school: a teacher for an
+//!   instructor of the course, a student for anyone else. Never an account
+//!   found by email: whoever sets the email claim (the platform's admin, or
+//!   anyone who edits a profile in the LMS) would become that person. The
+//!   new account's address is one that names the platform's person and can
+//!   receive nothing, so it claims nobody's email either; the subject is
+//!   bound to it only once every check has passed;
 //! - its course is a class (`lti_contexts`): an instructor's first launch
 //!   makes one, named after the course; a student joins it, and is refused
 //!   with a sentence while no instructor has opened Margin in the course;
@@ -23,18 +27,18 @@ use crate::{
     server::{classes, db, ids, state::AppState},
 };
 
+/// The course-context roles Margin counts as teaching. Institution and
+/// system roles (`…/institution/person#Faculty`, `…/system/person#Administrator`)
+/// say what someone is at the school, not in this course: a faculty member
+/// who takes a course as a learner is a learner there.
 const INSTRUCTOR_ROLES: &[&str] = &[
     "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor",
     "http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator",
     "http://purl.imsglobal.org/vocab/lis/v2/membership#ContentDeveloper",
     "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant",
-    "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator",
-    "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor",
-    "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Faculty",
-    "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
 ];
 
-/// Whether a role is one Margin counts as teaching.
+/// Whether a course role is one Margin counts as teaching.
 pub fn is_instructor_role(role: &str) -> bool {
     INSTRUCTOR_ROLES.contains(&role) || role == "Instructor"
 }
@@ -162,8 +166,10 @@ pub async fn account(state: &AppState, client: IpAddr, launch: &Launch, teacher:
 
 /// The platform's person `subject` as an account of its school. The roster
 /// (`roster`) makes them as launches do; a new account from a launch counts
-/// against its client address's sign-up limit.
-pub async fn account_of(state: &AppState, client: Option<IpAddr>, platform: &Platform, subject: &str, email: Option<&str>, teacher: bool) -> Result<UserInfo, LtiError> {
+/// against its client address's sign-up limit. The email the platform
+/// gives (`shown`) is kept only to show their teacher: see the module's comment.
+pub async fn account_of(state: &AppState, client: Option<IpAddr>, platform: &Platform, subject: &str, shown: Option<&str>, teacher: bool) -> Result<UserInfo, LtiError> {
+    let shown = shown.map(str::trim).filter(|e| e.contains('@') && e.len() <= 254);
     let db = &state.db;
     let school = &platform.school_id;
     let known: Option<UserInfo> = sqlx::query_as(
@@ -175,28 +181,22 @@ pub async fn account_of(state: &AppState, client: Option<IpAddr>, platform: &Pla
     .fetch_optional(db)
     .await?;
     if let Some(u) = known {
-        return Ok(u);
-    }
-    let email = email.map(str::trim).filter(|e| e.contains('@') && e.len() <= 254).map(str::to_string);
-    if let Some(email) = &email {
-        let same: Option<UserInfo> = sqlx::query_as("SELECT id, email, COALESCE(school_id, '') AS school_id, role FROM users WHERE lower(email) = lower($1)")
-            .bind(email)
-            .fetch_optional(db)
-            .await?;
-        if let Some(u) = same {
-            if &u.school_id != school {
-                return Err(LtiError::Refused(AccountRefusal::SsoEmailTaken, "the email belongs to an account of another school".into()));
-            }
-            remember(db, &platform.id, subject, &u.id).await?;
-            return Ok(u);
+        if let Some(shown) = shown {
+            sqlx::query("UPDATE lti_users SET email = $3 WHERE platform_id = $1 AND subject = $2").bind(&platform.id).bind(subject).bind(shown).execute(db).await?;
         }
+        return match u.role.as_str() {
+            crate::models::ROLE_REMOVED => Err(LtiError::Refused(AccountRefusal::AccountRemoved, "an account the school removed".into())),
+            crate::models::ROLE_PENDING => Err(LtiError::Refused(AccountRefusal::SsoWaiting, "an account waiting for the school's admin".into())),
+            _ => Ok(u),
+        };
     }
-    if let Some(client) = client {
-        state.limits.sign_up(client).await?;
+    match client {
+        Some(client) => state.limits.sign_up(client).await?,
+        // A roster's member: against the school's budget for those.
+        None => state.limits.roster_account(school).await?,
     }
-    // Without an email (a platform may keep it back), an address that names
-    // the platform's person and can receive nothing.
-    let email = email.unwrap_or_else(|| format!("lti-{}@{}.invalid", &ids::token_hash(subject)[..16], platform.id.to_ascii_lowercase()));
+    // An address that names the platform's person and can receive nothing.
+    let email = format!("lti-{}@{}.invalid", &ids::token_hash(subject)[..16], platform.id.to_ascii_lowercase());
     let role = if teacher { ROLE_TEACHER } else { ROLE_STUDENT };
     let id = ids::new_id();
     let mut tx = db::begin_write(db).await?;
@@ -207,17 +207,18 @@ pub async fn account_of(state: &AppState, client: Option<IpAddr>, platform: &Pla
         .bind(role)
         .execute(&mut *tx)
         .await?;
-    remember(&mut *tx, &platform.id, subject, &id).await?;
+    remember(&mut *tx, &platform.id, subject, shown, &id).await?;
     tx.commit().await?;
     tracing::info!(user = %id, platform = %platform.id, role, "account made for an LMS person");
     Ok(UserInfo { id, email, school_id: school.clone(), role: role.into() })
 }
 
-async fn remember<'e, E: sqlx::Executor<'e, Database = sqlx::Any>>(db: E, platform_id: &str, subject: &str, user_id: &str) -> Result<(), LtiError> {
-    sqlx::query("INSERT INTO lti_users (platform_id, subject, user_id) VALUES ($1, $2, $3) ON CONFLICT (platform_id, subject) DO NOTHING")
+async fn remember<'e, E: sqlx::Executor<'e, Database = sqlx::Any>>(db: E, platform_id: &str, subject: &str, shown: Option<&str>, user_id: &str) -> Result<(), LtiError> {
+    sqlx::query("INSERT INTO lti_users (platform_id, subject, user_id, email) VALUES ($1, $2, $3, $4) ON CONFLICT (platform_id, subject) DO NOTHING")
         .bind(platform_id)
         .bind(subject)
         .bind(user_id)
+        .bind(shown)
         .execute(db)
         .await?;
     Ok(())

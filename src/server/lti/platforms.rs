@@ -6,6 +6,7 @@
 use openidconnect::{core::CoreJsonWebKeySet, JsonWebKeySetUrl};
 use serde::{Deserialize, Serialize};
 
+use super::keys;
 use crate::{
     models::UserInfo,
     server::{
@@ -15,6 +16,7 @@ use crate::{
             error::{AppError, Result},
             outbound::{self, error_chain},
         },
+        config::origin_of,
         ids,
     },
 };
@@ -34,6 +36,26 @@ pub struct Platform {
     pub login_url: String,
     pub token_url: String,
     pub jwks_url: String,
+    /// Other origins its services answer at, one per line.
+    pub service_origins: String,
+}
+
+impl Platform {
+    /// The registration's origins: its issuer's, login's, token's and keys'
+    /// addresses', and the service origins its admin added.
+    pub fn origins(&self) -> Vec<String> {
+        [&self.issuer, &self.login_url, &self.token_url, &self.jwks_url]
+            .into_iter()
+            .filter_map(|u| origin_of(u))
+            .chain(self.service_origins.lines().filter_map(origin_of))
+            .collect()
+    }
+
+    /// Whether `url` is on one of the registration's origins: the only
+    /// places Margin sends its access tokens or a teacher's browser.
+    pub fn serves(&self, url: &str) -> bool {
+        origin_of(url).is_some_and(|o| self.origins().contains(&o))
+    }
 }
 
 /// What a school's admin enters to register a platform (its admin reads
@@ -56,6 +78,10 @@ pub struct Registration {
     /// Deployment ids, separated by commas, spaces or lines.
     #[serde(default)]
     pub deployments: String,
+    /// Other origins the platform's services (roster, grades) answer at,
+    /// separated by commas, spaces or lines; e.g. a Canvas's own address.
+    #[serde(default)]
+    pub service_origins: String,
 }
 
 fn is_url(s: &str) -> bool {
@@ -66,6 +92,21 @@ fn is_url(s: &str) -> bool {
 /// Registers a platform for the admin's school; a sentence for what is missing.
 pub async fn register(db: &Db, admin: &UserInfo, r: &Registration) -> Result<Platform> {
     let school = admin_school(admin)?.to_string();
+    let (kid, pem) = keys::made().await?;
+    register_in(db, &school, r, Prepared { id: ids::new_id(), kid, pem }).await
+}
+
+/// A registration's id and key pair, made before it is stored (Dynamic
+/// Registration gives the platform the keys address before it answers).
+pub struct Prepared {
+    pub id: String,
+    pub kid: String,
+    pub pem: String,
+}
+
+/// Registers a platform for `school` with its prepared id and key.
+pub async fn register_in(db: &Db, school: &str, r: &Registration, prepared: Prepared) -> Result<Platform> {
+    let school = school.to_string();
     let name = r.name.trim();
     let name = if name.is_empty() { "LMS" } else { name };
     if name.chars().count() > 80 {
@@ -80,12 +121,26 @@ pub async fn register(db: &Db, admin: &UserInfo, r: &Registration) -> Result<Pla
     if client_id.is_empty() || client_id.len() > 200 {
         return Err(AppError::BadRequest("Enter the client id the platform gave Margin.".into()));
     }
+    // The login address is where `/lti/login` sends anyone's browser: it must
+    // be on the origin of the issuer or of the keys that sign the launches.
+    let signer_origins = [origin_of(&r.issuer), origin_of(&r.jwks_url)];
+    if !signer_origins.contains(&origin_of(&r.login_url)) {
+        return Err(AppError::BadRequest("The login (authentication) address must be on the same site as the issuer or the keys (JWKS) address.".into()));
+    }
+    let mut service_origins = Vec::new();
+    for o in r.service_origins.split([',', ' ', '\n', '\r', '\t']).map(str::trim).filter(|o| !o.is_empty()) {
+        match origin_of(o).filter(|_| is_url(o)) {
+            Some(origin) if service_origins.len() < 10 => service_origins.push(origin),
+            _ => return Err(AppError::BadRequest("Enter each other service address as https://host (up to 10).".into())),
+        }
+    }
     let deployments: Vec<&str> = r.deployments.split([',', ' ', '\n', '\r', '\t']).map(str::trim).filter(|d| !d.is_empty()).collect();
     if deployments.is_empty() || deployments.len() > MAX_DEPLOYMENTS || deployments.iter().any(|d| d.len() > 200) {
         return Err(AppError::BadRequest(format!("Enter the deployment id the platform shows for Margin (up to {MAX_DEPLOYMENTS}).")));
     }
+    let Prepared { id, kid, pem } = prepared;
     let platform = Platform {
-        id: ids::new_id(),
+        id,
         school_id: school,
         name: name.to_string(),
         issuer: r.issuer.trim().to_string(),
@@ -93,11 +148,24 @@ pub async fn register(db: &Db, admin: &UserInfo, r: &Registration) -> Result<Pla
         login_url: r.login_url.trim().to_string(),
         token_url: r.token_url.trim().to_string(),
         jwks_url: r.jwks_url.trim().to_string(),
+        service_origins: service_origins.join("\n"),
     };
+    // One client id at one token address belongs to one school: another
+    // school registering it would be asking that LMS for tokens in its name.
+    let elsewhere: Option<String> = sqlx::query_scalar("SELECT school_id FROM lti_platforms WHERE client_id = $1 AND token_url = $2 AND school_id <> $3 LIMIT 1")
+        .bind(&platform.client_id)
+        .bind(&platform.token_url)
+        .bind(&platform.school_id)
+        .fetch_optional(db)
+        .await?;
+    if elsewhere.is_some() {
+        tracing::warn!(school = %platform.school_id, "refused a registration of another school's client id at its token address");
+        return Err(AppError::Conflict("That platform and client id are registered already on this server.".into()));
+    }
     let mut tx = db::begin_write(db).await?;
     let inserted = sqlx::query(
-        "INSERT INTO lti_platforms (id, school_id, name, issuer, client_id, login_url, token_url, jwks_url, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO lti_platforms (id, school_id, name, issuer, client_id, login_url, token_url, jwks_url, service_origins, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(&platform.id)
     .bind(&platform.school_id)
@@ -107,6 +175,7 @@ pub async fn register(db: &Db, admin: &UserInfo, r: &Registration) -> Result<Pla
     .bind(&platform.login_url)
     .bind(&platform.token_url)
     .bind(&platform.jwks_url)
+    .bind(&platform.service_origins)
     .bind(db::time::now())
     .execute(&mut *tx)
     .await;
@@ -124,12 +193,13 @@ pub async fn register(db: &Db, admin: &UserInfo, r: &Registration) -> Result<Pla
             .execute(&mut *tx)
             .await?;
     }
+    keys::store(&mut *tx, Some(&platform.id), &kid, &pem).await?;
     tx.commit().await?;
     tracing::info!(platform = %platform.id, school = %platform.school_id, issuer = %platform.issuer, "LMS platform registered");
     Ok(platform)
 }
 
-const COLUMNS: &str = "id, school_id, name, issuer, client_id, login_url, token_url, jwks_url";
+const COLUMNS: &str = "id, school_id, name, issuer, client_id, login_url, token_url, jwks_url, service_origins";
 
 /// The school's platforms, with their deployments.
 pub async fn of_school(db: &Db, school_id: &str) -> Result<Vec<(Platform, Vec<String>)>> {
@@ -181,17 +251,15 @@ pub async fn deployment_known(db: &Db, platform_id: &str, deployment_id: &str) -
 
 /// Each platform's published keys, shared by every request.
 pub struct PlatformKeys {
-    http: reqwest::Client,
+    http: outbound::Outbound,
     kept: outbound::Kept<CoreJsonWebKeySet>,
 }
 
-impl Default for PlatformKeys {
-    fn default() -> Self {
-        Self { http: outbound::http(), kept: outbound::Kept::default() }
-    }
-}
-
 impl PlatformKeys {
+    pub fn new(http: outbound::Outbound) -> Self {
+        Self { http, kept: outbound::Kept::default() }
+    }
+
     /// The platform's keys, kept for an hour; `fresh` fetches them again.
     pub async fn of(&self, platform: &Platform, fresh: bool) -> std::result::Result<CoreJsonWebKeySet, String> {
         if !fresh {

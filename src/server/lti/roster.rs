@@ -5,7 +5,9 @@
 //! account of the school (as a launch would make it) in the class; a student
 //! who came from that platform and is no longer an active member leaves the
 //! class. Students who joined by the class's code are left as they are.
-//! Pages are followed to 20, members read to 2,000, each answer to 1 MiB.
+//! Pages are followed to 20, members read to 2,000, each answer to 1 MiB;
+//! a roster read in part changes nobody. Reads are limited per class, and
+//! the accounts they make per school (`http::limits`).
 
 use std::collections::HashSet;
 
@@ -57,6 +59,10 @@ async fn remember(db: &Db, launch: &Launch, context_id: &str) -> Result<bool, Ap
     let Some(url) = launch.claims[NRPS_CLAIM]["context_memberships_url"].as_str().filter(|u| (u.starts_with("https://") || u.starts_with("http://")) && u.len() <= 2000) else {
         return Ok(false);
     };
+    if !launch.platform.serves(url) {
+        tracing::warn!(platform = %launch.platform.id, "a launch named a roster outside the registration's origins; it is not read");
+        return Ok(false);
+    }
     sqlx::query("UPDATE lti_contexts SET memberships_url = $3 WHERE platform_id = $1 AND context_id = $2")
         .bind(&launch.platform.id)
         .bind(context_id)
@@ -82,6 +88,7 @@ pub async fn sync(state: &AppState, class_id: &str) -> Result<Option<Synced>, St
         .await
         .map_err(|e| e.to_string())?;
     let Some((platform_id, url)) = row else { return Ok(None) };
+    state.limits.roster(class_id).await.map_err(|_| "the roster was read a moment ago; try again in a few minutes".to_string())?;
     let platform = platforms::get(&state.db, &platform_id).await.map_err(|e| e.to_string())?.ok_or("the platform was removed")?;
     let members = read(&state.lti_tokens, &state.db, &platform, &url).await?;
     let mut active = HashSet::new();
@@ -132,14 +139,17 @@ pub async fn sync(state: &AppState, class_id: &str) -> Result<Option<Synced>, St
 
 /// Every member, page after page.
 async fn read(tokens: &AccessTokens, db: &Db, platform: &Platform, first: &str) -> Result<Vec<Value>, String> {
-    let token = tokens.get(db, platform, ROSTER_SCOPE).await?;
+    let token = tokens.for_service(db, platform, ROSTER_SCOPE, first).await?;
     let mut members = Vec::new();
     let mut next = Some(first.to_string());
     for _ in 0..MAX_PAGES {
         let Some(url) = next.take() else { break };
+        if !platform.serves(&url) {
+            return Err("a roster page is not on the registration's origins".into());
+        }
         let answer = tokens
             .http
-            .get(&url)
+            .request(reqwest::Method::GET, &url)?
             .bearer_auth(&token)
             .header(reqwest::header::ACCEPT, MEMBERSHIPS)
             .send()
@@ -148,14 +158,7 @@ async fn read(tokens: &AccessTokens, db: &Db, platform: &Platform, first: &str) 
         if !answer.status().is_success() {
             return Err(format!("the platform's roster answered {}", answer.status()));
         }
-        next = answer
-            .headers()
-            .get_all(reqwest::header::LINK)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .find(|l| l.contains("rel=\"next\""))
-            .and_then(|l| l.split_once('<').and_then(|(_, rest)| rest.split_once('>')).map(|(u, _)| u.to_string()));
+        next = next_page(&url, answer.headers())?;
         let bytes = outbound::read_capped(answer, 1024 * 1024).await.map_err(|e| format!("a roster page: {e}"))?;
         let page: Value = serde_json::from_slice(&bytes).map_err(|_| "a roster page is not JSON".to_string())?;
         members.extend(page["members"].as_array().cloned().unwrap_or_default());
@@ -163,5 +166,56 @@ async fn read(tokens: &AccessTokens, db: &Db, platform: &Platform, first: &str) 
             return Err(format!("the roster has more than {MAX_MEMBERS} members"));
         }
     }
+    // A roster read in part would take everyone on the pages not read out
+    // of the class: all of it, or nothing changes.
+    if next.is_some() {
+        return Err(format!("the roster has more than {MAX_PAGES} pages"));
+    }
     Ok(members)
+}
+
+/// The next page a roster page names: the `Link` headers' target whose
+/// relations include `next`, read as RFC 8288 writes them (quoted or not,
+/// several relations, parameters in any order, relative to the page).
+fn next_page(page: &str, headers: &reqwest::header::HeaderMap) -> Result<Option<String>, String> {
+    let base = reqwest::Url::parse(page).map_err(|_| "a roster page's address does not read".to_string())?;
+    for value in headers.get_all(reqwest::header::LINK) {
+        let value = value.to_str().map_err(|_| "a roster page's Link header is not text".to_string())?;
+        let links = http_link::parse_link_header(value, &base).map_err(|e| format!("a roster page's Link header does not read: {e}"))?;
+        if let Some(next) = links.into_iter().find(|l| l.rel == "next") {
+            return Ok(Some(next.target.to_string()));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_page;
+    use reqwest::header::{HeaderMap, HeaderValue, LINK};
+
+    fn next(values: &[&str]) -> Result<Option<String>, String> {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(LINK, HeaderValue::from_str(v).unwrap());
+        }
+        next_page("https://lms.example/api/memberships/9?page=1", &headers)
+    }
+
+    #[test]
+    fn the_next_page_is_read_as_rfc_8288_writes_it() {
+        let two = Some("https://lms.example/api/memberships/9?page=2".to_string());
+        assert_eq!(next(&["<https://lms.example/api/memberships/9?page=2>; rel=\"next\""]), Ok(two.clone()), "quoted");
+        assert_eq!(next(&["<https://lms.example/api/memberships/9?page=2>; rel=next"]), Ok(two.clone()), "unquoted (lti1p3platform writes it so)");
+        assert_eq!(next(&["<https://lms.example/api/memberships/9?page=2>; title=\"Page 2\"; REL=\"last next\""]), Ok(two.clone()), "several relations, any order, any case");
+        assert_eq!(
+            next(&["<https://lms.example/api/memberships/9?page=0>; rel=\"first\", <https://lms.example/api/memberships/9?page=2>; rel=next"]),
+            Ok(two.clone()),
+            "one of several links"
+        );
+        assert_eq!(next(&["<https://lms.example/x>; rel=prev", "</api/memberships/9?page=2>; rel=next"]), Ok(two), "in a second header, relative to the page");
+        assert_eq!(next(&["<https://lms.example/api/memberships/9?page=2>; rel=\"nextish\""]), Ok(None), "not next");
+        assert_eq!(next(&[]), Ok(None));
+        assert!(next(&["https://lms.example/no-brackets; rel=next"]).is_err(), "a header that does not read stops the sync");
+    }
 }

@@ -4,7 +4,11 @@
 //!   authorization address;
 //! - `POST /lti/launch`: the platform posts the signed launch; a session for
 //!   its person and the page it opens, or the sign-in page with a sentence;
-//! - `GET /lti/jwks`: Margin's public keys, for the platform;
+//! - `GET /lti/jwks/{id}`: one registration's public keys, for its platform
+//!   (`GET /lti/jwks`: the shared key of registrations made before);
+//! - `GET /lti/register/{token}`: an LMS registers itself (LTI Dynamic
+//!   Registration, `dynamic`), from the address the School page made
+//!   (`POST /school/lti/dynamic`, `POST /api/school/lti/dynamic`);
 //! - `POST /lti/pick/{id}/choose`: a teacher's choice of lesson for a Deep Linking
 //!   request, answered with a page whose form takes the signed answer back
 //!   to the platform;
@@ -47,12 +51,17 @@ pub fn router() -> Router<AppState> {
         .route("/lti/login", get(login_get).post(login_post))
         .route("/lti/launch", post(launch_post))
         .route("/lti/jwks", get(jwks))
+        .route("/lti/jwks/{id}", get(registration_jwks))
+        .route("/lti/register/{token}", get(dynamic_registration))
+        .route("/school/lti/dynamic", post(form_dynamic))
+        .route("/api/school/lti/dynamic", post(api_dynamic))
         .route("/lti/pick/{id}/choose", post(pick))
         .route("/api/classes/{id}/roster", post(api_roster))
         .route("/school/lti", post(form_register))
         .route("/school/lti/{id}/remove", post(form_remove))
         .route("/api/school/lti", get(api_list).post(api_register))
         .route("/api/school/lti/{id}", delete(api_remove))
+        .route("/api/school/lti/{id}/own-key", post(api_own_key))
 }
 
 /// The paths a platform posts to from its own site (`http::csrf` lets them by).
@@ -60,12 +69,13 @@ pub fn posted_by_platforms(path: &str) -> bool {
     matches!(path, "/lti/login" | "/lti/launch")
 }
 
+/// A refused launch: its sentence on a page of its own, signed in or not.
 fn refused(e: &LtiError) -> Response {
     match e {
         LtiError::App(AppError::Internal(_)) => tracing::error!(reason = %e, "an LMS launch failed"),
         _ => tracing::warn!(reason = %e, "an LMS launch was refused"),
     }
-    Redirect::to(&format!("/signin?error={}", e.refusal().code())).into_response()
+    Redirect::to(&crate::server::accounts::refused::path(e.refusal())).into_response()
 }
 
 async fn login_get(State(state): State<AppState>, ClientAddr(client): ClientAddr, headers: HeaderMap, ApiQuery(init): ApiQuery<Initiation>) -> Response {
@@ -84,8 +94,11 @@ async fn login(state: &AppState, client: std::net::IpAddr, headers: &HeaderMap, 
     .await;
     match started {
         Ok((location, value)) => {
-            let secure = if state.config.secure_cookies { "; Secure" } else { "" };
-            let cookie = format!("{STATE_COOKIE}={value}; Path=/lti; HttpOnly; SameSite=Lax; Max-Age={}{secure}", launch::WINDOW.as_secs());
+            // The platform's form posts the launch from its own site: only a
+            // `SameSite=None` cookie comes with it, and browsers keep such a
+            // cookie only when it is `Secure` (LTI runs over HTTPS; browsers
+            // treat http://127.0.0.1 and localhost as secure too).
+            let cookie = format!("{STATE_COOKIE}={value}; Path=/lti; HttpOnly; SameSite=None; Secure; Max-Age={}", launch::WINDOW.as_secs());
             ([(header::SET_COOKIE, cookie)], Redirect::to(&location)).into_response()
         }
         Err(e) => refused(&e),
@@ -101,8 +114,16 @@ struct LaunchForm {
 }
 
 async fn launch_post(State(state): State<AppState>, ClientAddr(client): ClientAddr, headers: HeaderMap, ApiForm(form): ApiForm<LaunchForm>) -> Response {
+    let Some(cookie) = auth::cookie(&headers, STATE_COOKIE) else {
+        // Inside an LMS frame whose browser blocks other sites' cookies, the
+        // launch cannot be tied to this browser. It is refused, and offered
+        // again in a window of its own, where the cookie is this site's.
+        tracing::warn!("an LMS launch came without its state cookie");
+        let again = launch::restart(&state, &form.state).await.ok().flatten();
+        return crate::server::accounts::refused::page(&state, crate::refusals::AccountRefusal::LtiNoCookie, again.map(|to| (to, "Open Margin in a new window".to_string())));
+    };
     let done = async {
-        let launch = launch::verify(&state, &form.id_token, &form.state, auth::cookie(&headers, STATE_COOKIE)).await?;
+        let launch = launch::verify(&state, &form.id_token, &form.state, cookie).await?;
         if launch.message_type() == launch::DEEP_LINKING {
             if !people::teaches(&launch) {
                 return Err(LtiError::Refused(crate::refusals::AccountRefusal::LtiFailed, "a Deep Linking request from someone who does not teach".into()));
@@ -133,9 +154,104 @@ async fn launch_post(State(state): State<AppState>, ClientAddr(client): ClientAd
     }
 }
 
+/// The server's shared keys, while a registration made before keys were
+/// kept apart still signs with them.
 async fn jwks(State(state): State<AppState>) -> Result<Response> {
-    let keys = keys::jwks(&state.db).await?;
+    let keys = keys::jwks(&state.db, None).await?;
     Ok(([(header::CACHE_CONTROL, "public, max-age=3600")], Json(keys)).into_response())
+}
+
+#[derive(Deserialize)]
+struct DynamicQuery {
+    #[serde(default)]
+    openid_configuration: String,
+    #[serde(default)]
+    registration_token: Option<String>,
+}
+
+/// The LMS registers itself, inside its own page: a page saying how it
+/// went, framed by the LMS, which tells the LMS it is done.
+async fn dynamic_registration(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    nonce: Option<axum::Extension<crate::server::http::headers::CspNonce>>,
+    ApiPath(token): ApiPath<String>,
+    ApiQuery(q): ApiQuery<DynamicQuery>,
+) -> Response {
+    use leptos::prelude::*;
+    let done = super::dynamic::register(&state, &token, q.openid_configuration.trim(), q.registration_token.as_deref(), &state.origin(&headers)).await;
+    let (status, heading, sentence) = match &done {
+        Ok(p) => (StatusCode::OK, "Margin is registered".to_string(), format!("{} can now open Margin for your school. Your school's Margin admin sees it on the School page.", p.name)),
+        Err(super::dynamic::Refused(why)) => {
+            tracing::warn!(reason = %why, "an LMS's dynamic registration was refused");
+            (StatusCode::BAD_REQUEST, "Margin is not registered".to_string(), why.clone())
+        }
+    };
+    let page = view! {
+        <main class="page narrow">
+            <h1>{heading}</h1>
+            <p role=if done.is_ok() { "status" } else { "alert" }>{sentence}</p>
+        </main>
+    }
+    .to_html();
+    let nonce = nonce.map(|n| n.0 .0.clone()).unwrap_or_default();
+    // LTI Dynamic Registration: the tool tells the platform's page it is done.
+    let close = if done.is_ok() {
+        format!("<script nonce=\"{nonce}\">(window.opener || window.parent).postMessage({{subject: \"org.imsglobal.lti.close\"}}, \"*\");</script>")
+    } else {
+        String::new()
+    };
+    let html = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Registering Margin</title><link rel=\"stylesheet\" href=\"{}\"></head><body>{page}{close}</body></html>",
+        crate::server::http::assets::stylesheet(&state.leptos_options)
+    );
+    let mut res = (status, axum::response::Html(html)).into_response();
+    if let Some(framer) = crate::server::config::origin_of(&q.openid_configuration) {
+        res.extensions_mut().insert(crate::server::http::headers::FramedBy(framer));
+    }
+    res
+}
+
+#[derive(serde::Serialize)]
+struct DynamicAddress {
+    url: String,
+}
+
+async fn api_dynamic(State(state): State<AppState>, CurrentUser(user): CurrentUser, headers: HeaderMap) -> Result<Response> {
+    let token = super::dynamic::invite(&state.db, &user).await?;
+    let url = format!("{}/lti/register/{token}", state.origin(&headers));
+    Ok((StatusCode::CREATED, Json(DynamicAddress { url })).into_response())
+}
+
+async fn form_dynamic(State(state): State<AppState>, user: Result<Option<CurrentUser>>) -> Response {
+    let made = async {
+        let user = user?.ok_or(AppError::Unauthorized)?.0;
+        super::dynamic::invite(&state.db, &user).await
+    }
+    .await;
+    match made {
+        Ok(token) => Redirect::to(&format!("/school?lti-registration={token}#lms")).into_response(),
+        Err(e) => school_answer(Err(e), ""),
+    }
+}
+
+/// One registration's keys: the address its LMS is given.
+async fn registration_jwks(State(state): State<AppState>, ApiPath(id): ApiPath<String>) -> Result<Response> {
+    platforms::get(&state.db, &id).await?.ok_or(AppError::NotFound)?;
+    let keys = keys::jwks(&state.db, Some(&id)).await?;
+    Ok(([(header::CACHE_CONTROL, "public, max-age=3600")], Json(keys)).into_response())
+}
+
+/// Gives a registration that signed with the shared key a key of its own
+/// (its LMS must already read the registration's own keys address).
+async fn api_own_key(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
+    let school = admin_school(&user)?;
+    let platform = platforms::get(&state.db, &id).await?.filter(|p| p.school_id == school).ok_or(AppError::NotFound)?;
+    if keys::has_own(&state.db, &platform.id).await? {
+        return Err(AppError::Conflict("This registration has its own key already.".into()));
+    }
+    keys::rotate(&state.db, Some(&platform.id)).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Deserialize)]
@@ -196,12 +312,21 @@ struct Registered {
     #[serde(flatten)]
     platform: Platform,
     deployments: Vec<String>,
+    /// The keys address its LMS must be given.
+    tool_jwks_url: String,
+    /// Whether it signs with its own key (not the server's shared one).
+    own_key: bool,
 }
 
-async fn api_list(State(state): State<AppState>, CurrentUser(user): CurrentUser) -> Result<Json<Vec<Registered>>> {
+async fn api_list(State(state): State<AppState>, CurrentUser(user): CurrentUser, headers: HeaderMap) -> Result<Json<Vec<Registered>>> {
     let school = admin_school(&user)?;
-    let list = platforms::of_school(&state.db, school).await?;
-    Ok(Json(list.into_iter().map(|(platform, deployments)| Registered { platform, deployments }).collect()))
+    let origin = state.origin(&headers);
+    let mut out = Vec::new();
+    for (platform, deployments) in platforms::of_school(&state.db, school).await? {
+        let own_key = keys::has_own(&state.db, &platform.id).await?;
+        out.push(Registered { tool_jwks_url: format!("{origin}/lti/jwks/{}", platform.id), own_key, platform, deployments });
+    }
+    Ok(Json(out))
 }
 
 async fn api_register(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(r): ApiJson<Registration>) -> Result<Response> {

@@ -1,7 +1,8 @@
 //! Access tokens from an LMS platform, for its services (grades, rosters):
 //! Margin proves itself to the platform's token address with a client
 //! assertion, a JWT signed by its own key (`keys`), and keeps each token, by
-//! platform and scope, until 30 seconds before it expires. Apart from the
+//! platform and scope, until 30 seconds before it expires. Each
+//! registration signs with its own key (`keys`). Apart from the
 //! launch, so the shared state can hold it without importing the handlers.
 
 use std::time::{Duration, Instant};
@@ -13,18 +14,27 @@ use crate::server::{db::Db, http::outbound, ids};
 
 /// Access tokens from each platform, by scope, kept until shortly before they expire.
 pub struct AccessTokens {
-    pub(crate) http: reqwest::Client,
+    pub(crate) http: outbound::Outbound,
     kept: outbound::Kept<String>,
 }
 
-impl Default for AccessTokens {
-    fn default() -> Self {
-        Self { http: outbound::http(), kept: outbound::Kept::default() }
-    }
-}
-
 impl AccessTokens {
-    pub async fn get(&self, db: &Db, platform: &Platform, scope: &str) -> Result<String, String> {
+    pub fn new(http: outbound::Outbound) -> Self {
+        Self { http, kept: outbound::Kept::default() }
+    }
+
+    /// A token for `scope` at `platform`, for a request to `service` (a
+    /// roster or line item a launch named), which must be on one of the
+    /// registration's origins: a token never goes anywhere else.
+    pub async fn for_service(&self, db: &Db, platform: &Platform, scope: &str, service: &str) -> Result<String, String> {
+        if !platform.serves(service) {
+            tracing::warn!(platform = %platform.id, "a service address outside the registration's origins was refused");
+            return Err("the service address is not on the registration's origins".into());
+        }
+        self.get(db, platform, scope).await
+    }
+
+    async fn get(&self, db: &Db, platform: &Platform, scope: &str) -> Result<String, String> {
         let key = format!("{}|{scope}", platform.id);
         if let Some(token) = self.kept.get(&key) {
             return Ok(token);
@@ -32,6 +42,7 @@ impl AccessTokens {
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         let assertion = keys::sign(
             db,
+            &platform.id,
             &json!({ "iss": platform.client_id, "sub": platform.client_id, "aud": platform.token_url, "iat": now, "exp": now + 300, "jti": ids::random_hex(16) }),
         )
         .await
@@ -45,7 +56,7 @@ impl AccessTokens {
         let body = serde_urlencoded::to_string(form).map_err(|e| e.to_string())?;
         let answer = self
             .http
-            .post(&platform.token_url)
+            .request(reqwest::Method::POST, &platform.token_url)?
             .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(body)
             .send()

@@ -4,13 +4,14 @@
 //! in a cookie, so the answer must come back to the browser that asked);
 //! `finish` takes the code the provider sends back, exchanges it with the
 //! verifier, and verifies the ID token against the provider's published keys
-//! (signature, issuer, audience, expiry, nonce). Only then is anyone named:
-//! `identities` decides whose account it is.
+//! (signature, issuer, audience, expiry, nonce), reading the email from the
+//! provider's UserInfo when the token has none (or no confirmation of it).
+//! Only then is anyone named: `identities` decides whose account it is.
 
 use openidconnect::{
     core::{CoreAuthenticationFlow, CoreClient, CoreIdToken},
     AuthorizationCode, ClaimsVerificationError, ClientId, ClientSecret, CsrfToken, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
-    TokenResponse,
+    OAuth2TokenResponse, TokenResponse,
 };
 
 use super::providers::{ProviderConfig, ProviderError};
@@ -205,7 +206,30 @@ pub async fn finish(state: &AppState, provider: &str, code: &str, check: Pending
     }
     .map_err(|e| SsoError::Failed(format!("the ID token did not verify: {}", error_chain(&e))))?;
     let tenant = config.tenant_claim.as_deref().and_then(|claim| claim_of(token, claim));
-    Ok(Identity { provider: config.id.clone(), tenant, ..verified })
+    let mut identity = Identity { provider: config.id.clone(), tenant, ..verified };
+    if identity.email.is_none() || !identity.email_verified {
+        // OpenID Connect lets a provider keep the email out of the ID token
+        // and give it at its UserInfo address (oidc-provider, an OpenID
+        // Certified provider, does so at its defaults). Asked with the
+        // access token, for the same subject (openidconnect checks it).
+        let subject = openidconnect::SubjectIdentifier::new(identity.subject.clone());
+        match client.user_info(tokens.access_token().clone(), Some(subject)) {
+            Ok(request) => match request.request_async::<openidconnect::EmptyAdditionalClaims, _, openidconnect::core::CoreGenderClaim>(&http).await {
+                Ok(info) => {
+                    let email = info.email().map(|e| e.to_string());
+                    let verified = info.email_verified() == Some(true);
+                    match (&identity.email, email) {
+                        (None, Some(e)) => (identity.email, identity.email_verified) = (Some(e), verified),
+                        (Some(had), Some(e)) if *had == e => identity.email_verified |= verified,
+                        _ => {}
+                    }
+                }
+                Err(e) => tracing::warn!(provider, reason = %error_chain(&e), "the provider's UserInfo could not be read"),
+            },
+            Err(_) => tracing::debug!(provider, "the provider has no UserInfo address"),
+        }
+    }
+    Ok(identity)
 }
 
 /// The verified claims Margin reads.

@@ -5,12 +5,16 @@
 //! 3. a new person: an account with the provider's email, which must be
 //!    confirmed (or come with the tenant a school linked) and not belong to
 //!    an account here already (no silent merging: that account links it
-//!    itself, signed in); a student through a class's link joins that class,
-//!    anyone else lands as a teacher in the school linked to their email's
-//!    domain or their tenant (`school_links`), or nowhere, with a sentence.
+//!    itself, signed in); a student through a class's link joins that class;
+//!    anyone else lands in the school linked to their tenant or domain
+//!    (`school_links`) as a member *waiting* for the school's admin
+//!    (`ROLE_PENDING`: no session until the admin lets them in as a
+//!    teacher), since a school's students and staff share one domain; or
+//!    nowhere, with a sentence.
 //!
-//! A new account from a school identity has no password; it signs in only
-//! through its provider.
+//! An account waiting, or one the school declined or removed, does not sign
+//! in (the sentence says which). A new account from a school identity has
+//! no password; it signs in only through its provider.
 
 use std::net::IpAddr;
 
@@ -19,7 +23,7 @@ use super::{
     school_links,
 };
 use crate::{
-    models::{LinkedIdentity, UserInfo, ROLE_STUDENT, ROLE_TEACHER},
+    models::{LinkedIdentity, UserInfo, ROLE_PENDING, ROLE_REMOVED, ROLE_STUDENT},
     refusals::AccountRefusal,
     server::{db, ids, state::AppState},
 };
@@ -53,6 +57,7 @@ pub async fn resolve(state: &AppState, client: IpAddr, id: &Identity, purpose: &
     if let Some(owner) = owner {
         refresh(db, id).await?;
         let user = user(state, &owner).await?.ok_or(SsoError::Expired("the account is gone"))?;
+        let user = may_sign_in(user)?;
         if let (Some(code), true) = (purpose.join_code.as_deref(), user.is_student()) {
             if let Some((class_id, _, school)) = crate::server::classes::by_code(db, code).await? {
                 if school == user.school_id {
@@ -62,7 +67,18 @@ pub async fn resolve(state: &AppState, client: IpAddr, id: &Identity, purpose: &
         }
         return Ok(Outcome::SignedIn(user));
     }
-    create(state, client, id, purpose).await.map(Outcome::SignedIn)
+    let user = create(state, client, id, purpose).await?;
+    may_sign_in(user).map(Outcome::SignedIn)
+}
+
+/// An account waiting for its school's admin, or one the school removed,
+/// is refused with the sentence that says so.
+fn may_sign_in(user: UserInfo) -> Result<UserInfo, SsoError> {
+    match user.role.as_str() {
+        ROLE_PENDING => Err(SsoError::Refused(AccountRefusal::SsoWaiting)),
+        ROLE_REMOVED => Err(SsoError::Refused(AccountRefusal::AccountRemoved)),
+        _ => Ok(user),
+    }
 }
 
 /// A new account for a new person, in the class or school they belong to.
@@ -88,7 +104,7 @@ async fn create(state: &AppState, client: IpAddr, id: &Identity, purpose: &Purpo
         None => {
             let by_domain = if id.email_verified { school_links::school_for(db, &id.provider, "domain", &domain).await? } else { None };
             match tenant_school.or(by_domain) {
-                Some(school) => (school, ROLE_TEACHER),
+                Some(school) => (school, ROLE_PENDING),
                 None => return Err(SsoError::Refused(AccountRefusal::SsoNoSchool)),
             }
         }

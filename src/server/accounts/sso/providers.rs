@@ -94,13 +94,13 @@ pub enum ProviderError {
 /// The providers and what each published, shared by every request.
 pub struct Providers {
     configs: Vec<ProviderConfig>,
-    http: reqwest::Client,
+    http: outbound::Outbound,
     published: outbound::Kept<CoreProviderMetadata>,
 }
 
 impl Providers {
-    pub fn new(configs: Vec<ProviderConfig>) -> Self {
-        Self { configs, http: outbound::http(), published: outbound::Kept::default() }
+    pub fn new(configs: Vec<ProviderConfig>, http: outbound::Outbound) -> Self {
+        Self { configs, http, published: outbound::Kept::default() }
     }
 
     /// The buttons: every provider, in the order configured.

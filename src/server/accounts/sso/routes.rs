@@ -81,8 +81,9 @@ fn back(purpose: &Purpose, refusal: AccountRefusal) -> Response {
     } else if let Some(join) = purpose.join_code.as_deref().map(crate::server::classes::tidy_code).filter(|c| !c.is_empty()) {
         format!("/join/{join}?error={code}")
     } else {
-        let next = Some(purpose.next_path.as_str()).filter(|n| !n.is_empty() && *n != "/").map(|n| format!("&{}", serde_urlencoded::to_string([("next", n)]).unwrap_or_default()));
-        format!("/signin?error={code}{}", next.unwrap_or_default())
+        // A page of its own: the sign-in page sends a browser that is
+        // signed in already (a shared classroom computer) straight home.
+        crate::server::accounts::refused::path(refusal)
     };
     Redirect::to(&to).into_response()
 }
@@ -98,6 +99,10 @@ async fn go(state: &AppState, client: std::net::IpAddr, headers: &HeaderMap, pro
     }
     let started = async {
         state.limits.sign_in_started(client).await?;
+        if purpose.join_code.is_some() {
+            // A class code tried through a school account counts as any try.
+            state.limits.join_code(client, None).await?;
+        }
         flow::start(state, provider, &state.origin(headers), &purpose).await
     }
     .await;

@@ -1,10 +1,12 @@
-//! Which school a new school-account sign-in lands in. A school's admin
-//! links a provider to the school by something the provider vouched for in
-//! the admin's own linked identity: the domain of its confirmed email, or
-//! its tenant (the organisation claim). So nobody links a domain or tenant
-//! they do not belong to, and one that belongs to a mail service anyone can
-//! join (gmail.com, outlook.com…) is refused. One school per domain or
-//! tenant on a server.
+//! Which school a new school-account sign-in lands in (as a member waiting
+//! for its admin: `identities`). A school's admin links a provider to the
+//! school by the organisation the provider vouches for in the admin's own
+//! linked identity: its tenant claim (`hd`, Google's hosted domain; `tid`,
+//! Microsoft's tenant), which only the organisation's own accounts carry.
+//! A confirmed email address is no such proof (a pupil's address at the
+//! domain would let anyone claim it), so a domain by email is linked only
+//! by the server's operator (`margin sso link`), who also settles a domain
+//! or tenant two schools claim. One school per domain or tenant on a server.
 
 use crate::{
     models::{SsoLink, UserInfo},
@@ -49,30 +51,25 @@ pub async fn of_school(state: &AppState, school_id: &str) -> Result<Vec<SsoLink>
     Ok(rows.into_iter().map(|(provider, kind, value)| SsoLink { label: state.sso.label(&provider), provider, kind, value }).collect())
 }
 
-/// What this admin may link: from each of their own identities, its
-/// confirmed email's domain (not a public mail service) and its tenant,
+/// What this admin may link: the tenant of each of their own identities
+/// (from a provider with a tenant claim; not a public mail service's),
 /// less what the school has linked already.
 pub async fn options(state: &AppState, admin: &UserInfo) -> Result<Vec<SsoLink>> {
-    let rows: Vec<(String, Option<String>, db::Flag, Option<String>)> =
-        sqlx::query_as("SELECT provider, email, email_verified, tenant FROM user_identities WHERE user_id = $1 ORDER BY linked_at")
+    let rows: Vec<(String, Option<String>)> =
+        sqlx::query_as("SELECT provider, tenant FROM user_identities WHERE user_id = $1 ORDER BY linked_at")
             .bind(&admin.id)
             .fetch_all(&state.db)
             .await?;
     let linked = of_school(state, &admin.school_id).await?;
     let mut out: Vec<SsoLink> = Vec::new();
-    for (provider, email, verified, tenant) in rows {
-        if state.sso.get(&provider).is_err() {
+    for (provider, tenant) in rows {
+        if !state.sso.get(&provider).is_ok_and(|p| p.tenant_claim.is_some()) {
             continue;
         }
-        let label = state.sso.label(&provider);
-        let domain = email.filter(|_| verified.0).and_then(|e| e.rsplit_once('@').map(|(_, d)| d.to_ascii_lowercase())).filter(|d| !is_public_domain(d));
-        let candidates = [("domain", domain), ("tenant", tenant.filter(|_| state.sso.get(&provider).is_ok_and(|p| p.tenant_claim.is_some())))];
-        for (kind, value) in candidates {
-            let Some(value) = value.map(|v| v.trim().to_ascii_lowercase()).filter(|v| !v.is_empty()) else { continue };
-            let link = SsoLink { provider: provider.clone(), label: label.clone(), kind: kind.into(), value };
-            if !linked.contains(&link) && !out.contains(&link) {
-                out.push(link);
-            }
+        let Some(value) = tenant.map(|v| v.trim().to_ascii_lowercase()).filter(|v| !v.is_empty() && !is_public_domain(v)) else { continue };
+        let link = SsoLink { provider: provider.clone(), label: state.sso.label(&provider), kind: "tenant".into(), value };
+        if !linked.contains(&link) && !out.contains(&link) {
+            out.push(link);
         }
     }
     Ok(out)
@@ -108,6 +105,41 @@ pub async fn add(state: &AppState, admin: &UserInfo, provider: &str, kind: &str,
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// The operator's link (`margin sso link`): `provider`'s `kind` (`domain`
+/// or `tenant`) `value` to `school_id`, taken from any school that had it.
+pub async fn link_by_operator(db: &Db, school_id: &str, provider: &str, kind: &str, value: &str) -> Result<Option<String>> {
+    if !matches!(kind, "domain" | "tenant") {
+        return Err(AppError::BadRequest("The kind is domain or tenant.".into()));
+    }
+    let value = value.trim().to_ascii_lowercase();
+    if value.is_empty() || is_public_domain(&value) {
+        return Err(AppError::BadRequest("That is no school's domain or tenant.".into()));
+    }
+    let mut tx = db::begin_write(db).await?;
+    let before: Option<String> = sqlx::query_scalar("DELETE FROM school_sso WHERE provider = $1 AND kind = $2 AND value = $3 RETURNING school_id")
+        .bind(provider)
+        .bind(kind)
+        .bind(&value)
+        .fetch_optional(&mut *tx)
+        .await?;
+    sqlx::query("INSERT INTO school_sso (provider, kind, value, school_id, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)")
+        .bind(provider)
+        .bind(kind)
+        .bind(&value)
+        .bind(school_id)
+        .bind(db::time::now())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    tracing::info!(school = %school_id, provider, kind, "school linked to a sign-in provider by the operator");
+    Ok(before.filter(|b| b != school_id))
+}
+
+/// Every link on the server, for the operator: provider, kind, value, school.
+pub async fn all(db: &Db) -> Result<Vec<(String, String, String, String)>> {
+    Ok(sqlx::query_as("SELECT provider, kind, value, school_id FROM school_sso ORDER BY provider, kind, value").fetch_all(db).await?)
 }
 
 /// Removes one of the school's links; people who signed in through it keep their accounts.
