@@ -706,3 +706,126 @@ async fn an_lms_registers_itself_from_the_address_the_school_made() {
     assert!(r.body.contains("did not take Margin's registration"), "{}", r.body);
     assert_eq!(count(&app, "SELECT COUNT(*) FROM lti_platforms").await, 1);
 }
+
+/// The LMS built on `lti1p3platform` (PyPI; tests/peers/lti_platform.py),
+/// run with the Python `make test` installs it in (`MARGIN_TEST_LTI_PYTHON`).
+struct PeerLms {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Drop for PeerLms {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl PeerLms {
+    async fn start() -> Self {
+        let python = std::env::var("MARGIN_TEST_LTI_PYTHON").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target/peers/venv/bin/python").to_string());
+        assert!(std::path::Path::new(&python).exists(), "{python} is missing: `make test` installs lti1p3platform there (make lti-peer)");
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let root = env!("CARGO_MANIFEST_DIR");
+        let child = std::process::Command::new(python)
+            .args([&format!("{root}/tests/peers/lti_platform.py"), &port.to_string(), "margin-peer", "deployment-peer", &format!("{root}/tests/common/keys/provider.pem")])
+            .spawn()
+            .expect("the platform starts");
+        let peer = PeerLms { child, base: format!("http://127.0.0.1:{port}") };
+        let started = std::time::Instant::now();
+        while reqwest::get(format!("{}/jwks", peer.base)).await.is_err() {
+            assert!(started.elapsed() < std::time::Duration::from_secs(30), "lti1p3platform never answered");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        peer
+    }
+
+    async fn post(&self, path: &str, body: serde_json::Value) {
+        let r = reqwest::Client::new().post(format!("{}{path}", self.base)).json(&body).send().await.unwrap();
+        assert!(r.status().is_success());
+    }
+
+    async fn get(&self, path: &str) -> serde_json::Value {
+        reqwest::get(format!("{}{path}", self.base)).await.unwrap().json().await.unwrap()
+    }
+
+    /// A launch as the library makes it: its login initiation to Margin,
+    /// Margin's authentication request to it, its signed launch posted back.
+    async fn launch(&self, app: &TestApp, query: &str) -> Reply {
+        let start = self.get(&format!("/start?{query}")).await;
+        let initiation = start["url"].as_str().unwrap().strip_prefix("http://127.0.0.1:3000").unwrap().to_string();
+        let r = app.send(Request::builder().uri(&initiation).body(Body::empty()).unwrap()).await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+        let state = r.cookie("margin_lti").unwrap();
+        let answer = reqwest::get(r.location()).await.unwrap();
+        assert_eq!(answer.status().as_u16(), 200, "{:?}", answer.text().await);
+        let posted: serde_json::Value = answer.json().await.unwrap();
+        assert_eq!(posted["launch_url"], "http://127.0.0.1:3000/lti/launch");
+        let fields = [("id_token".to_string(), posted["id_token"].as_str().unwrap().to_string()), ("state".to_string(), posted["state"].as_str().unwrap().to_string())];
+        app.send(form("/lti/launch", &self.base, Some(&format!("margin_lti={state}")), &fields)).await
+    }
+}
+
+#[tokio::test]
+async fn launches_rosters_and_grades_work_with_a_platform_library_no_one_here_wrote() {
+    let peer = PeerLms::start().await;
+    let app = common::app().await;
+    let admin = app.sign_up("head@lincoln.example.org").await;
+    let b = &peer.base;
+    let registration = json!({
+        "name": "lti1p3platform", "issuer": b, "clientId": "margin-peer", "deployments": "deployment-peer",
+        "loginUrl": format!("{b}/authorize"), "tokenUrl": format!("{b}/token"), "jwksUrl": format!("{b}/jwks"),
+    });
+    let r = app.post_json("/api/school/lti", Auth::Bearer(&admin), registration).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    // The platform's admin enters the registration's keys.
+    peer.post("/trust", app.get(&format!("/lti/jwks/{id}"), Auth::None).await.json()).await;
+    let learners: Vec<serde_json::Value> = (1..=5).map(|n| member(&format!("learner-{n}"), &format!("s{n}@lincoln.example.org"), LEARNER, "Active")).collect();
+    peer.post("/members", json!(learners)).await;
+
+    // The instructor's launch makes the class, and the roster (three pages
+    // of two, each named by the library's unquoted `rel=next`) fills it.
+    let r = peer.launch(&app, &format!("user=inst-1&role={}&email=ms.ng%40lincoln.example.org&roster=1", margin::url::percent_encode(INSTRUCTOR))).await;
+    assert!(r.location().starts_with("/classes/"), "{} {}", r.location(), r.body);
+    let teacher = r.cookie("margin_session").unwrap();
+    let class_id = r.location().trim_start_matches("/classes/").to_string();
+    common::waits::until(&app, &format!("SELECT COUNT(*) FROM class_members WHERE class_id = '{class_id}'"), 5).await;
+
+    // The teacher picks a lesson for the course (Deep Linking): the library
+    // checks Margin's signed answer against the registration's keys.
+    let owner = me(&app, &teacher).await["id"].as_str().unwrap().to_string();
+    let lesson = margin::server::lessons::create(&app.state.db, &owner, "Être").await.unwrap();
+    let r = peer.launch(&app, &format!("user=inst-1&role={}&deep_link=1", margin::url::percent_encode(INSTRUCTOR))).await;
+    assert!(r.location().starts_with("/lti/pick/"), "{} {}", r.location(), r.body);
+    let session = r.cookie("margin_session").unwrap();
+    let r = app.post_form(&format!("{}/choose", r.location()), Auth::Cookie(&session), &[("lesson", &lesson.id)]).await;
+    assert!(r.body.contains(&format!(r#"action="{b}/deep-link-return""#)), "{}", r.body);
+    let jwt = r.body.split(r#"name="JWT" value=""#).nth(1).and_then(|rest| rest.split('"').next()).unwrap().to_string();
+    let back = reqwest::Client::new().post(format!("{b}/deep-link-return")).header("content-type", "application/x-www-form-urlencoded").body(serde_urlencoded::to_string([("JWT", jwt)]).unwrap()).send().await.unwrap();
+    assert_eq!(back.status().as_u16(), 200, "{:?}", back.text().await);
+    let items: serde_json::Value = back.json().await.unwrap();
+    assert_eq!((items[0]["type"].as_str(), items[0]["custom"]["lesson"].as_str()), (Some("ltiResourceLink"), Some(lesson.id.as_str())));
+
+    // A published lesson, opened by a learner from an assignment, sends the score back.
+    common::classes::save_xml(&app, &teacher, &lesson.id, common::classes::LESSON).await;
+    sqlx::query("INSERT INTO class_lessons (class_id, lesson_id, added_at) VALUES ($1, $2, '2026-01-01T00:00:00.000Z')").bind(&class_id).bind(&lesson.id).execute(&app.state.db).await.unwrap();
+    assert_eq!(app.post_json(&format!("/api/lessons/{}/publish", lesson.id), Auth::Bearer(&teacher), json!({})).await.status, StatusCode::OK);
+    let r = peer.launch(&app, &format!("user=learner-1&role={}&lesson={}&lineitem=1", margin::url::percent_encode(LEARNER), lesson.id)).await;
+    assert_eq!(r.location(), format!("/learn/lessons/{}", lesson.id), "{}", r.body);
+    let sam = r.cookie("margin_session").unwrap();
+    let answers = json!({"answers": {"b1": "serai", "q1": "o2", "s1": "true"}, "seen": 0});
+    assert_eq!(app.put_json(&format!("/api/learn/lessons/{}/answers", lesson.id), Auth::Bearer(&sam), answers).await.status, StatusCode::OK);
+    assert_eq!(app.post_json(&format!("/api/learn/lessons/{}/check", lesson.id), Auth::Bearer(&sam), json!({})).await.status, StatusCode::OK);
+    let started = std::time::Instant::now();
+    let scores = loop {
+        let scores = peer.get("/scores").await;
+        if !scores.as_array().unwrap().is_empty() {
+            break scores;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "no score arrived: {}", peer.get("/token-refusals").await);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!((scores[0]["userId"].as_str(), scores[0]["scoreGiven"].as_i64()), (Some("learner-1"), Some(2)));
+    assert_eq!(peer.get("/token-refusals").await, json!([]), "the library took every client assertion Margin signed");
+}
