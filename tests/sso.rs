@@ -189,7 +189,22 @@ async fn a_linked_school_takes_its_teachers_in_by_their_school_accounts() {
     fake.sign_in_as(Person::new("teacher-5", "dee@lincoln.example.org"));
     assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/sso-school");
     fake.sign_in_as(Person::new("teacher-1", "ada@lincoln.example.org"));
-    assert!(through_provider(&app, get("/auth/sso/example"), None).await.cookie("margin_session").is_some());
+    let ada_session = through_provider(&app, get("/auth/sso/example"), None).await.cookie("margin_session").expect("signed in");
+
+    // The admin removes Ada, and the colleague: their sessions end, and no
+    // door lets them back (another school's admin cannot remove anyone here).
+    assert_eq!(app.post_json(&format!("/api/school/members/{ada_id}/remove"), Auth::Bearer(&outsider), json!({})).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.post_form(&format!("/school/members/{ada_id}/remove"), Auth::Cookie(&admin), &[]).await.location(), "/school?done=removed");
+    assert_eq!(app.get("/api/auth/me", Auth::Bearer(&ada_session)).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(through_provider(&app, get("/auth/sso/example"), None).await.location(), "/refused/removed");
+    let bea: String = sqlx::query_scalar("SELECT id FROM users WHERE email = 'bea@lincoln.example.org'").fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(app.post_json(&format!("/api/school/members/{bea}/remove"), Auth::Bearer(&admin), json!({})).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(app.get("/api/auth/me", Auth::Bearer(&colleague)).await.status, StatusCode::UNAUTHORIZED);
+    let by_password = app.post_json("/api/auth/login", Auth::None, json!({"email": "bea@lincoln.example.org", "password": "correct horse"})).await;
+    assert!(by_password.body.contains("removed this account"), "{}", by_password.body);
+    // Nor is an admin removed, by themselves or anyone.
+    let admin_id = me(&app, &admin).await["id"].as_str().unwrap().to_string();
+    assert_eq!(app.post_json(&format!("/api/school/members/{admin_id}/remove"), Auth::Bearer(&admin), json!({})).await.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

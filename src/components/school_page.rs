@@ -27,7 +27,9 @@ pub fn SchoolPage() -> impl IntoView {
         Some("sso-linked") => Some("Linked. New people signing in with that account wait here for you to let them in."),
         Some("approved") => Some("Let in. They can sign in as a teacher now."),
         Some("declined") => Some("Declined. That account cannot sign in."),
+        Some("removed") => Some("Removed. That account cannot sign in any more; its work stays."),
         Some("lti-registered") => Some("Registered. Teachers and students can open Margin from that LMS now."),
+        Some("lti-own-key") => Some("Done. That registration signs with a key of its own from now on."),
         Some("lti-removed") => Some("Removed. Launches from that LMS stop; the accounts and classes they made stay."),
         Some("sso-removed") => Some("Unlinked. People who signed in through it keep their accounts."),
         Some("framework-removed") => Some("Framework removed. Lessons that name its standards keep them; saving such a lesson then asks for a code the school has."),
@@ -141,10 +143,22 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
         <section aria-labelledby="teachers-head">
             <h2 id="teachers-head">"Teachers"</h2>
             <table class="members">
-                <thead><tr><th>"Email"</th><th>"Role"</th><th>"Tokens this month"</th><th>"Storage"</th></tr></thead>
+                <thead><tr><th>"Email"</th><th>"Role"</th><th>"Tokens this month"</th><th>"Storage"</th><th><span class="sr-only">"Remove"</span></th></tr></thead>
                 <tbody>
-                    {members.into_iter().map(|m| view! {
-                        <tr><td>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td><td class="storage">{megabytes(m.stored_bytes)}</td></tr>
+                    {members.into_iter().map(|m| {
+                        let removable = m.role != crate::models::ROLE_ADMIN;
+                        let label = format!("Remove {} from the school", m.email);
+                        let action = format!("/school/members/{}/remove", m.id);
+                        view! {
+                            <tr>
+                                <td>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td><td class="storage">{megabytes(m.stored_bytes)}</td>
+                                <td>{removable.then(|| view! {
+                                    <form method="post" action=action>
+                                        <button type="submit" class="quiet danger" aria-label=label>"Remove"</button>
+                                    </form>
+                                })}</td>
+                            </tr>
+                        }
                     }).collect_view()}
                 </tbody>
             </table>
@@ -266,6 +280,11 @@ fn Lms(platforms: Vec<crate::models::LmsPlatform>, origin: String, registration:
                             <span class="muted">"Margin's keys address for it: " <code>{p.tool_jwks_url}</code>
                                 {(!p.own_key).then(|| " (still Margin's shared key: point the LMS at this address, then give it its own key)")}
                             </span>
+                            {(!p.own_key).then(|| view! {
+                                <form method="post" action=format!("/school/lti/{}/own-key", p.id)>
+                                    <button type="submit">"Give it its own key"</button>
+                                </form>
+                            })}
                             <form method="post" action=format!("/school/lti/{}/remove", p.id)>
                                 <button type="submit" class="quiet danger">"Remove"</button>
                             </form>

@@ -175,6 +175,10 @@ pub async fn authenticate(db: &Db, gate: &HashGate, email: &str, password: &str)
     match row {
         Some(Account { id, email, password_hash, school_id, role }) => {
             if verify_password(gate, password.to_string(), password_hash).await? {
+                // The right password of an account its school removed: it says so.
+                if role == crate::models::ROLE_REMOVED {
+                    return Err(AppError::Account(AccountRefusal::AccountRemoved));
+                }
                 Ok(UserInfo { id, email, school_id, role })
             } else {
                 Err(wrong())

@@ -39,6 +39,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/school/members/{id}/decline", post(api_decline))
         .route("/school/members/{id}/approve", post(form_approve))
         .route("/school/members/{id}/decline", post(form_decline))
+        .route("/api/school/members/{id}/remove", post(api_remove_member))
+        .route("/school/members/{id}/remove", post(form_remove_member))
         .route("/school/credits", post(form_credits))
         .route("/school/settings", post(form_settings))
 }
@@ -209,6 +211,20 @@ async fn api_approve(State(state): State<AppState>, CurrentUser(user): CurrentUs
 async fn api_decline(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
     schools::decide(&state.db, &user, &id, false).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+async fn api_remove_member(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
+    schools::remove_member(&state.db, &user, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn form_remove_member(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        schools::remove_member(&state.db, &user, &id).await?;
+        Ok("/school?done=removed".to_string())
+    }
+    .await)
 }
 
 async fn form_approve(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>) -> Response {

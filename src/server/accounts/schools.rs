@@ -156,6 +156,30 @@ pub async fn decide(db: &Db, admin: &UserInfo, member_id: &str, approve: bool) -
     Ok(())
 }
 
+/// The admin removes a teacher or student of the school: the account signs
+/// in by no door again (password, school account or LMS), its sessions end,
+/// and its work stays where it is. Not the admin themselves, nor another admin.
+pub async fn remove_member(db: &Db, admin: &UserInfo, member_id: &str) -> Result<()> {
+    let school = admin_school(admin)?;
+    let mut tx = db::begin_write(db).await?;
+    let done = sqlx::query("UPDATE users SET role = $1 WHERE id = $2 AND school_id = $3 AND role IN ($4, $5, $6)")
+        .bind(crate::models::ROLE_REMOVED)
+        .bind(member_id)
+        .bind(school)
+        .bind(crate::models::ROLE_TEACHER)
+        .bind(crate::models::ROLE_STUDENT)
+        .bind(crate::models::ROLE_PENDING)
+        .execute(&mut *tx)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::NotFound);
+    }
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1").bind(member_id).execute(&mut *tx).await?;
+    tx.commit().await?;
+    tracing::info!(school, member = member_id, "a member was removed from the school");
+    Ok(())
+}
+
 pub async fn get(db: &Db, school_id: &str) -> Result<School> {
     sqlx::query_as("SELECT id, name, monthly_tokens, teacher_share, student_share FROM schools WHERE id = $1")
         .bind(school_id)

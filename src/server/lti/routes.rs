@@ -59,6 +59,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/classes/{id}/roster", post(api_roster))
         .route("/school/lti", post(form_register))
         .route("/school/lti/{id}/remove", post(form_remove))
+        .route("/school/lti/{id}/own-key", post(form_own_key))
         .route("/api/school/lti", get(api_list).post(api_register))
         .route("/api/school/lti/{id}", delete(api_remove))
         .route("/api/school/lti/{id}/own-key", post(api_own_key))
@@ -245,13 +246,29 @@ async fn registration_jwks(State(state): State<AppState>, ApiPath(id): ApiPath<S
 /// Gives a registration that signed with the shared key a key of its own
 /// (its LMS must already read the registration's own keys address).
 async fn api_own_key(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<StatusCode> {
-    let school = admin_school(&user)?;
+    own_key(&state, &user, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn form_own_key(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiPath(id): ApiPath<String>) -> Response {
+    school_answer(
+        async {
+            let user = user?.ok_or(AppError::Unauthorized)?.0;
+            own_key(&state, &user, &id).await
+        }
+        .await,
+        "lti-own-key",
+    )
+}
+
+async fn own_key(state: &AppState, user: &crate::models::UserInfo, id: &str) -> Result<()> {
+    let school = admin_school(user)?;
     let platform = platforms::get(&state.db, &id).await?.filter(|p| p.school_id == school).ok_or(AppError::NotFound)?;
     if keys::has_own(&state.db, &platform.id).await? {
         return Err(AppError::Conflict("This registration has its own key already.".into()));
     }
     keys::rotate(&state.db, Some(&platform.id)).await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(())
 }
 
 #[derive(Deserialize)]
