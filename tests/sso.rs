@@ -362,6 +362,19 @@ async fn a_domain_is_not_claimed_by_an_address_and_its_students_do_not_become_te
     let r = app.post_form("/school/sso", Auth::Cookie(&head), &[("provider", "example"), ("kind", "tenant"), ("value", "lincoln.example.org")]).await;
     assert_eq!(r.location(), "/school?done=sso-linked");
 
+    // The school's rule: addresses at its students' domain are students'
+    // (a mail service anyone can join is never one).
+    let r = app.post_form("/school/sso/students", Auth::Cookie(&head), &[("domains", "gmail.com")]).await;
+    assert_eq!(r.location(), "/school?error=student-domains#sign-in");
+    let r = app.post_form("/school/sso/students", Auth::Cookie(&head), &[("domains", "Students.Lincoln.example.org")]).await;
+    assert_eq!(r.location(), "/school?done=student-domains");
+    assert_eq!(app.post_form("/school/sso/students", Auth::Cookie(&squatter), &[("domains", "lincoln.example.org")]).await.location(), "/school?done=student-domains", "its own school's rule only");
+    fake.sign_in_as(Person { extra: json!({"hd": "lincoln.example.org"}), ..Person::new("student-0", "kai@students.lincoln.example.org") });
+    let r = through_provider(&app, get("/auth/sso/example"), None).await;
+    let kai = me(&app, &r.cookie("margin_session").expect("a student signs in")).await;
+    assert_eq!((kai["role"].as_str(), kai["school_id"].as_str()), (Some("student"), Some(lincoln.as_str())));
+    assert_eq!(app.get("/api/library", Auth::Bearer(&r.cookie("margin_session").unwrap())).await.status, StatusCode::FORBIDDEN, "no school library for a student");
+
     // A student of the domain signing in outside a class link waits, with no
     // session: no teacher's door and no school library opens to them.
     fake.sign_in_as(Person { extra: json!({"hd": "lincoln.example.org"}), ..Person::new("student-1", "sam@lincoln.example.org") });

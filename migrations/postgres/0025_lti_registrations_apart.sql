@@ -30,3 +30,9 @@ CREATE TABLE lti_registration_invites (
     school_id  TEXT NOT NULL REFERENCES schools(id) ON DELETE CASCADE,
     expires_at TEXT NOT NULL
 );
+
+-- The school's rule for people its linked school accounts bring in: a
+-- sign-in whose confirmed email is at one of these domains (one per line,
+-- e.g. students.lincoln.org) is a student's; anyone else waits for the
+-- school's admin.
+ALTER TABLE schools ADD COLUMN sso_student_domains TEXT NOT NULL DEFAULT '';

@@ -25,6 +25,7 @@ pub fn SchoolPage() -> impl IntoView {
         Some("settings") => Some("Saved."),
         Some("framework") => Some("Framework added. Lessons can now name its standards."),
         Some("sso-linked") => Some("Linked. New people signing in with that account wait here for you to let them in."),
+        Some("student-domains") => Some("Saved. Sign-ins at those domains are students from now on."),
         Some("approved") => Some("Let in. They can sign in as a teacher now."),
         Some("declined") => Some("Declined. That account cannot sign in."),
         Some("removed") => Some("Removed. That account cannot sign in any more; its work stays."),
@@ -39,6 +40,7 @@ pub fn SchoolPage() -> impl IntoView {
         Some("input") => Some("Enter a whole number of tokens above zero, and a name for the school."),
         Some("operator") => Some("Credits are added by whoever runs this Margin server. Ask them for more."),
         Some("framework") => Some("That file is not a framework Margin can read: choose the JSON of a CASE package (a CFPackage whose items have codes). Nothing was added."),
+        Some("student-domains") => Some("Enter each students' email domain like students.lincoln.org (up to 20, never a mail service anyone can join)."),
         Some("sso-own") => Some("Link your own school account on the Account page first; the school can then be linked to what it vouches for."),
         Some("lti-input") => Some("Fill in every field of the LMS registration: the addresses begin https://, and at least one deployment id."),
         Some("lti-taken") => Some("That LMS and client id are registered already on this server."),
@@ -84,7 +86,7 @@ fn InviteLink(token: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, lms, origin } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin } = o;
     let (waiting, members): (Vec<_>, Vec<_>) = members.into_iter().filter(|m| m.role != crate::models::ROLE_REMOVED).partition(|m| m.role == crate::models::ROLE_PENDING);
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
@@ -196,7 +198,7 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <button type="submit">"Save"</button>
             </form>
         </section>
-        <SchoolSignIn links=sso_links options=sso_options/>
+        <SchoolSignIn links=sso_links options=sso_options student_domains=sso_student_domains/>
         <Lms platforms=lms origin registration/>
         <Standards frameworks/>
     }
@@ -206,7 +208,8 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
 /// they sign in with a provider, and what the admin may link (the domain or
 /// organisation of their own linked school account).
 #[component]
-fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::SsoLink>) -> impl IntoView {
+fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::SsoLink>, student_domains: Vec<String>) -> impl IntoView {
+    let student_domains = student_domains.join(", ");
     let link_row = |l: crate::models::SsoLink, action: &'static str, button: &'static str, class: &'static str| {
         let text = format!("{}: {}", l.label, l.who());
         view! {
@@ -238,6 +241,12 @@ fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::
                     <ul class="sso-options">{options.into_iter().map(|l| link_row(l, "/school/sso", "Link to this school", "")).collect_view()}</ul>
                 })
             }}
+            <form method="post" action="/school/sso/students" class="stack">
+                <label for="student-domains">"Students' email domains"</label>
+                <input id="student-domains" name="domains" value=student_domains placeholder="students.lincoln.org"/>
+                <p class="muted">"People who sign in with an address at one of these domains are students; everyone else waits for you to let them in as a teacher."</p>
+                <button type="submit">"Save"</button>
+            </form>
         </section>
     }
 }

@@ -109,6 +109,9 @@ pub struct SchoolOverview {
     /// What the admin may link: the domain or tenant of their own linked identities.
     #[serde(default)]
     pub sso_options: Vec<SsoLink>,
+    /// The school's rule: sign-ins whose confirmed email is at these domains are students'.
+    #[serde(default)]
+    pub sso_student_domains: Vec<String>,
     /// The LMS platforms registered for the school (`server::lti`).
     #[serde(default)]
     pub lms: Vec<LmsPlatform>,

@@ -68,6 +68,7 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         frameworks: crate::server::standards::frameworks::list(&state.db, school_id).await?,
         sso_links: crate::server::accounts::sso::school_links::of_school(state, school_id).await?,
         sso_options: crate::server::accounts::sso::school_links::options(state, user).await?,
+        sso_student_domains: crate::server::accounts::sso::school_links::student_domains(&state.db, school_id).await?,
         lms,
         origin,
     })

@@ -9,8 +9,9 @@
 //!    anyone else lands in the school linked to their tenant or domain
 //!    (`school_links`) as a member *waiting* for the school's admin
 //!    (`ROLE_PENDING`: no session until the admin lets them in as a
-//!    teacher), since a school's students and staff share one domain; or
-//!    nowhere, with a sentence.
+//!    teacher), since a school's students and staff share one domain,
+//!    unless the school's rule says they are a student (a confirmed
+//!    address at one of its student domains); or nowhere, with a sentence.
 //!
 //! An account waiting, or one the school declined or removed, does not sign
 //! in (the sentence says which). A new account from a school identity has
@@ -104,6 +105,8 @@ async fn create(state: &AppState, client: IpAddr, id: &Identity, purpose: &Purpo
         None => {
             let by_domain = if id.email_verified { school_links::school_for(db, &id.provider, "domain", &domain).await? } else { None };
             match tenant_school.or(by_domain) {
+                // The school's rule: its students' confirmed addresses are at these domains.
+                Some(school) if id.email_verified && school_links::student_domains(db, &school).await?.contains(&domain) => (school, ROLE_STUDENT),
                 Some(school) => (school, ROLE_PENDING),
                 None => return Err(SsoError::Refused(AccountRefusal::SsoNoSchool)),
             }

@@ -10,7 +10,8 @@
 //!   (`Sec-Fetch-Site`) must say this site;
 //! - `GET /auth/sso/{provider}/callback`: back from the provider;
 //! - `POST /account/sso/{provider}/unlink`, `POST /school/sso`,
-//!   `POST /school/sso/remove`: the Account and School pages' forms;
+//!   `POST /school/sso/remove`, `POST /school/sso/students`: the Account and
+//!   School pages' forms;
 //! - `GET /api/auth/sso`: the providers, for clients that draw their own buttons.
 
 use axum::{
@@ -54,6 +55,7 @@ pub fn router() -> Router<AppState> {
         .route("/account/sso/{provider}/unlink", post(form_unlink))
         .route("/school/sso", post(form_link_school))
         .route("/school/sso/remove", post(form_unlink_school))
+        .route("/school/sso/students", post(form_student_domains))
 }
 
 #[derive(serde::Serialize)]
@@ -224,6 +226,20 @@ async fn form_link_school(State(state): State<AppState>, user: Result<Option<Cur
 async fn form_unlink_school(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiForm(form): ApiForm<LinkForm>) -> Response {
     let Ok(Some(CurrentUser(user))) = user else { return Redirect::to("/signin?next=/school").into_response() };
     school_answer(school_links::remove(&state, &user, &form.provider, &form.kind, &form.value).await, "sso-removed")
+}
+
+#[derive(Deserialize)]
+struct StudentDomainsForm {
+    #[serde(default)]
+    domains: String,
+}
+
+async fn form_student_domains(State(state): State<AppState>, user: Result<Option<CurrentUser>, AppError>, ApiForm(form): ApiForm<StudentDomainsForm>) -> Response {
+    let Ok(Some(CurrentUser(user))) = user else { return Redirect::to("/signin?next=/school").into_response() };
+    match school_links::set_student_domains(&state.db, &user, &form.domains).await {
+        Err(AppError::BadRequest(_)) => Redirect::to("/school?error=student-domains#sign-in").into_response(),
+        done => school_answer(done, "student-domains"),
+    }
 }
 
 fn school_answer(done: Result<(), AppError>, ok: &str) -> Response {

@@ -142,6 +142,31 @@ pub async fn all(db: &Db) -> Result<Vec<(String, String, String, String)>> {
     Ok(sqlx::query_as("SELECT provider, kind, value, school_id FROM school_sso ORDER BY provider, kind, value").fetch_all(db).await?)
 }
 
+/// The school's student domains (`sso_student_domains`): a sign-in through
+/// a link whose confirmed email is at one of them is a student's.
+pub async fn student_domains(db: &Db, school_id: &str) -> Result<Vec<String>> {
+    let text: Option<String> = sqlx::query_scalar("SELECT sso_student_domains FROM schools WHERE id = $1").bind(school_id).fetch_optional(db).await?;
+    Ok(text.unwrap_or_default().lines().map(str::to_string).filter(|d| !d.is_empty()).collect())
+}
+
+/// Sets the admin's school's student domains from what they typed
+/// (separated by commas, spaces or lines); a sentence for what is wrong.
+pub async fn set_student_domains(db: &Db, admin: &UserInfo, typed: &str) -> Result<()> {
+    let school = admin_school(admin)?;
+    let mut domains: Vec<String> = Vec::new();
+    for d in typed.split([',', ' ', '\n', '\r', '\t']).map(|d| d.trim().trim_start_matches('@').to_ascii_lowercase()).filter(|d| !d.is_empty()) {
+        let ok = d.len() <= 253 && d.contains('.') && d.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-') && !is_public_domain(&d);
+        if !ok || domains.len() >= 20 {
+            return Err(AppError::BadRequest("Enter each students' email domain like students.lincoln.org (up to 20, never a mail service anyone can join).".into()));
+        }
+        if !domains.contains(&d) {
+            domains.push(d);
+        }
+    }
+    sqlx::query("UPDATE schools SET sso_student_domains = $1 WHERE id = $2").bind(domains.join("\n")).bind(school).execute(db).await?;
+    Ok(())
+}
+
 /// Removes one of the school's links; people who signed in through it keep their accounts.
 pub async fn remove(state: &AppState, admin: &UserInfo, provider: &str, kind: &str, value: &str) -> Result<()> {
     let school = admin_school(admin)?;
