@@ -407,3 +407,20 @@ async fn a_domain_is_not_claimed_by_an_address_and_its_students_do_not_become_te
     assert_eq!(moved.as_deref(), Some(lincoln.as_str()), "says whose it was");
     assert!(margin::server::accounts::sso::school_links::link_by_operator(&app.state.db, &lincoln, "example", "domain", "gmail.com").await.is_err(), "never a mail service");
 }
+
+#[tokio::test]
+async fn class_codes_tried_through_a_school_account_count_as_any_try() {
+    let fake = FakeSso::start().await;
+    let app = app_with_sso(&fake, None).await;
+    let c = common::classes::class(&app, "teacher@lincoln.example.org").await;
+    // This client address used up its tries of class codes at another door.
+    let client = std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED);
+    while app.state.limits.join_code(client, None).await.is_ok() {}
+    // A code tried through the provider is refused before anyone goes there…
+    let r = app.send(get(&format!("/auth/sso/example?join={}", c.code))).await;
+    assert!(r.location().starts_with(&format!("/join/{}?error=rate-", c.code)), "{} {}", r.location(), r.body);
+    assert_eq!(r.cookie("margin_sso"), None);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM sso_logins").await, 0);
+    // …while a sign-in without a code still starts.
+    assert!(app.send(get("/auth/sso/example")).await.cookie("margin_sso").is_some());
+}

@@ -149,14 +149,16 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <tbody>
                     {members.into_iter().map(|m| {
                         let removable = m.role != crate::models::ROLE_ADMIN;
-                        let label = format!("Remove {} from the school", m.email);
+                        // The button says whom by the row's email cell (its description),
+                        // so the cells' own names stay what they show.
+                        let who = format!("member-{}", m.id);
                         let action = format!("/school/members/{}/remove", m.id);
                         view! {
                             <tr>
-                                <td>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td><td class="storage">{megabytes(m.stored_bytes)}</td>
+                                <td id=who.clone()>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td><td class="storage">{megabytes(m.stored_bytes)}</td>
                                 <td>{removable.then(|| view! {
                                     <form method="post" action=action>
-                                        <button type="submit" class="quiet danger" aria-label=label>"Remove"</button>
+                                        <button type="submit" class="quiet danger" aria-describedby=who>"Remove"</button>
                                     </form>
                                 })}</td>
                             </tr>
@@ -245,7 +247,7 @@ fn SchoolSignIn(links: Vec<crate::models::SsoLink>, options: Vec<crate::models::
                 <label for="student-domains">"Students' email domains"</label>
                 <input id="student-domains" name="domains" value=student_domains placeholder="students.lincoln.org"/>
                 <p class="muted">"People who sign in with an address at one of these domains are students; everyone else waits for you to let them in as a teacher."</p>
-                <button type="submit">"Save"</button>
+                <button type="submit">"Set students' domains"</button>
             </form>
         </section>
     }
