@@ -8,7 +8,7 @@
 //! Registrations made before keys were kept apart sign with the server's
 //! shared key (rows without a platform), published at `/lti/jwks` and at
 //! their own address, until their admin gives them a key of their own
-//! (`own`): the LMS is first pointed at the registration's own address,
+//! ("Give it its own key", which calls `rotate`): the LMS is first pointed at the registration's own address,
 //! which serves the shared key until then. The shared key is published only
 //! while a registration still uses it.
 //!
@@ -56,8 +56,9 @@ pub async fn current(db: &Db, platform: &str) -> Result<(String, RsaPrivateKey)>
     }
 }
 
-/// A new RSA key pair (made off the async workers: it takes a while).
-async fn new_key() -> Result<(String, String)> {
+/// A new RSA key pair, as its id and PKCS#8 PEM (made off the async
+/// workers: it takes a while); a new registration's is stored with it.
+pub async fn made() -> Result<(String, String)> {
     let key = tokio::task::spawn_blocking(|| RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048))
         .await
         .map_err(|e| AppError::Internal(e.to_string()))?
@@ -84,16 +85,11 @@ pub async fn store(conn: &mut sqlx::AnyConnection, platform: Option<&str>, kid: 
     Ok(())
 }
 
-/// A key pair made for a new registration, before it is stored with it.
-pub async fn made() -> Result<(String, String)> {
-    new_key().await
-}
-
 /// Makes a new signing key for `platform` (`None`: the shared key); the
 /// ones before it retire (published a day more). For a registration that
 /// used the shared key, this gives it its own.
 pub async fn rotate(db: &Db, platform: Option<&str>) -> Result<(String, RsaPrivateKey)> {
-    let (kid, pem) = new_key().await?;
+    let (kid, pem) = made().await?;
     let mut tx = db::begin_write(db).await?;
     store(&mut *tx, platform, &kid, &pem).await?;
     tx.commit().await?;
