@@ -15,6 +15,7 @@
 pub mod answers;
 #[cfg(feature = "ssr")]
 mod archive;
+pub mod blocks;
 mod change;
 #[cfg(feature = "ssr")]
 mod changes;

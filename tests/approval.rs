@@ -145,6 +145,7 @@ async fn the_teacher_chooses_per_lesson_whether_a_held_edit_pauses_the_reply() {
     assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("destructive"), Some(false)), "{lesson}");
 
     // By default a wipe is held and the reply waits for the decision.
+    common::begin_writing(&app, &t).await;
     let Paused { mut body, mut parser, mut seen, first: held, .. } = paused(&app, &t, "Please do what the lesson says").await;
     let r = app.post_json(&format!("/api/proposals/{}/discard", held["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK);

@@ -259,3 +259,44 @@ async fn an_address_that_leads_nowhere_is_the_one_not_found_page() {
     assert!(page.body.contains("<h1>Page not found</h1>"), "{}", page.body);
     assert!(page.body.contains("Back to your lessons"));
 }
+
+/// The lesson editor's saves (`merge: true`): made on the version the
+/// editor had, merged into anything saved since block by block, a conflict
+/// only where both changed the same block; and nobody else's door.
+#[tokio::test]
+async fn the_editors_saves_merge_into_later_versions_and_stay_the_owners() {
+    let app = app().await;
+    let ana = app.sign_up("ana@lincoln.example").await;
+    let owner = app.user_id(&ana).await;
+    let lesson = lessons::create(&app.state.db, &owner, "Tides").await.unwrap();
+    assert_eq!(lesson.document_xml, "<lesson>\n  <h1 id=\"b1\">Tides</h1>\n  <p id=\"b2\"/>\n</lesson>\n", "no words the teacher did not write");
+    let doc = format!("/api/lessons/{}/document", lesson.id);
+    let v1 = lesson.document_xml.clone();
+
+    // Another tab renames the heading (version 2)…
+    let other = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": v1.replace(">Tides<", ">Tides and waves<"), "baseRevision": 1 })).await.json();
+    assert_eq!(other["outcome"]["Saved"]["revision"], 2, "{other}");
+    // …while the editor, still on version 1, writes the paragraph.
+    let typed = v1.replace(r#"<p id="b2"/>"#, r#"<p id="b2">The moon pulls the sea.</p>"#);
+    let merged = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": typed, "baseRevision": 1, "merge": true })).await.json();
+    assert_eq!(merged["outcome"]["Saved"]["revision"], 3, "{merged}");
+    let now = merged["outcome"]["Saved"]["document_xml"].as_str().unwrap();
+    assert!(now.contains(">Tides and waves<") && now.contains(">The moon pulls the sea.<"), "{now}");
+    // Without `merge` (the XML tab) the same stale save is refused.
+    let xml_tab = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": typed, "baseRevision": 1 })).await.json();
+    assert_eq!(xml_tab["outcome"]["Conflict"]["current"], 3, "{xml_tab}");
+    // The same block changed on both sides: a conflict, nothing saved.
+    let refused = app.put_json(&doc, Auth::Cookie(&ana), json!({ "xml": v1.replace(">Tides<", ">Tides today<").replace(r#"<p id="b2"/>"#, r#"<p id="b2">x</p>"#), "baseRevision": 1, "merge": true })).await.json();
+    assert_eq!(refused["outcome"]["Conflict"]["current"], 3, "{refused}");
+    let (rev, xml): (i64, String) = sqlx::query_as("SELECT revision, document_xml FROM lessons WHERE id = $1").bind(&lesson.id).fetch_one(&app.state.db).await.unwrap();
+    assert_eq!((rev, xml.as_str()), (3, now));
+    let history = app.get(&format!("/api/lessons/{}/revisions", lesson.id), Auth::Cookie(&ana)).await.json();
+    assert_eq!(history[0]["summary"], "Edited the lesson", "{history}");
+
+    // A teacher of another school, saving into it with `merge`: no such lesson.
+    let eve = app.sign_up("eve@hostile.example").await;
+    let hostile = app.put_json(&doc, Auth::Cookie(&eve), json!({ "xml": typed.replace("moon", "eve"), "baseRevision": 1, "merge": true })).await;
+    assert_eq!(hostile.status, StatusCode::NOT_FOUND, "{}", hostile.body);
+    let (after, _): (i64, String) = sqlx::query_as("SELECT revision, document_xml FROM lessons WHERE id = $1").bind(&lesson.id).fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(after, 3);
+}

@@ -274,16 +274,17 @@ async fn applying_over_a_change_to_the_same_block_is_refused_with_the_colliding_
     let app = waiting_briefly().await;
     let t = teacher(&app, "ana@x.org").await;
     // The lesson has a paragraph the wipe removes; the teacher edits it meanwhile.
+    common::begin_writing(&app, &t).await;
     let end = edit_end(&turn(&app, &t, "Please do what the lesson says").await);
     assert_eq!(end["status"], "proposed", "a wipe is held even with review off");
     let id = end["proposalId"].as_str().unwrap().to_string();
     let (xml, rev) = lesson(&app, &t).await;
-    save(&app, &t, &xml.replace("Start writing", "Begin writing"), rev).await;
+    save(&app, &t, &xml.replace("Read the poem twice", "Read the poem aloud"), rev).await;
     let before = lesson(&app, &t).await;
     let r = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")), "{}", r.body);
     let conflicts = r.json()["conflicts"].as_array().unwrap().clone();
-    assert!(conflicts.iter().any(|c| c["text"].as_str().unwrap().starts_with("Removed the paragraph “Start writing")), "{conflicts:?}");
+    assert!(conflicts.iter().any(|c| c["text"].as_str().unwrap().starts_with("Removed the paragraph “Read the poem twice")), "{conflicts:?}");
     assert_eq!(lesson(&app, &t).await, before, "nothing saved");
     // It still waits, and can be discarded.
     let p = app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&t.token)).await;

@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { hydrated, lastReply, openLesson, partsInOrder, replies, send } from "./helpers";
+import { editable, hydrated, lastReply, openLesson, partsInOrder, replies, send } from "./helpers";
 
 
 /** Records, in order, every state of interest the page passes through. */
@@ -61,7 +61,7 @@ test("a greeting gets a friendly reply, no steps, and the lesson is unchanged", 
   await expect(lastReply(page)).toContainText("Hello! I'm here and ready to help with this lesson.");
   await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
   await expect(lastReply(page).locator(".tool-calls")).toHaveCount(0);
-  await expect(page.getByText("Start writing your lesson here")).toBeVisible();
+  await expect(editable(page, "b2")).toBeEmpty();
   await expect(page.locator(".document-pane .exercise")).toHaveCount(0);
 });
 

@@ -13,6 +13,13 @@ export async function hydrated(page: Page): Promise<void> {
   await page.locator("body[data-hydrated=true]").waitFor();
 }
 
+/** The lesson editor, once its code has loaded and it has taken the
+ *  place of the server's drawing of the lesson. */
+export const editor = (page: Page) => page.locator(".document-pane .editor");
+
+/** The editable text of block `id` in the editor. */
+export const editable = (page: Page, id: string) => editor(page).locator(`[data-id="${id}"] .block-text`);
+
 export async function signUp(page: Page, email: string): Promise<void> {
   await page.goto("/signup");
   await page.getByLabel("Email").fill(email);

@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
+import { createLesson, editable, hydrated, signUp, uniqueEmail } from "./helpers";
 
 const BROKEN = `<lesson>
   <h1>Être</h1>
@@ -43,14 +43,14 @@ test("invalid XML shows every error, saves nothing and keeps the text; the fix s
 
   // Switching tabs keeps the draft; the lesson itself is unchanged.
   await openTab(page, "Lesson");
-  await expect(page.getByText("Start writing your lesson here")).toBeVisible();
+  await expect(editable(page, "b2")).toBeEmpty();
   await openTab(page, "XML");
   await expect(editor).toHaveValue(BROKEN);
 
   // Nothing was stored.
   await page.reload();
   await hydrated(page);
-  await expect(page.getByText("Start writing your lesson here")).toBeVisible();
+  await expect(editable(page, "b2")).toBeEmpty();
 
   await openTab(page, "XML");
   await editor.fill(FIXED);
@@ -89,14 +89,15 @@ test("an older version can be viewed and restored as a new version", async ({ pa
 
   await versions.getByRole("button", { name: /Version 1/ }).click();
   const preview = page.getByRole("region", { name: "Version 1" });
-  await expect(preview).toContainText("Start writing your lesson here");
+  await expect(preview).toContainText("Plants");
+  await expect(preview.locator(".exercise")).toHaveCount(0);
   await preview.getByRole("button", { name: "Restore this version" }).click();
   await expect(page.getByRole("status")).toHaveText("Restored version 1 as version 3.");
   await expect(versions.getByRole("button")).toHaveCount(3);
   await expect(versions.getByRole("button").first()).toContainText("Restored version 1");
 
   await openTab(page, "Lesson");
-  await expect(page.getByText("Start writing your lesson here")).toBeVisible();
+  await expect(editable(page, "b2")).toBeEmpty();
   await expect(page.locator(".exercise")).toHaveCount(0);
 });
 

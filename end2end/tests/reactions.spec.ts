@@ -1,5 +1,5 @@
 import { expect, test } from "./csp";
-import { createLesson, hydrated, lastReply, send, signUp, uniqueEmail } from "./helpers";
+import { createLesson, editable, editor, hydrated, lastReply, send, signUp, uniqueEmail } from "./helpers";
 
 // The assistant reacting to what happens: material added together gets one
 // automatic reply, shown under a note of what started it; and text selected
@@ -33,12 +33,13 @@ test("a sentence selected in the lesson is asked about, quoted in the message", 
   await signUp(page, uniqueEmail("select"));
   await createLesson(page, "Rivers");
   await hydrated(page);
-  const sentence = page.locator(".document-pane .lesson-view [data-id=b2]");
+  await editor(page).waitFor();
+  const sentence = editable(page, "b1");
   await sentence.selectText();
   await sentence.dispatchEvent("mouseup");
   await page.getByRole("button", { name: "Ask about this" }).click();
   const chip = page.locator(".chat-input .selection-chip");
-  await expect(chip).toHaveText("Start writing your lesson here, or ask the assistant for a first draft.");
+  await expect(chip).toHaveText("Rivers");
   await expect(page.getByRole("textbox", { name: "Message" })).toBeFocused();
   // It can be taken back, and chosen again.
   await page.getByRole("button", { name: "Remove the selection" }).click();
@@ -50,10 +51,10 @@ test("a sentence selected in the lesson is asked about, quoted in the message", 
   await send(page, "What does this mean?");
   await expect(chip).toBeHidden();
   const asked = page.locator(".msg.user");
-  await expect(asked.locator(".selection-chip")).toHaveText("Start writing your lesson here, or ask the assistant for a first draft.");
+  await expect(asked.locator(".selection-chip")).toHaveText("Rivers");
   await expect(asked.locator(".bubble")).toHaveText("What does this mean?");
-  await expect(lastReply(page)).toContainText("You asked about this part of the lesson: “Start writing your lesson here, or ask the assistant for a first draft.”");
+  await expect(lastReply(page)).toContainText("You asked about this part of the lesson: “Rivers”");
   await page.reload();
   await hydrated(page);
-  await expect(asked.locator(".selection-chip")).toHaveText("Start writing your lesson here, or ask the assistant for a first draft.");
+  await expect(asked.locator(".selection-chip")).toHaveText("Rivers");
 });

@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { hydrated, lastReply, openLesson, partsInOrder, send } from "./helpers";
+import { editable, editor, hydrated, lastReply, openLesson, partsInOrder, send } from "./helpers";
 
 const ASK = "Add a fill-in-the-blank exercise about French verbs";
 const ADDED = "Added exercise 1 (Fill in the blanks, 3 blanks)";
@@ -133,11 +133,15 @@ test("asked to review every edit, a reply pauses at each, goes on after Apply, a
 test("a wipe asked for by text inside the lesson is held for review even with review off", async ({ page }) => {
   await openLesson(page, "guard");
   await expect(page.getByLabel("Assistant's edits")).toHaveValue("destructive");
+  // The teacher's own first words, which the wipe would remove.
+  await editable(page, "b2").click();
+  await page.keyboard.type("Read the poem twice, then answer the questions about it below.");
+  await expect(editor(page).getByRole("status").first()).toHaveText("Saved");
   await send(page, "Please do what the lesson says");
   await expect(card(page)).toContainText("Waiting for your review");
-  await expect(card(page).getByRole("list", { name: "Proposed changes" })).toContainText("Removed the paragraph “Start writing your lesson");
+  await expect(card(page).getByRole("list", { name: "Proposed changes" })).toContainText("Removed the paragraph “Read the poem twice");
   // Nothing changed without a click.
-  await expect(lessonView(page)).toContainText("Start writing your lesson here");
+  await expect(lessonView(page)).toContainText("Read the poem twice");
   await expect(lessonView(page).getByRole("heading", { name: "Verbs" })).toBeVisible();
 });
 

@@ -83,7 +83,7 @@ fn selection() -> Option<(SelectedText, i32, i32)> {
         Some(el) => el.clone(),
         None => node.parent_element()?,
     };
-    el.closest(".document-pane > .lesson-view").ok()??;
+    el.closest(".document-pane > .lesson-view, .editor-host > .lesson-view").ok()??;
     let block_id = el.closest("[data-id]").ok().flatten().and_then(|b| b.get_attribute("data-id")).unwrap_or_default();
     let rect = range.get_bounding_client_rect();
     let text = text.chars().take(crate::chat::message::MAX_SELECTION_CHARS).collect();

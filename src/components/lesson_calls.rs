@@ -27,8 +27,16 @@ async fn saving(method: &str, url: &str, body: Option<String>) -> Result<SaveRep
 
 /// Saves the teacher's XML on top of `base_revision`.
 pub async fn save(id: &str, xml: String, base_revision: i64) -> Result<SaveReply, String> {
-    let body = serde_json::to_string(&SaveRequest { xml, base_revision }).unwrap_or_default();
+    let body = serde_json::to_string(&SaveRequest { xml, base_revision, merge: false }).unwrap_or_default();
     saving("PUT", &format!("/api/lessons/{id}/document"), Some(body)).await.map_err(|e| e.message())
+}
+
+/// Saves the editor's document, merged into anything saved since
+/// `base_revision` (`SaveRequest::merge`). A network failure is kept apart
+/// from a refusal: the editor tries it again.
+pub async fn save_edits(id: &str, xml: String, base_revision: i64) -> Result<SaveReply, ClientError> {
+    let body = serde_json::to_string(&SaveRequest { xml, base_revision, merge: true }).unwrap_or_default();
+    saving("PUT", &format!("/api/lessons/{id}/document"), Some(body)).await
 }
 
 /// Every version, newest first.

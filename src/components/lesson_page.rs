@@ -147,6 +147,9 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
         let head_error = RwSignal::new(String::new());
         let student = state.student;
         let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
+        Effect::new(move |_| {
+            state.editing.set(tab.get() == Tab::Lesson && !student.get() && state.preview.with(Option::is_none));
+        });
         let tab_button = move |which: Tab, label: &'static str| {
             view! {
                 <button type="button" role="tab" class="tab"
@@ -183,8 +186,15 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
                                 <button type="button" on:click=move |_| state.preview.set(None)>"Back to the lesson"</button>
                             </div>
                         })}
-                        <LessonView html=state.html audience=audience preview=state.preview/>
+                        // The server's drawing, until the editor takes its place.
+                        {move || (!(state.editor_ready.get() && state.editing.get())).then(|| view! {
+                            <LessonView html=state.html audience=audience preview=state.preview/>
+                        })}
                     })}
+                    // The editor, its code in a part of its own, loaded once the
+                    // page is live; until then the server's drawing shows. It stays
+                    // (with anything unsaved) while other tabs are open.
+                    {client_only("editor-host", move || Suspend::new(editor_view()))}
                     // The page always opens on the lesson: the other tabs are built in the browser.
                     // Their code comes when a tab is first opened (`--split`).
                     {client_only("tab-panel", move || match tab.get() {
@@ -202,6 +212,12 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
             <ChatSidebar/>
         </main>
     }
+}
+
+/// The lesson editor, its code in a part of the bundle of its own.
+#[lazy]
+fn editor_view() -> AnyView {
+    view! { <super::editor::LessonEditor/> }.into_any()
 }
 
 /// The XML editor, its code in a part of the bundle of its own.

@@ -41,6 +41,12 @@ pub struct LessonState {
     /// goes with their next message.
     /// Held packed (`SelectedText::packed`).
     pub asking: RwSignal<Option<String>>,
+    /// The editor shows (the Lesson tab, not the student preview or a
+    /// proposal's preview).
+    pub editing: RwSignal<bool>,
+    /// The editor's code has loaded and it is drawn: the server's drawing
+    /// of the lesson steps aside.
+    pub editor_ready: RwSignal<bool>,
     /// A student's page: the sidebar is their tutor (no edits, no teacher's
     /// live stream, the students' suggestions).
     pub tutor: bool,
@@ -63,6 +69,8 @@ impl LessonState {
             preview: RwSignal::new(None),
             student: RwSignal::new(false),
             asking: RwSignal::new(None),
+            editing: RwSignal::new(true),
+            editor_ready: RwSignal::new(false),
             tutor: false,
         }
     }

@@ -29,7 +29,13 @@ pub fn merge(base: &Element, ours: &Element, theirs: &Element) -> Result<Element
 
     // Only blocks that were there before can clash: two new blocks that
     // happen to share a new id are two blocks.
-    let mut clash: HashSet<&str> = ours_changed.intersection(&theirs_changed).copied().filter(|id| b.contains_key(id)).collect();
+    // Two sides that made the same change agree.
+    let mut clash: HashSet<&str> = ours_changed
+        .intersection(&theirs_changed)
+        .copied()
+        .filter(|id| b.contains_key(id))
+        .filter(|id| !matches!((o.get(id), t.get(id)), (Some(x), Some(y)) if super::changes::same(x, y)) && (o.contains_key(id) || t.contains_key(id)))
+        .collect();
     // A block that `ours` moved is in the way of theirs only if theirs removed it.
     clash.extend(ours_moved.iter().copied().filter(|id| !t.contains_key(id)));
     let attr_clash = ["title", "lang"].into_iter().any(|a| {

@@ -241,6 +241,12 @@ pub struct SaveRequest {
     pub xml: String,
     /// The version the teacher's text was started from.
     pub base_revision: i64,
+    /// The lesson editor's saves: when the lesson moved on since
+    /// `base_revision`, the teacher's changes are merged into it block by
+    /// block, and only a block changed on both sides is a conflict. The XML
+    /// tab leaves it off: its text is saved as written, or not at all.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merge: bool,
 }
 
 /// The body of `POST /api/lessons/{id}/revisions/{n}/restore`.

@@ -47,10 +47,12 @@ pub fn clean_title(title: &str) -> Result<String> {
     Ok(title)
 }
 
-/// The document a new lesson starts with.
+/// The document a new lesson starts with: its title and an empty
+/// paragraph to write in. The editor shows a hint in an empty block; the
+/// document holds no words the teacher did not write.
 pub fn starter_document(title: &str) -> String {
     format!(
-        "<lesson>\n  <h1 id=\"b1\">{}</h1>\n  <p id=\"b2\">Start writing your lesson here, or ask the assistant for a first draft.</p>\n</lesson>\n",
+        "<lesson>\n  <h1 id=\"b1\">{}</h1>\n  <p id=\"b2\"/>\n</lesson>\n",
         crate::lesson::escape_text(title)
     )
 }
@@ -182,6 +184,35 @@ pub async fn save_document(
     save_revision(db, owner_id, id, xml, base_revision, (author, false), summary, None)
         .await?
         .ok_or_else(|| AppError::Internal("a save with no proposal found one decided".into()))
+}
+
+/// The lesson editor's save (`SaveRequest::merge`): `xml` was written on
+/// top of `base_revision`. When the lesson has moved on since (the
+/// assistant, a colleague, another tab), the teacher's changes are made to
+/// the current version block by block (`lesson::merge`); a block changed on
+/// both sides is a conflict, and nothing is saved.
+pub async fn save_merged(db: &Db, owner_id: &str, id: &str, xml: &str, base_revision: i64, summary: &str) -> Result<SaveOutcome> {
+    // Another save landing between the read and the write is read again.
+    for _ in 0..3 {
+        let current = get_editable(db, owner_id, id).await?;
+        if current.revision <= base_revision {
+            return save_document(db, owner_id, id, xml, base_revision, Author::Teacher, summary).await;
+        }
+        let conflict = SaveOutcome::Conflict { current: current.revision };
+        let Ok(base) = get_revision(db, owner_id, id, base_revision).await else { return Ok(conflict) };
+        let (Ok(base), Ok(theirs)) = (lesson::parse(&base.document_xml), lesson::parse(&current.document_xml)) else { return Ok(conflict) };
+        let ours = match lesson::normalize_after(xml, Some(&base)) {
+            Ok(root) => root,
+            Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
+        };
+        let Ok(merged) = lesson::merge(&base, &ours, &theirs) else { return Ok(conflict) };
+        match save_document(db, owner_id, id, &merged.to_xml(), current.revision, Author::Teacher, summary).await? {
+            SaveOutcome::Conflict { .. } => continue,
+            outcome => return Ok(outcome),
+        }
+    }
+    let current = get_editable(db, owner_id, id).await?;
+    Ok(SaveOutcome::Conflict { current: current.revision })
 }
 
 /// `save_document` for an edit of the agent's that the teacher reviewed and

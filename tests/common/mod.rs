@@ -261,6 +261,18 @@ pub async fn teacher(app: &TestApp, email: &str) -> Teacher {
     Teacher { token, lesson_id: lesson.id, session_id: r.json()["id"].as_str().unwrap().to_string() }
 }
 
+/// The teacher's first words in their new lesson (which starts as its
+/// title and an empty paragraph): a sentence in its paragraph, saved as
+/// version 2, as the editor saves it.
+pub const FIRST_WORDS: &str = "Read the poem twice, then answer the questions about it below.";
+pub async fn begin_writing(app: &TestApp, t: &Teacher) {
+    let owner = app.user_id(&t.token).await;
+    let l = margin::server::lessons::get_editable(&app.state.db, &owner, &t.lesson_id).await.unwrap();
+    let xml = l.document_xml.replace(r#"<p id="b2"/>"#, &format!(r#"<p id="b2">{FIRST_WORDS}</p>"#));
+    let r = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), Auth::Bearer(&t.token), serde_json::json!({"xml": xml, "baseRevision": l.revision, "merge": true})).await;
+    assert_eq!(r.json()["outcome"]["Saved"]["revision"], l.revision + 1, "{}", r.body);
+}
+
 /// A colleague of the school `admin` runs: signed up through an
 /// invitation link of theirs. Their session token.
 pub async fn colleague(app: &TestApp, admin: &str, email: &str) -> String {

@@ -95,3 +95,15 @@ fn the_lessons_title_merges_like_a_block() {
     let clash = doc(r#"<lesson title="C"><p id="p-1">x</p></lesson>"#);
     assert!(merge(&base, &ours, &clash).is_err());
 }
+
+#[test]
+fn the_same_change_made_on_both_sides_is_no_conflict() {
+    // The editor saved a paragraph; a second tab saved the same words to it.
+    let both = BASE.replace("Intro.", "Welcome.");
+    let ours = doc(&both.replace("Outro.", "Bye."));
+    let merged = merge(&doc(BASE), &ours, &doc(&both)).unwrap();
+    assert_eq!(xml(&merged), xml(&doc(&both.replace("Outro.", "Bye."))));
+    // Removed on both sides, too.
+    let gone = BASE.replace(r#"<p id="p-2">Outro.</p>"#, "");
+    assert_eq!(xml(&merge(&doc(BASE), &doc(&gone), &doc(&gone)).unwrap()), xml(&doc(&gone)));
+}

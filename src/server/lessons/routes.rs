@@ -47,14 +47,18 @@ pub fn router() -> Router<AppState> {
         .route("/api/lessons/{id}/cartridge", get(super::lms::cartridge))
 }
 
-/// Saves the teacher's XML on top of `baseRevision`.
+/// Saves the teacher's XML (or the editor's document, merged) on top of `baseRevision`.
 async fn save(
     State(state): State<AppState>,
     CurrentUser(user): CurrentUser,
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<SaveRequest>,
 ) -> Result<Json<SaveReply>> {
-    let outcome = lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML").await?;
+    let outcome = if body.merge {
+        lessons::save_merged(&state.db, &user.id, &id, &body.xml, body.base_revision, "Edited the lesson").await?
+    } else {
+        lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML").await?
+    };
     events::saved(&state, &id, &outcome).await;
     Ok(Json(SaveReply::new(outcome)))
 }

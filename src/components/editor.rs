@@ -1,0 +1,456 @@
+//! The lesson editor: the teacher writes the lesson where it stands.
+//! Headings, paragraphs and notes are typed in place (bold and italic,
+//! Enter for a new paragraph, Backspace at the start to join, a block's type
+//! changed from its tools or with Ctrl+Alt+0–3); every block moves up and
+//! down (its buttons, or Alt+↑/↓) and is deleted; new blocks are added
+//! below any block, or by typing `/` in an empty one. Exercises show as
+//! students meet them and move or go whole.
+//!
+//! What is typed is saved by itself a moment later (`save`), merged on the
+//! server into whatever the assistant or a colleague saved meanwhile; a
+//! version arriving from them changes the blocks the teacher is not typing
+//! in (`model::adopt`) and offers, never forces, its change to one they are.
+//!
+//! Its code loads when the lesson page is live (`#[lazy]` in `lesson_page`):
+//! until then the page shows the server's drawing of the same lesson.
+
+pub mod model;
+pub mod paste;
+mod save;
+pub mod surface;
+mod view;
+
+use std::collections::HashSet;
+
+use leptos::prelude::*;
+
+use self::model::EdBlock;
+use super::lesson_state::LessonState;
+use crate::lesson::blocks::{self, Block, Doc, Run, TextKind};
+
+pub use view::LessonEditor;
+
+/// How the teacher's typing stands with the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SaveState {
+    Saved,
+    /// Typed and not yet confirmed (waiting a moment, or on its way).
+    Saving,
+    /// The save failed; it is tried again by itself.
+    Retrying(String),
+    /// The server refused the document; the text stays as typed.
+    Refused(String),
+}
+
+/// One step the teacher can take back (Ctrl+Z): the blocks before it.
+#[derive(Clone)]
+struct Snapshot {
+    blocks: Vec<EdBlock>,
+}
+
+/// The editor's state, shared by its views and handlers.
+#[derive(Clone, Copy)]
+pub struct Editor {
+    state: LessonState,
+    blocks: RwSignal<Vec<EdBlock>>,
+    /// The lesson's own attributes, from the version last arrived.
+    attrs: StoredValue<Vec<(String, String)>>,
+    /// The version the teacher's unsaved changes are made on.
+    base: StoredValue<(i64, Doc)>,
+    /// Edits made so far; each block remembers the count when touched.
+    edits: StoredValue<u64>,
+    /// `edits` when the last confirmed save was sent.
+    confirmed: StoredValue<u64>,
+    /// Blocks the teacher removed, with `edits` at the time.
+    removed: StoredValue<Vec<(String, u64)>>,
+    next_key: StoredValue<u64>,
+    pub status: RwSignal<SaveState>,
+    /// A save is on its way; another waits for it.
+    sending: StoredValue<bool>,
+    /// The document that save carries: its own version, heard of before
+    /// its answer (the lesson's live updates), is not someone else's change.
+    in_flight: StoredValue<Option<Doc>>,
+    /// The pending save's turn: a newer keystroke makes an older timer do nothing.
+    timer: StoredValue<u64>,
+    undo: StoredValue<Vec<Snapshot>>,
+    redo: StoredValue<Vec<Snapshot>>,
+    /// An undo point was taken for the typing under way.
+    typing: StoredValue<bool>,
+    /// Changes others made to blocks the teacher is changing, offered.
+    pub offers: RwSignal<Vec<Block>>,
+    /// What a paste left out, said once under the lesson.
+    pub notice: RwSignal<String>,
+}
+
+impl Editor {
+    pub fn new(state: LessonState) -> Self {
+        let doc = crate::lesson::parse(&state.xml.get_untracked()).map(|r| Doc::from_root(&r)).unwrap_or_default();
+        let blocks: Vec<EdBlock> = doc.blocks.iter().enumerate().map(|(k, b)| EdBlock { key: k as u64 + 1, block: b.clone(), touched: 0 }).collect();
+        let next = blocks.len() as u64 + 1;
+        Self {
+            state,
+            blocks: RwSignal::new(blocks),
+            attrs: StoredValue::new(doc.attrs.clone()),
+            base: StoredValue::new((state.revision.get_untracked(), doc)),
+            edits: StoredValue::new(0),
+            confirmed: StoredValue::new(0),
+            removed: StoredValue::new(Vec::new()),
+            next_key: StoredValue::new(next),
+            status: RwSignal::new(SaveState::Saved),
+            sending: StoredValue::new(false),
+            in_flight: StoredValue::new(None),
+            timer: StoredValue::new(0),
+            undo: StoredValue::new(Vec::new()),
+            redo: StoredValue::new(Vec::new()),
+            typing: StoredValue::new(false),
+            offers: RwSignal::new(Vec::new()),
+            notice: RwSignal::new(String::new()),
+        }
+    }
+
+    fn key(&self) -> u64 {
+        self.next_key.update_value(|k| *k += 1);
+        self.next_key.get_value()
+    }
+
+    /// Counts an edit and returns its number.
+    fn edit(&self) -> u64 {
+        self.edits.update_value(|n| *n += 1);
+        self.edits.get_value()
+    }
+
+    fn doc(&self) -> Doc {
+        self.blocks.with_untracked(|b| model::document(&self.attrs.get_value(), b))
+    }
+
+    /// Typing (or a mark) changed the runs of the block drawn with `key`;
+    /// its element already shows them, so nothing is drawn.
+    pub fn typed(&self, key: u64, runs: Vec<Run>) {
+        if !self.typing.get_value() {
+            self.checkpoint();
+            self.typing.set_value(true);
+        }
+        let n = self.edit();
+        self.blocks.update_untracked(|list| {
+            if let Some(b) = list.iter_mut().find(|b| b.key == key) {
+                if let Block::Text { runs: r, .. } = &mut b.block {
+                    *r = runs;
+                }
+                b.touched = n;
+            }
+        });
+        self.schedule();
+    }
+
+    /// An undo point before a change of the blocks' shape.
+    fn checkpoint(&self) {
+        let blocks = self.blocks.get_untracked();
+        self.undo.update_value(|u| {
+            u.push(Snapshot { blocks });
+            if u.len() > 200 {
+                u.remove(0);
+            }
+        });
+        self.redo.update_value(Vec::clear);
+    }
+
+    /// Changes the list of blocks: an undo point first, then `change`, whose
+    /// answer (a block's key and a caret offset) is where the caret goes.
+    pub fn reshape(&self, change: impl FnOnce(&Self, &mut Vec<EdBlock>) -> Option<(u64, usize)>) {
+        self.checkpoint();
+        self.typing.set_value(false);
+        let mut list = self.blocks.get_untracked();
+        let before: HashSet<String> = list.iter().map(|b| b.block.id().to_string()).collect();
+        let caret = change(self, &mut list);
+        let n = self.edit();
+        let after: HashSet<String> = list.iter().map(|b| b.block.id().to_string()).collect();
+        self.removed.update_value(|r| {
+            r.retain(|(id, _)| !after.contains(id));
+            r.extend(before.difference(&after).map(|id| (id.clone(), n)));
+        });
+        self.blocks.set(list);
+        if let Some((key, at)) = caret {
+            focus_later(key, at);
+        }
+        self.schedule();
+    }
+
+    /// Marks the block `key` as changed now and draws it anew.
+    fn redraw(&self, list: &mut [EdBlock], key: u64) -> u64 {
+        let fresh = self.key();
+        let n = self.edits.get_value() + 1;
+        if let Some(b) = list.iter_mut().find(|b| b.key == key) {
+            b.key = fresh;
+            b.touched = n;
+        }
+        fresh
+    }
+
+    /// Enter at `at` in the block `key`: the text after the caret becomes a
+    /// new block below (a paragraph after a heading).
+    pub fn split(&self, key: u64, at: usize) {
+        self.reshape(|ed, list| {
+            let i = list.iter().position(|b| b.key == key)?;
+            let Block::Text { kind, runs, .. } = &list[i].block else { return None };
+            let (kind, (before, after)) = (*kind, blocks::split_at(runs, at));
+            let new_kind = if matches!(kind, TextKind::Note) { kind } else { TextKind::P };
+            let id = model::document(&[], list).new_id(new_kind);
+            if let Block::Text { runs, .. } = &mut list[i].block {
+                *runs = before;
+            }
+            ed.redraw(list, key);
+            let fresh = ed.key();
+            let n = ed.edits.get_value() + 1;
+            list.insert(i + 1, EdBlock { key: fresh, block: Block::Text { id, kind: new_kind, runs: after }, touched: n });
+            Some((fresh, 0))
+        });
+    }
+
+    /// Backspace at the start of the block `key`: joined onto the text block
+    /// before it. An empty block after an exercise is removed.
+    pub fn join_previous(&self, key: u64) {
+        self.reshape(|ed, list| {
+            let i = list.iter().position(|b| b.key == key)?;
+            let Block::Text { runs: mine, .. } = list[i].block.clone() else { return None };
+            if i == 0 {
+                return None;
+            }
+            match &mut list[i - 1].block {
+                Block::Text { runs, .. } => {
+                    let at = blocks::len16(runs);
+                    *runs = blocks::join(runs, &mine);
+                    let prev = list[i - 1].key;
+                    list.remove(i);
+                    Some((ed.redraw(list, prev), at))
+                }
+                Block::Other(_) if mine.is_empty() => {
+                    list.remove(i);
+                    list.get(i).or(list.get(i - 1)).map(|b| (b.key, 0))
+                }
+                Block::Other(_) => None,
+            }
+        });
+    }
+
+    /// The block `key` becomes a `kind`, keeping its text.
+    pub fn convert(&self, key: u64, kind: TextKind) {
+        self.reshape(|ed, list| {
+            let b = list.iter_mut().find(|b| b.key == key)?;
+            let Block::Text { kind: k, runs, .. } = &mut b.block else { return None };
+            *k = kind;
+            let at = blocks::len16(runs);
+            Some((ed.redraw(list, key), at))
+        });
+    }
+
+    /// A new block of `what` below the block `key` (at the top when `key`
+    /// is 0); an empty text block is replaced by it instead.
+    pub fn insert(&self, key: u64, what: NewBlock) {
+        self.reshape(|ed, list| {
+            let doc = model::document(&[], list);
+            let block = match what {
+                NewBlock::Text(kind) => Block::Text { id: doc.new_id(kind), kind, runs: Vec::new() },
+                NewBlock::WritingArea => {
+                    let mut e = crate::lesson::Element::new("writing-area");
+                    e.set_attr("id", doc.new_id_with("wa"));
+                    e.set_attr("lines", "5");
+                    Block::Other(e)
+                }
+            };
+            let i = list.iter().position(|b| b.key == key);
+            let empty = i.is_some_and(|i| matches!(&list[i].block, Block::Text { runs, .. } if runs.is_empty()));
+            let fresh = ed.key();
+            let n = ed.edits.get_value() + 1;
+            let new = EdBlock { key: fresh, block, touched: n };
+            match i {
+                Some(i) if empty => list[i] = new,
+                Some(i) => list.insert(i + 1, new),
+                None => list.insert(0, new),
+            }
+            Some((fresh, 0))
+        });
+    }
+
+    /// The block `key` one place up (`-1`) or down (`1`).
+    pub fn shift(&self, key: u64, by: isize, caret: usize) {
+        self.reshape(|ed, list| {
+            let i = list.iter().position(|b| b.key == key)?;
+            let j = i.checked_add_signed(by).filter(|j| *j < list.len())?;
+            list.swap(i, j);
+            list[j].touched = ed.edits.get_value() + 1;
+            Some((key, caret))
+        });
+    }
+
+    /// Removes the block `key`; the caret goes to the one after it.
+    pub fn delete(&self, key: u64) {
+        self.reshape(|_, list| {
+            let i = list.iter().position(|b| b.key == key)?;
+            list.remove(i);
+            list.get(i).or(list.last()).map(|b| (b.key, 0))
+        });
+    }
+
+    /// Ctrl+Z: the blocks as they were before the last step.
+    pub fn undo(&self) {
+        self.step(self.undo, self.redo);
+    }
+
+    /// Ctrl+Shift+Z: the step taken back, made again.
+    pub fn redo(&self) {
+        self.step(self.redo, self.undo);
+    }
+
+    fn step(&self, from: StoredValue<Vec<Snapshot>>, to: StoredValue<Vec<Snapshot>>) {
+        let Some(snap) = from.try_update_value(Vec::pop).flatten() else { return };
+        to.update_value(|t| t.push(Snapshot { blocks: self.blocks.get_untracked() }));
+        self.typing.set_value(false);
+        let n = self.edit();
+        let now: HashSet<String> = self.blocks.with_untracked(|l| l.iter().map(|b| b.block.id().to_string()).collect());
+        let mut list = snap.blocks;
+        let kept: HashSet<String> = list.iter().map(|b| b.block.id().to_string()).collect();
+        let mut first_changed = None;
+        let current = self.blocks.get_untracked();
+        for b in &mut list {
+            if !current.iter().any(|c| c.key == b.key && c.block == b.block) {
+                b.key = self.key();
+                b.touched = n;
+                first_changed.get_or_insert(b.key);
+            }
+        }
+        self.removed.update_value(|r| {
+            r.retain(|(id, _)| !kept.contains(id));
+            r.extend(now.difference(&kept).map(|id| (id.clone(), n)));
+        });
+        // The caret goes to the first block the step changed, or stays in
+        // the block it was in (which may have moved).
+        let caret = first_changed.and_then(|k| list.iter().find(|b| b.key == k)).map(|b| match &b.block {
+            Block::Text { runs, .. } => (b.key, blocks::len16(runs)),
+            Block::Other(_) => (b.key, 0),
+        });
+        let caret = caret.or_else(focused);
+        self.blocks.set(list);
+        if let Some((k, at)) = caret {
+            focus_later(k, at);
+        }
+        self.schedule();
+    }
+
+    /// A newer version of the lesson arrived (the assistant, a colleague,
+    /// another tab, or this editor's own save): the blocks the teacher has
+    /// not touched since the last confirmed save become its.
+    pub fn arrive(&self, revision: i64, xml: &str) {
+        let Ok(root) = crate::lesson::parse(xml) else { return };
+        let incoming = Doc::from_root(&root);
+        let confirmed = self.confirmed.get_value();
+        let removed: HashSet<String> = self.removed.with_value(|r| r.iter().filter(|(_, n)| *n > confirmed).map(|(id, _)| id.clone()).collect());
+        let mut next = self.next_key.get_value();
+        let got = self.base.with_value(|(_, base)| {
+            self.blocks.with_untracked(|local| model::adopt(local, base, &incoming, |b| b.touched > confirmed, &removed, &mut next))
+        });
+        self.next_key.set_value(next);
+        self.attrs.set_value(incoming.attrs.clone());
+        self.base.set_value((revision, incoming));
+        if got.blocks != self.blocks.get_untracked() {
+            self.blocks.set(got.blocks);
+        }
+        let ours = |b: &Block| self.in_flight.with_value(|d| d.as_ref().is_some_and(|d| d.blocks.contains(b)));
+        let offers: Vec<Block> = got.offers.into_iter().filter(|b| !ours(b)).collect();
+        if !offers.is_empty() {
+            self.offers.update(|o| {
+                o.retain(|b| !offers.iter().any(|x| x.id() == b.id()));
+                o.extend(offers);
+            });
+        }
+    }
+
+    /// Takes an offered version of a block in place of the teacher's.
+    pub fn take_offer(&self, id: &str) {
+        let Some(theirs) = self.offers.with_untracked(|o| o.iter().find(|b| b.id() == id).cloned()) else { return };
+        self.offers.update(|o| o.retain(|b| b.id() != id));
+        self.reshape(|ed, list| {
+            let i = list.iter().position(|b| b.block.id() == id)?;
+            list[i].block = theirs;
+            let key = list[i].key;
+            Some((ed.redraw(list, key), 0))
+        });
+    }
+
+    /// Keeps the teacher's version of a block over the one offered.
+    pub fn keep_mine(&self, id: &str) {
+        self.offers.update(|o| o.retain(|b| b.id() != id));
+    }
+}
+
+/// What "Add a block" and `/` can make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewBlock {
+    Text(TextKind),
+    WritingArea,
+}
+
+impl NewBlock {
+    pub const ALL: [NewBlock; 6] = [
+        Self::Text(TextKind::P),
+        Self::Text(TextKind::H1),
+        Self::Text(TextKind::H2),
+        Self::Text(TextKind::H3),
+        Self::Text(TextKind::Note),
+        Self::WritingArea,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Text(k) => k.label(),
+            Self::WritingArea => "Writing area",
+        }
+    }
+
+    /// Its value in a `<select>`.
+    pub fn value(self) -> &'static str {
+        match self {
+            Self::Text(k) => k.tag(),
+            Self::WritingArea => "writing-area",
+        }
+    }
+
+    pub fn from_value(v: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|n| n.value() == v)
+    }
+}
+
+/// The block the caret is in, and where in it.
+fn focused() -> Option<(u64, usize)> {
+    #[cfg(feature = "hydrate")]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        let active = leptos::prelude::document().active_element()?;
+        let block = active.closest(".editor .block").ok()??;
+        let key = block.get_attribute("data-key")?.parse().ok()?;
+        let at = active.dyn_ref::<leptos::web_sys::Node>().and_then(surface::caret).map_or(0, |c| c.0);
+        Some((key, at))
+    }
+    #[cfg(not(feature = "hydrate"))]
+    None
+}
+
+/// Puts the caret in the block drawn with `key` once it is drawn.
+fn focus_later(key: u64, at: usize) {
+    #[cfg(feature = "hydrate")]
+    request_animation_frame(move || {
+        if let Some(el) = surface::editable(key) {
+            surface::place_caret(&el, at);
+        } else if let Some(el) = leptos::prelude::document()
+            .query_selector(&format!("[data-key=\"{key}\"] .block-tools select, [data-key=\"{key}\"] .block-tools button"))
+            .ok()
+            .flatten()
+        {
+            use leptos::wasm_bindgen::JsCast;
+            if let Ok(el) = el.dyn_into::<leptos::web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (key, at);
+}

@@ -1,0 +1,161 @@
+//! The one place the editor talks to the DOM's text: what a block's
+//! editable element holds, as runs; the runs written into it; where the
+//! caret is, as a UTF-16 offset into the block's text, and putting it there.
+//!
+//! Reading a block keeps only text, bold (`<b>`, `<strong>`) and italic
+//! (`<i>`, `<em>`): whatever else the browser or a paste put there (spans,
+//! line breaks, styles, links) is read as its text, so nothing but the
+//! format's marks ever reaches a save.
+
+use crate::lesson::{blocks::Run, escape_text};
+
+/// Runs as the editable element's HTML.
+pub fn html_of(runs: &[Run]) -> String {
+    let mut out = String::new();
+    for r in runs {
+        let (open, close) = match (r.bold, r.italic) {
+            (true, true) => ("<strong><em>", "</em></strong>"),
+            (true, false) => ("<strong>", "</strong>"),
+            (false, true) => ("<em>", "</em>"),
+            (false, false) => ("", ""),
+        };
+        out.push_str(open);
+        out.push_str(&escape_text(&r.text));
+        out.push_str(close);
+    }
+    out
+}
+
+#[cfg(feature = "hydrate")]
+pub use dom::*;
+
+#[cfg(feature = "hydrate")]
+mod dom {
+    use leptos::{
+        prelude::*,
+        wasm_bindgen::JsCast,
+        web_sys::{Element, HtmlElement, Node},
+    };
+
+    use crate::lesson::blocks::{tidy, Run};
+
+    /// What an editable element holds.
+    pub fn runs_of(el: &Node) -> Vec<Run> {
+        fn walk(n: &Node, bold: bool, italic: bool, out: &mut Vec<Run>) {
+            let children = n.child_nodes();
+            for i in 0..children.length() {
+                let Some(c) = children.item(i) else { continue };
+                match c.node_type() {
+                    Node::TEXT_NODE => out.push(Run { text: c.node_value().unwrap_or_default().replace(['\n', '\r'], " "), bold, italic }),
+                    Node::ELEMENT_NODE => {
+                        let tag = c.node_name().to_ascii_lowercase();
+                        walk(&c, bold || tag == "b" || tag == "strong", italic || tag == "i" || tag == "em", out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(el, false, false, &mut out);
+        tidy(out)
+    }
+
+    /// The selection's start and end in `el`, in UTF-16 units of its text;
+    /// `None` when the selection is not in it.
+    pub fn caret(el: &Node) -> Option<(usize, usize)> {
+        let sel = window().get_selection().ok()??;
+        if sel.range_count() == 0 {
+            return None;
+        }
+        let range = sel.get_range_at(0).ok()?;
+        let (start, end) = (range.start_container().ok()?, range.end_container().ok()?);
+        if !el.contains(Some(&start)) || !el.contains(Some(&end)) {
+            return None;
+        }
+        let upto = |node: &Node, offset: u32| -> Option<usize> {
+            let r = document().create_range().ok()?;
+            r.select_node_contents(el).ok()?;
+            r.set_end(node, offset).ok()?;
+            Some(r.to_string().length() as usize)
+        };
+        Some((upto(&start, range.start_offset().ok()?)?, upto(&end, range.end_offset().ok()?)?))
+    }
+
+    /// Puts the caret `at` UTF-16 units into `el`'s text (its end when past
+    /// it) and focuses `el`.
+    pub fn place_caret(el: &HtmlElement, at: usize) {
+        let _ = el.focus();
+        let Some(sel) = window().get_selection().ok().flatten() else { return };
+        let Ok(range) = document().create_range() else { return };
+        let mut left = at;
+        let mut spot: Option<(Node, u32)> = None;
+        let mut last_text: Option<Node> = None;
+        fn texts(n: &Node, out: &mut Vec<Node>) {
+            let children = n.child_nodes();
+            for i in 0..children.length() {
+                if let Some(c) = children.item(i) {
+                    if c.node_type() == Node::TEXT_NODE {
+                        out.push(c);
+                    } else {
+                        texts(&c, out);
+                    }
+                }
+            }
+        }
+        let mut all = Vec::new();
+        texts(el, &mut all);
+        for t in all {
+            let n = t.node_value().unwrap_or_default().encode_utf16().count();
+            if left <= n {
+                spot = Some((t, left as u32));
+                break;
+            }
+            left -= n;
+            last_text = Some(t);
+        }
+        let placed = match (spot, last_text) {
+            (Some((node, off)), _) => range.set_start(&node, off),
+            (None, Some(t)) => {
+                let n = t.node_value().unwrap_or_default().encode_utf16().count() as u32;
+                range.set_start(&t, n)
+            }
+            (None, None) => range.set_start(el, 0),
+        };
+        if placed.is_ok() {
+            range.collapse_with_to_start(true);
+            let _ = sel.remove_all_ranges();
+            let _ = sel.add_range(&range);
+        }
+    }
+
+    /// Bold or italic on the selection, as the browser does it (its own
+    /// undo of the selection's marks comes with it).
+    pub fn toggle(command: &str) {
+        if let Ok(doc) = document().dyn_into::<leptos::web_sys::HtmlDocument>() {
+            let _ = doc.exec_command(command);
+        }
+    }
+
+    /// Puts plain text in at the caret, as typing would.
+    pub fn insert_text(text: &str) {
+        if let Ok(doc) = document().dyn_into::<leptos::web_sys::HtmlDocument>() {
+            let _ = doc.exec_command_with_show_ui_and_value("insertText", false, text);
+        }
+    }
+
+    /// The editable element of the block drawn with `key`.
+    pub fn editable(key: u64) -> Option<HtmlElement> {
+        document().query_selector(&format!("[data-key=\"{key}\"] [contenteditable]")).ok().flatten().and_then(|e: Element| e.dyn_into().ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_written_escaped_with_the_formats_marks() {
+        let runs = vec![Run::plain("a <b> & "), Run { text: "c".into(), bold: true, italic: true }, Run { text: "d".into(), bold: false, italic: true }];
+        assert_eq!(html_of(&runs), "a &lt;b&gt; &amp; <strong><em>c</em></strong><em>d</em>");
+    }
+}
