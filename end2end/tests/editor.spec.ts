@@ -118,7 +118,7 @@ test("blocks move and go by keyboard, and Ctrl+Z and Ctrl+Shift+Z take typing ba
   await keys.press("Tab");
   await keys.press("Tab");
   await keys.press("Tab");
-  await expect(page.locator(":focus")).toHaveAttribute("aria-label", "Delete this paragraph");
+  await expect(page.locator(":focus")).toHaveAttribute("aria-label", "Remove this paragraph");
   await keys.press("Enter");
   await expect(paragraphs).toHaveText(["First line."]);
   await paragraphs.first().click();

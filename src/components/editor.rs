@@ -2,7 +2,7 @@
 //! Headings, paragraphs and notes are typed in place (bold and italic,
 //! Enter for a new paragraph, Backspace at the start to join, a block's type
 //! changed from its tools or with Ctrl+Alt+0–3); every block moves up and
-//! down (its buttons, or Alt+↑/↓) and is deleted; new blocks are added
+//! down (its buttons, or Alt+↑/↓) and is removed; new blocks are added
 //! below any block, or by typing `/` in an empty one. Exercises show as
 //! students meet them and move or go whole.
 //!

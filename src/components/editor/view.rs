@@ -39,6 +39,8 @@ pub fn LessonEditor() -> impl IntoView {
     move || state.editing.get().then(|| view! {
         <article class="lesson-view editor" aria-label="Lesson" on:keydown=move |ev| history_keys(ed, ev)>
             <SaveLine ed=ed/>
+            // The lesson's reading level and standards, as the server measured them.
+            <div class="lesson-head" inner_html=move || state.html.with(|h| head_of(&h.teacher).to_string())></div>
             <Offers ed=ed/>
             <For each=move || ed.blocks.get() key=|b| b.key let:b>
                 <BlockView ed=ed key=b.key block=b.block/>
@@ -49,6 +51,21 @@ pub fn LessonEditor() -> impl IntoView {
             {move || ed.notice.with(|n| (!n.is_empty()).then(|| view! { <p class="muted" role="status">{n.clone()}</p> }))}
         </article>
     })
+}
+
+/// The lines the server writes above the teacher's lesson (its reading
+/// level, its standards: `lesson::render_both`), already escaped there.
+fn head_of(teacher: &str) -> &str {
+    let mut end = 0;
+    for class in ["<p class=\"reading-level\"", "<p class=\"standards\""] {
+        if teacher[end..].starts_with(class) {
+            match teacher[end..].find("</p>") {
+                Some(i) => end += i + "</p>".len(),
+                None => break,
+            }
+        }
+    }
+    &teacher[..end]
 }
 
 /// "Saving…", "Saved", or what went wrong.
@@ -155,7 +172,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 {kind_pick}
                 <button type="button" aria-label="Move up" title="Move up (Alt+↑)" on:click=move |_| ed.shift(key, -1, 0)>"↑"</button>
                 <button type="button" aria-label="Move down" title="Move down (Alt+↓)" on:click=move |_| ed.shift(key, 1, 0)>"↓"</button>
-                <button type="button" aria-label=format!("Delete this {}", label.to_lowercase()) title="Delete (Ctrl+Z takes it back)" on:click=move |_| ed.delete(key)>"✕"</button>
+                <button type="button" aria-label=format!("Remove this {}", label.to_lowercase()) title="Remove (Ctrl+Z takes it back)" on:click=move |_| ed.delete(key)>"✕"</button>
                 <select aria-label="Add a block below" on:change=move |ev| {
                     if let Some(n) = NewBlock::from_value(&event_target_value(&ev)) {
                         ed.insert_below(key, n);
@@ -411,4 +428,14 @@ fn warn_before_leaving(ed: Editor) {
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = ed;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_head_is_the_servers_lines_above_the_blocks() {
+        let html = crate::lesson::render_both(r#"<lesson standards="RL.4.1"><h1 id="h">T</h1></lesson>"#).teacher;
+        assert_eq!(super::head_of(&html), r#"<p class="standards">Standards: RL.4.1</p>"#);
+        assert_eq!(super::head_of(r#"<h1 data-id="h">T</h1>"#), "");
+    }
 }
