@@ -247,16 +247,7 @@ impl Editor {
     /// is 0); an empty text block is replaced by it instead.
     pub fn insert(&self, key: u64, what: NewBlock) {
         self.reshape(|ed, list| {
-            let doc = model::document(&[], list);
-            let block = match what {
-                NewBlock::Text(kind) => Block::Text { id: doc.new_id(kind), kind, runs: Vec::new() },
-                NewBlock::WritingArea => {
-                    let mut e = crate::lesson::Element::new("writing-area");
-                    e.set_attr("id", doc.new_id_with("wa"));
-                    e.set_attr("lines", "5");
-                    Block::Other(e)
-                }
-            };
+            let block = what.make(&model::document(&[], list));
             let i = list.iter().position(|b| b.key == key);
             let empty = i.is_some_and(|i| matches!(&list[i].block, Block::Text { runs, .. } if runs.is_empty()));
             let fresh = ed.key();
@@ -416,6 +407,19 @@ impl NewBlock {
 
     pub fn from_value(v: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|n| n.value() == v)
+    }
+
+    /// The new block, empty, with an id no block of `doc` uses.
+    fn make(self, doc: &Doc) -> Block {
+        match self {
+            Self::Text(kind) => Block::Text { id: doc.new_id(kind), kind, runs: Vec::new() },
+            Self::WritingArea => {
+                let mut e = crate::lesson::Element::new("writing-area");
+                e.set_attr("id", doc.new_id_with("wa"));
+                e.set_attr("lines", "5");
+                Block::Other(e)
+            }
+        }
     }
 }
 

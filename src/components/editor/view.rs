@@ -190,16 +190,7 @@ impl Editor {
     /// "Add below" always adds, even below an empty block.
     fn insert_below(&self, key: u64, what: NewBlock) {
         self.reshape(|ed, list| {
-            let doc = super::model::document(&[], list);
-            let block = match what {
-                NewBlock::Text(kind) => Block::Text { id: doc.new_id(kind), kind, runs: Vec::new() },
-                NewBlock::WritingArea => {
-                    let mut e = Element::new("writing-area");
-                    e.set_attr("id", doc.new_id_with("wa"));
-                    e.set_attr("lines", "5");
-                    Block::Other(e)
-                }
-            };
+            let block = what.make(&super::model::document(&[], list));
             let i = list.iter().position(|b| b.key == key).map_or(0, |i| i + 1);
             let fresh = ed.key();
             list.insert(i, super::model::EdBlock { key: fresh, block, touched: ed.edits.get_value() + 1 });
