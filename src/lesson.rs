@@ -16,6 +16,7 @@ pub mod answers;
 #[cfg(feature = "ssr")]
 mod archive;
 pub mod blocks;
+pub mod parts;
 mod change;
 #[cfg(feature = "ssr")]
 mod changes;

@@ -300,3 +300,41 @@ async fn the_editors_saves_merge_into_later_versions_and_stay_the_owners() {
     let (after, _): (i64, String) = sqlx::query_as("SELECT revision, document_xml FROM lessons WHERE id = $1").bind(&lesson.id).fetch_one(&app.state.db).await.unwrap();
     assert_eq!(after, 3);
 }
+
+/// The teacher types while the assistant writes an edit: the edit, made on
+/// the version the reply began with, lands merged into what the teacher
+/// saved meanwhile, and neither loses a word.
+#[tokio::test]
+async fn an_assistants_edit_is_merged_into_what_the_teacher_typed_while_it_was_written() {
+    let app = app().await;
+    let t = common::teacher(&app, "ana@lincoln.example").await;
+    let res = common::start_turn(&app, &t.token, &t.session_id, "Add a fill-in-the-blank exercise about French verbs").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (mut body, mut parser) = (res.into_body(), margin::chat::sse::SseParser::new());
+    // The first step (reading the skill) is done: the edit is being written now.
+    let mut seen = Vec::new();
+    while !seen.iter().any(|e: &margin::chat::sse::SseMessage| e.event == "tool_end") {
+        let more = common::read_events(&mut body, &mut parser, 1).await;
+        assert!(!more.is_empty(), "the reply ended early: {seen:?}");
+        seen.extend(more);
+    }
+    let doc = format!("/api/lessons/{}/document", t.lesson_id);
+    let v1 = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json()["documentXml"].as_str().unwrap().to_string();
+    let typed = v1.replace(r#"<p id="b2"/>"#, r#"<p id="b2">Today: être and avoir.</p>"#);
+    let saved = app.put_json(&doc, Auth::Bearer(&t.token), json!({ "xml": typed, "baseRevision": 1, "merge": true })).await.json();
+    assert_eq!(saved["outcome"]["Saved"]["revision"], 2, "the teacher's words were saved before the edit: {saved}");
+    while !seen.iter().any(|e| e.event == "done") {
+        let more = common::read_events(&mut body, &mut parser, 1).await;
+        assert!(!more.is_empty(), "the reply ended without `done`: {seen:?}");
+        seen.extend(more);
+    }
+    let edit = seen.iter().filter(|e| e.event == "tool_end").map(|e| e.data.clone()).collect::<Vec<_>>().join("\n");
+    assert!(edit.contains("Saved as version 3"), "the edit was saved, not sent back: {edit}");
+    let now = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    let xml = now["documentXml"].as_str().unwrap();
+    assert!(xml.contains(r#"<p id="b2">Today: être and avoir.</p>"#) && xml.contains(r#"type="fill-blanks""#), "{xml}");
+    assert!(edit.contains("Today: être and avoir."), "the assistant is told the lesson as it now reads: {edit}");
+    let history = app.get(&format!("/api/lessons/{}/revisions", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(history[0]["author"], "agent", "{history}");
+    assert_eq!(history[1]["summary"], "Edited the lesson", "{history}");
+}

@@ -4,10 +4,11 @@
  * saved elsewhere meanwhile, a paste from Word or Google Docs, and undo.
  */
 import { Page } from "@playwright/test";
-import { readFileSync } from "node:fs";
+import { once } from "node:events";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "./csp";
-import { createLesson, editable, editor, hydrated, signUp, uniqueEmail } from "./helpers";
+import { colleagueOf, createLesson, editable, editor, hydrated, send, signUp, startMargin, uniqueEmail } from "./helpers";
 
 const saved = (page: Page) => expect(editor(page).getByRole("status").first()).toHaveText("Saved");
 
@@ -143,6 +144,35 @@ test("a save that fails keeps the text, says so, and saves it once the server an
   expect(await xml(page)).toContain('<p id="b2">Cumulus clouds are puffy.</p>');
 });
 
+test("the server stopped while the teacher types: the text stays, is said unsaved, and is saved once the server is back", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const dir = join(__dirname, "..", "..", "target", "e2e", "editor-restart");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const database = `sqlite://${join(dir, "margin.db")}`;
+  let server = await startMargin(3109, database);
+  const context = await browser.newContext({ baseURL: "http://127.0.0.1:3109" });
+  try {
+    const page = await context.newPage();
+    await newLesson(page, "restart", "Glaciers");
+    await editable(page, "b2").click();
+    await page.keyboard.type("Glaciers carve valleys.");
+    await saved(page);
+    server.kill();
+    await once(server, "exit");
+    await page.keyboard.type(" Slowly.");
+    const status = editor(page).getByRole("status").first();
+    await expect(status).toContainText("Not saved yet");
+    await expect(editable(page, "b2")).toHaveText("Glaciers carve valleys. Slowly.");
+    server = await startMargin(3109, database);
+    await expect(status).toHaveText("Saved", { timeout: 20_000 });
+    expect(await xml(page)).toContain('<p id="b2">Glaciers carve valleys. Slowly.</p>');
+  } finally {
+    server.kill();
+    await context.close();
+  }
+});
+
 test("a version saved elsewhere comes in around the paragraph being typed in, and both are kept", async ({ page }) => {
   await newLesson(page, "merge", "Rivers");
   const id = new URL(page.url()).pathname.split("/").pop();
@@ -167,6 +197,50 @@ test("a version saved elsewhere comes in around the paragraph being typed in, an
   expect(doc).toContain('<h1 id="b1">Rivers and lakes</h1>');
   expect(doc).toContain('<p id="b2">Rivers flow to the sea.</p>');
   expect(doc).toContain('<note id="n9">From the other tab.</note>');
+});
+
+test("a colleague and the assistant change the lesson while the teacher types: nothing typed is lost and the caret stays", async ({ page, browser }) => {
+  await signUp(page, uniqueEmail("typist"));
+  const url = await createLesson(page, "Rivers of the world");
+  const id = new URL(url).pathname.split("/").pop();
+  const { colleague, email, context: other } = await colleagueOf(page, browser, "coeditor");
+  await page.goto(url);
+  await page.getByRole("link", { name: "Share", exact: true }).click();
+  await page.getByLabel("Colleague's email").fill(email);
+  await page.getByRole("button", { name: "Invite to edit" }).click();
+  await expect(page.getByRole("button", { name: `Stop ${email} editing` })).toBeVisible();
+  await page.goto(url);
+  await hydrated(page);
+  await editor(page).waitFor();
+
+  await editable(page, "b2").click();
+  await page.keyboard.type("The Nile is long");
+  // The colleague saves a version with a paragraph of theirs, made on what
+  // they last saw, while the teacher's words are still on their way.
+  await colleague.goto(url);
+  const origin = new URL(url).origin;
+  const theirs = await (await colleague.request.get(`/api/lessons/${id}`)).json();
+  const withTheirs = theirs.documentXml.replace("</lesson>", "  <p id=\"c1\">Added by a colleague.</p>\n</lesson>");
+  const put = await colleague.request.put(`/api/lessons/${id}/document`, { data: { xml: withTheirs, baseRevision: theirs.revision, merge: true }, headers: { Origin: origin } });
+  expect(put.ok()).toBeTruthy();
+  await page.keyboard.type(" and old");
+  await expect(editable(page, "c1")).toHaveText("Added by a colleague.");
+  await expect(editable(page, "b2")).toBeFocused();
+
+  // The assistant adds an exercise while the teacher goes on typing.
+  await send(page, "Add a fill-in-the-blank exercise about French verbs");
+  await editable(page, "b2").click();
+  await page.keyboard.press("End");
+  for (const word of [",", " and", " it", " floods."]) await page.keyboard.type(word);
+  await expect(editor(page).getByRole("group", { name: "Exercise: Fill in the blanks" })).toBeVisible();
+  await expect(editable(page, "b2")).toBeFocused();
+  await page.keyboard.type(" Every year.");
+  await saved(page);
+  const doc = await xml(page);
+  expect(doc).toContain('<p id="b2">The Nile is long and old, and it floods. Every year.</p>');
+  expect(doc).toContain('<p id="c1">Added by a colleague.</p>');
+  expect(doc).toContain('type="fill-blanks"');
+  await other.close();
 });
 
 /** Pastes `html` (and `text`) into the focused block as the browser would. */

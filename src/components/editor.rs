@@ -14,7 +14,9 @@
 //! Its code loads when the lesson page is live (`#[lazy]` in `lesson_page`):
 //! until then the page shows the server's drawing of the same lesson.
 
+mod exercise;
 pub mod model;
+mod parts;
 pub mod paste;
 mod save;
 pub mod surface;
@@ -26,7 +28,10 @@ use leptos::prelude::*;
 
 use self::model::EdBlock;
 use super::lesson_state::LessonState;
-use crate::lesson::blocks::{self, Block, Doc, Run, TextKind};
+use crate::lesson::{
+    blocks::{self, Block, Doc, Run, TextKind},
+    ExerciseKind,
+};
 
 pub use view::LessonEditor;
 
@@ -80,6 +85,12 @@ pub struct Editor {
     pub offers: RwSignal<Vec<Block>>,
     /// What a paste left out, said once under the lesson.
     pub notice: RwSignal<String>,
+    /// The format's problems with exercises the teacher is changing: the
+    /// block's id, the part's path and what is wrong. Such an exercise is
+    /// kept here, and saved as it last was right, until it is right again.
+    pub problems: RwSignal<Vec<(String, crate::lesson::parts::Path, String)>>,
+    /// Each exercise as it last was right (the server's, or the teacher's).
+    good: StoredValue<std::collections::HashMap<String, crate::lesson::Element>>,
 }
 
 impl Editor {
@@ -87,6 +98,7 @@ impl Editor {
         let doc = crate::lesson::parse(&state.xml.get_untracked()).map(|r| Doc::from_root(&r)).unwrap_or_default();
         let blocks: Vec<EdBlock> = doc.blocks.iter().enumerate().map(|(k, b)| EdBlock { key: k as u64 + 1, block: b.clone(), touched: 0 }).collect();
         let next = blocks.len() as u64 + 1;
+        let good = parts::others(&doc.blocks);
         Self {
             state,
             blocks: RwSignal::new(blocks),
@@ -105,6 +117,8 @@ impl Editor {
             typing: StoredValue::new(false),
             offers: RwSignal::new(Vec::new()),
             notice: RwSignal::new(String::new()),
+            problems: RwSignal::new(Vec::new()),
+            good: StoredValue::new(good),
         }
     }
 
@@ -119,8 +133,20 @@ impl Editor {
         self.edits.get_value()
     }
 
+    /// The document as it is saved: an exercise with a problem goes as it
+    /// last was right (or not at all, when it never was).
     fn doc(&self) -> Doc {
-        self.blocks.with_untracked(|b| model::document(&self.attrs.get_value(), b))
+        let mut doc = self.blocks.with_untracked(|b| model::document(&self.attrs.get_value(), b));
+        let held: HashSet<String> = self.problems.with_untracked(|p| p.iter().map(|(id, ..)| id.clone()).collect());
+        if !held.is_empty() {
+            let good = self.good.get_value();
+            doc.blocks = doc
+                .blocks
+                .into_iter()
+                .filter_map(|b| if held.contains(b.id()) { good.get(b.id()).cloned().map(Block::Other) } else { Some(b) })
+                .collect();
+        }
+        doc
     }
 
     /// Typing (or a mark) changed the runs of the block drawn with `key`;
@@ -154,31 +180,32 @@ impl Editor {
         self.redo.update_value(Vec::clear);
     }
 
-    /// Changes the list of blocks: an undo point first, then `change`, whose
-    /// answer (a block's key and a caret offset) is where the caret goes.
-    pub fn reshape(&self, change: impl FnOnce(&Self, &mut Vec<EdBlock>) -> Option<(u64, usize)>) {
+    /// Changes the list of blocks: an undo point first, then `change`, given
+    /// this edit's number (for the blocks it touches), whose answer (a
+    /// block's key and a caret offset) is where the caret goes.
+    pub fn reshape(&self, change: impl FnOnce(&Self, &mut Vec<EdBlock>, u64) -> Option<(u64, usize)>) {
         self.checkpoint();
         self.typing.set_value(false);
         let mut list = self.blocks.get_untracked();
         let before: HashSet<String> = list.iter().map(|b| b.block.id().to_string()).collect();
-        let caret = change(self, &mut list);
         let n = self.edit();
+        let caret = change(self, &mut list, n);
         let after: HashSet<String> = list.iter().map(|b| b.block.id().to_string()).collect();
         self.removed.update_value(|r| {
             r.retain(|(id, _)| !after.contains(id));
             r.extend(before.difference(&after).map(|id| (id.clone(), n)));
         });
         self.blocks.set(list);
+        self.recheck();
         if let Some((key, at)) = caret {
             focus_later(key, at);
         }
         self.schedule();
     }
 
-    /// Marks the block `key` as changed now and draws it anew.
-    fn redraw(&self, list: &mut [EdBlock], key: u64) -> u64 {
+    /// Marks the block `key` as changed by the edit `n` and draws it anew.
+    fn redraw(&self, list: &mut [EdBlock], key: u64, n: u64) -> u64 {
         let fresh = self.key();
-        let n = self.edits.get_value() + 1;
         if let Some(b) = list.iter_mut().find(|b| b.key == key) {
             b.key = fresh;
             b.touched = n;
@@ -186,21 +213,29 @@ impl Editor {
         fresh
     }
 
-    /// Enter at `at` in the block `key`: the text after the caret becomes a
-    /// new block below (a paragraph after a heading).
-    pub fn split(&self, key: u64, at: usize) {
-        self.reshape(|ed, list| {
+    /// Enter with the selection `start..end` in the block `key`: the
+    /// selected text goes, and the text after it becomes a new block below
+    /// (a paragraph after a heading). Enter at the very start of a block
+    /// with text puts an empty one above it instead, and the caret stays.
+    pub fn split(&self, key: u64, start: usize, end: usize) {
+        self.reshape(|ed, list, n| {
             let i = list.iter().position(|b| b.key == key)?;
             let Block::Text { kind, runs, .. } = &list[i].block else { return None };
-            let (kind, (before, after)) = (*kind, blocks::split_at(runs, at));
+            let kind = *kind;
             let new_kind = if matches!(kind, TextKind::Note) { kind } else { TextKind::P };
             let id = model::document(&[], list).new_id(new_kind);
+            if start == 0 && end == 0 && !runs.is_empty() {
+                let fresh = ed.key();
+                list.insert(i, EdBlock { key: fresh, block: Block::Text { id, kind: new_kind, runs: Vec::new() }, touched: n });
+                return Some((key, 0));
+            }
+            let before = blocks::split_at(runs, start.min(end)).0;
+            let after = blocks::split_at(runs, start.max(end)).1;
             if let Block::Text { runs, .. } = &mut list[i].block {
                 *runs = before;
             }
-            ed.redraw(list, key);
+            ed.redraw(list, key, n);
             let fresh = ed.key();
-            let n = ed.edits.get_value() + 1;
             list.insert(i + 1, EdBlock { key: fresh, block: Block::Text { id, kind: new_kind, runs: after }, touched: n });
             Some((fresh, 0))
         });
@@ -209,7 +244,7 @@ impl Editor {
     /// Backspace at the start of the block `key`: joined onto the text block
     /// before it. An empty block after an exercise is removed.
     pub fn join_previous(&self, key: u64) {
-        self.reshape(|ed, list| {
+        self.reshape(|ed, list, n| {
             let i = list.iter().position(|b| b.key == key)?;
             let Block::Text { runs: mine, .. } = list[i].block.clone() else { return None };
             if i == 0 {
@@ -221,7 +256,7 @@ impl Editor {
                     *runs = blocks::join(runs, &mine);
                     let prev = list[i - 1].key;
                     list.remove(i);
-                    Some((ed.redraw(list, prev), at))
+                    Some((ed.redraw(list, prev, n), at))
                 }
                 Block::Other(_) if mine.is_empty() => {
                     list.remove(i);
@@ -234,24 +269,24 @@ impl Editor {
 
     /// The block `key` becomes a `kind`, keeping its text.
     pub fn convert(&self, key: u64, kind: TextKind) {
-        self.reshape(|ed, list| {
+        self.reshape(|ed, list, n| {
             let b = list.iter_mut().find(|b| b.key == key)?;
             let Block::Text { kind: k, runs, .. } = &mut b.block else { return None };
             *k = kind;
             let at = blocks::len16(runs);
-            Some((ed.redraw(list, key), at))
+            Some((ed.redraw(list, key, n), at))
         });
     }
 
     /// A new block of `what` below the block `key` (at the top when `key`
-    /// is 0); an empty text block is replaced by it instead.
-    pub fn insert(&self, key: u64, what: NewBlock) {
-        self.reshape(|ed, list| {
+    /// is 0). With `into_empty` (a type picked for an empty block, or `/`),
+    /// an empty text block is replaced by it instead; "Add below" always adds.
+    pub fn insert(&self, key: u64, what: NewBlock, into_empty: bool) {
+        self.reshape(|ed, list, n| {
             let block = what.make(&model::document(&[], list));
             let i = list.iter().position(|b| b.key == key);
-            let empty = i.is_some_and(|i| matches!(&list[i].block, Block::Text { runs, .. } if runs.is_empty()));
+            let empty = into_empty && i.is_some_and(|i| matches!(&list[i].block, Block::Text { runs, .. } if runs.is_empty()));
             let fresh = ed.key();
-            let n = ed.edits.get_value() + 1;
             let new = EdBlock { key: fresh, block, touched: n };
             match i {
                 Some(i) if empty => list[i] = new,
@@ -264,18 +299,18 @@ impl Editor {
 
     /// The block `key` one place up (`-1`) or down (`1`).
     pub fn shift(&self, key: u64, by: isize, caret: usize) {
-        self.reshape(|ed, list| {
+        self.reshape(|_, list, n| {
             let i = list.iter().position(|b| b.key == key)?;
             let j = i.checked_add_signed(by).filter(|j| *j < list.len())?;
             list.swap(i, j);
-            list[j].touched = ed.edits.get_value() + 1;
+            list[j].touched = n;
             Some((key, caret))
         });
     }
 
     /// Removes the block `key`; the caret goes to the one after it.
     pub fn delete(&self, key: u64) {
-        self.reshape(|_, list| {
+        self.reshape(|_, list, _| {
             let i = list.iter().position(|b| b.key == key)?;
             list.remove(i);
             list.get(i).or(list.last()).map(|b| (b.key, 0))
@@ -321,6 +356,7 @@ impl Editor {
         });
         let caret = caret.or_else(focused);
         self.blocks.set(list);
+        self.recheck();
         if let Some((k, at)) = caret {
             focus_later(k, at);
         }
@@ -336,8 +372,17 @@ impl Editor {
         let confirmed = self.confirmed.get_value();
         let removed: HashSet<String> = self.removed.with_value(|r| r.iter().filter(|(_, n)| *n > confirmed).map(|(id, _)| id.clone()).collect());
         let mut next = self.next_key.get_value();
+        // An exercise kept back for a problem is still the teacher's to finish.
+        let held: HashSet<String> = self.problems.with_untracked(|p| p.iter().map(|(id, ..)| id.clone()).collect());
         let got = self.base.with_value(|(_, base)| {
-            self.blocks.with_untracked(|local| model::adopt(local, base, &incoming, |b| b.touched > confirmed, &removed, &mut next))
+            self.blocks.with_untracked(|local| model::adopt(local, base, &incoming, |b| b.touched > confirmed || held.contains(b.block.id()), &removed, &mut next))
+        });
+        self.good.update_value(|g| {
+            for (id, e) in parts::others(&incoming.blocks) {
+                if !held.contains(&id) {
+                    g.insert(id, e);
+                }
+            }
         });
         self.next_key.set_value(next);
         self.attrs.set_value(incoming.attrs.clone());
@@ -359,11 +404,11 @@ impl Editor {
     pub fn take_offer(&self, id: &str) {
         let Some(theirs) = self.offers.with_untracked(|o| o.iter().find(|b| b.id() == id).cloned()) else { return };
         self.offers.update(|o| o.retain(|b| b.id() != id));
-        self.reshape(|ed, list| {
+        self.reshape(|ed, list, n| {
             let i = list.iter().position(|b| b.block.id() == id)?;
             list[i].block = theirs;
             let key = list[i].key;
-            Some((ed.redraw(list, key), 0))
+            Some((ed.redraw(list, key, n), 0))
         });
     }
 
@@ -378,22 +423,35 @@ impl Editor {
 pub enum NewBlock {
     Text(TextKind),
     WritingArea,
+    Exercise(ExerciseKind),
 }
 
 impl NewBlock {
-    pub const ALL: [NewBlock; 6] = [
+    pub const ALL: [NewBlock; 12] = [
         Self::Text(TextKind::P),
         Self::Text(TextKind::H1),
         Self::Text(TextKind::H2),
         Self::Text(TextKind::H3),
         Self::Text(TextKind::Note),
         Self::WritingArea,
+        Self::Exercise(ExerciseKind::MultipleChoice),
+        Self::Exercise(ExerciseKind::FillBlanks),
+        Self::Exercise(ExerciseKind::TrueFalse),
+        Self::Exercise(ExerciseKind::Sequencing),
+        Self::Exercise(ExerciseKind::ShortAnswer),
+        Self::Exercise(ExerciseKind::Writing),
     ];
 
     pub fn label(self) -> &'static str {
         match self {
             Self::Text(k) => k.label(),
             Self::WritingArea => "Writing area",
+            Self::Exercise(ExerciseKind::MultipleChoice) => "Exercise: multiple choice",
+            Self::Exercise(ExerciseKind::FillBlanks) => "Exercise: fill in the blanks",
+            Self::Exercise(ExerciseKind::TrueFalse) => "Exercise: true or false",
+            Self::Exercise(ExerciseKind::Sequencing) => "Exercise: put in order",
+            Self::Exercise(ExerciseKind::ShortAnswer) => "Exercise: short answer",
+            Self::Exercise(ExerciseKind::Writing) => "Exercise: writing task",
         }
     }
 
@@ -402,6 +460,7 @@ impl NewBlock {
         match self {
             Self::Text(k) => k.tag(),
             Self::WritingArea => "writing-area",
+            Self::Exercise(k) => k.name(),
         }
     }
 
@@ -419,6 +478,7 @@ impl NewBlock {
                 e.set_attr("lines", "5");
                 Block::Other(e)
             }
+            Self::Exercise(kind) => Block::Other(crate::lesson::parts::new_exercise(kind, &mut crate::lesson::parts::Ids::of(doc))),
         }
     }
 }

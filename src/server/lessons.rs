@@ -186,17 +186,18 @@ pub async fn save_document(
         .ok_or_else(|| AppError::Internal("a save with no proposal found one decided".into()))
 }
 
-/// The lesson editor's save (`SaveRequest::merge`): `xml` was written on
-/// top of `base_revision`. When the lesson has moved on since (the
-/// assistant, a colleague, another tab), the teacher's changes are made to
-/// the current version block by block (`lesson::merge`); a block changed on
-/// both sides is a conflict, and nothing is saved.
-pub async fn save_merged(db: &Db, owner_id: &str, id: &str, xml: &str, base_revision: i64, summary: &str) -> Result<SaveOutcome> {
+/// The lesson editor's save (`SaveRequest::merge`) and the assistant's
+/// edit: `xml` was written on top of `base_revision`. When the lesson has
+/// moved on since (the assistant, the teacher typing, a colleague, another
+/// tab), `author`'s changes are made to the current version block by block
+/// (`lesson::merge`); a block changed on both sides is a conflict, and
+/// nothing is saved.
+pub async fn save_merged(db: &Db, owner_id: &str, id: &str, xml: &str, base_revision: i64, author: Author, summary: &str) -> Result<SaveOutcome> {
     // Another save landing between the read and the write is read again.
     for _ in 0..3 {
         let current = get_editable(db, owner_id, id).await?;
         if current.revision <= base_revision {
-            return save_document(db, owner_id, id, xml, base_revision, Author::Teacher, summary).await;
+            return save_document(db, owner_id, id, xml, base_revision, author, summary).await;
         }
         let conflict = SaveOutcome::Conflict { current: current.revision };
         let Ok(base) = get_revision(db, owner_id, id, base_revision).await else { return Ok(conflict) };
@@ -206,7 +207,7 @@ pub async fn save_merged(db: &Db, owner_id: &str, id: &str, xml: &str, base_revi
             Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
         };
         let Ok(merged) = lesson::merge(&base, &ours, &theirs) else { return Ok(conflict) };
-        match save_document(db, owner_id, id, &merged.to_xml(), current.revision, Author::Teacher, summary).await? {
+        match save_document(db, owner_id, id, &merged.to_xml(), current.revision, author, summary).await? {
             SaveOutcome::Conflict { .. } => continue,
             outcome => return Ok(outcome),
         }

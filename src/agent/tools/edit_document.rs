@@ -135,6 +135,8 @@ impl Tool for EditDocument {
             let revision = ctx.document.save(xml.clone(), summary.clone()).await.map_err(|e| {
                 format!("The document was valid but could not be saved: {}", rejection_for_the_model(e))
             })?;
+            // What was saved: the edit, merged into anything saved since the reply began.
+            let xml = ctx.document.current();
             Ok(ToolOutput {
                 content: format!("Saved as version {revision}. Missing ids were filled in; the lesson now reads:\n```xml\n{xml}```"),
                 summary: Some(summary),

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use crate::lesson::blocks::{Block, Doc};
+use crate::lesson::blocks::{join, len16, split_at, Block, Doc, Run, TextKind};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdBlock {
@@ -87,10 +87,47 @@ pub fn document(attrs: &[(String, String)], blocks: &[EdBlock]) -> Doc {
     Doc { attrs: attrs.to_vec(), blocks: blocks.iter().map(|b| b.block.clone()).collect() }
 }
 
+/// Blocks pasted at the selection `start..end` of the text block at `i`:
+/// the first joins the text before the selection (and keeps the block's id,
+/// and its kind when there is text before), the last the text after it; the
+/// blocks between go in as they came, with ids no block uses. Each is marked
+/// touched by the edit `n` and drawn with a key from `key`. The answer is
+/// where the caret goes: the end of what was pasted.
+pub fn paste(list: &mut Vec<EdBlock>, i: usize, (start, end): (usize, usize), pasted: Vec<(TextKind, Vec<Run>)>, n: u64, mut key: impl FnMut() -> u64) -> Option<(u64, usize)> {
+    let Block::Text { id, kind, runs } = list.get(i)?.block.clone() else { return None };
+    let (start, end) = (start.min(end), start.max(end));
+    let before = split_at(&runs, start).0;
+    let after = split_at(&runs, end).1;
+    let count = pasted.len();
+    let mut caret = None;
+    for (k, (pasted_kind, pasted_runs)) in pasted.into_iter().enumerate() {
+        let (mut runs, mut kind_here) = (pasted_runs, pasted_kind);
+        if k == 0 {
+            runs = join(&before, &runs);
+            if !before.is_empty() {
+                kind_here = kind;
+            }
+        }
+        let at = len16(&runs);
+        if k + 1 == count {
+            runs = join(&runs, &after);
+        }
+        let id = if k == 0 { id.clone() } else { document(&[], list).new_id(kind_here) };
+        let block = EdBlock { key: key(), block: Block::Text { id, kind: kind_here, runs }, touched: n };
+        let drawn = block.key;
+        if k == 0 {
+            list[i] = block;
+        } else {
+            list.insert(i + k, block);
+        }
+        caret = Some((drawn, at));
+    }
+    caret
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::blocks::{Run, TextKind};
 
     fn p(id: &str, text: &str) -> Block {
         Block::Text { id: id.into(), kind: TextKind::P, runs: vec![Run::plain(text)] }
@@ -134,6 +171,28 @@ mod tests {
         assert_eq!(texts(&got.blocks), ["one", "two, typed"]);
         assert_eq!(got.blocks[0].key, 1, "an unchanged block is left alone");
         assert_eq!(got.offers, vec![p("b", "two, theirs")]);
+    }
+
+    #[test]
+    fn pasted_blocks_go_in_at_the_selection_and_take_the_text_around_it() {
+        let bold = |t: &str| Run { text: t.into(), bold: true, italic: false };
+        let mut list = ed(&[p("a", "Before SELECTED after"), p("z", "last")], &[0, 0]);
+        let pasted = vec![(TextKind::H2, vec![Run::plain("one")]), (TextKind::P, vec![bold("two")]), (TextKind::P, vec![Run::plain("three")])];
+        let mut next = 50;
+        let caret = paste(&mut list, 0, (15, 7), pasted, 9, || { next += 1; next });
+        assert_eq!(texts(&list), ["Before one", "two", "three after", "last"]);
+        // Text before the selection keeps the block a paragraph, with its id;
+        // new blocks get ids no block has.
+        assert!(matches!(&list[0].block, Block::Text { id, kind: TextKind::P, .. } if id == "a"));
+        assert_eq!(list.iter().map(|b| b.block.id()).collect::<Vec<_>>(), ["a", "p-1", "p-2", "z"]);
+        assert_eq!(list[1].block, Block::Text { id: "p-1".into(), kind: TextKind::P, runs: vec![bold("two")] });
+        assert!(list[..3].iter().all(|b| b.touched == 9) && list[3].touched == 0);
+        // The caret ends where the paste did, before the text that was after it.
+        assert_eq!(caret, Some((53, 5)));
+        // At the very start of an empty block, the first pasted block's kind is kept.
+        let mut list = ed(&[p("e", "")], &[0]);
+        paste(&mut list, 0, (0, 0), vec![(TextKind::H1, vec![Run::plain("Title")])], 1, || 7);
+        assert!(matches!(&list[0].block, Block::Text { kind: TextKind::H1, .. }));
     }
 
     #[test]

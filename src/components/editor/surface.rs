@@ -26,6 +26,27 @@ pub fn html_of(runs: &[Run]) -> String {
     out
 }
 
+/// A fill-in sentence as its editable element's HTML: its words, and each
+/// blank as a box the caret passes over, showing its answer.
+pub fn sentence_html(p: &crate::lesson::Element) -> String {
+    use crate::lesson::parts::{runs_with_blanks, Piece};
+    let mut out = String::new();
+    for piece in runs_with_blanks(p) {
+        match piece {
+            Piece::Words(r) => out.push_str(&html_of(&[r])),
+            Piece::Blank(id) => {
+                let answer = p.elements().find(|b| b.id() == Some(id.as_str())).and_then(|b| b.attr("answer")).unwrap_or_default();
+                out.push_str(&format!(
+                    "<span class=\"blank-chip\" contenteditable=\"false\" data-blank=\"{}\">{}</span>",
+                    crate::lesson::escape_attr(&id),
+                    escape_text(answer)
+                ));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(feature = "hydrate")]
 pub use dom::*;
 
@@ -58,6 +79,33 @@ mod dom {
         let mut out = Vec::new();
         walk(el, false, false, &mut out);
         tidy(out)
+    }
+
+    /// What a fill-in sentence's editable element holds: words, and its
+    /// blanks by id (a box the browser dropped is a blank removed).
+    pub fn pieces_of(el: &Node) -> Vec<crate::lesson::parts::Piece> {
+        use crate::lesson::parts::Piece;
+        fn walk(n: &Node, bold: bool, italic: bool, out: &mut Vec<Piece>) {
+            let children = n.child_nodes();
+            for i in 0..children.length() {
+                let Some(c) = children.item(i) else { continue };
+                match c.node_type() {
+                    Node::TEXT_NODE => out.push(Piece::Words(Run { text: c.node_value().unwrap_or_default().replace(['\n', '\r'], " "), bold, italic })),
+                    Node::ELEMENT_NODE => {
+                        if let Some(id) = c.dyn_ref::<Element>().and_then(|e| e.get_attribute("data-blank")) {
+                            out.push(Piece::Blank(id));
+                            continue;
+                        }
+                        let tag = c.node_name().to_ascii_lowercase();
+                        walk(&c, bold || tag == "b" || tag == "strong", italic || tag == "i" || tag == "em", out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(el, false, false, &mut out);
+        out
     }
 
     /// The selection's start and end in `el`, in UTF-16 units of its text;

@@ -8,7 +8,6 @@ use crate::{
     components::lesson_state::LessonState,
     lesson::{
         blocks::{Block, TextKind},
-        Audience, Element, Node,
     },
 };
 
@@ -46,7 +45,7 @@ pub fn LessonEditor() -> impl IntoView {
                 <BlockView ed=ed key=b.key block=b.block/>
             </For>
             {move || ed.blocks.with(Vec::is_empty).then(|| view! {
-                <button type="button" class="quiet" on:click=move |_| ed.insert(0, NewBlock::Text(TextKind::P))>"Start writing"</button>
+                <button type="button" class="quiet" on:click=move |_| ed.insert(0, NewBlock::Text(TextKind::P), false)>"Start writing"</button>
             })}
             {move || ed.notice.with(|n| (!n.is_empty()).then(|| view! { <p class="muted" role="status">{n.clone()}</p> }))}
         </article>
@@ -74,6 +73,9 @@ fn SaveLine(ed: Editor) -> impl IntoView {
     view! {
         <p class="save-state" role="status" aria-live="polite">
             {move || match ed.status.get() {
+                SaveState::Saved if ed.problems.with(|p| !p.is_empty()) => view! {
+                    <span class="form-error">"Saved, except an exercise with a problem marked below: it stays here as you wrote it and is saved once it is right."</span>
+                }.into_any(),
                 SaveState::Saved => view! { <span class="muted">"Saved"</span> }.into_any(),
                 SaveState::Saving => view! { <span class="muted">"Saving…"</span> }.into_any(),
                 SaveState::Retrying(why) => view! { <span class="form-error">{format!("Not saved yet: {why} Your text is kept; trying again.")}</span> }.into_any(),
@@ -141,11 +143,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 TextKind::Note => editable!(div role="textbox" aria-label=label),
             }
         }
-        Block::Other(e) => {
-            let mut root = Element::new("lesson");
-            root.children = vec![Node::Element(e.clone())];
-            view! { <div class="block-other" inner_html=crate::lesson::to_html(&root, Audience::Teacher)></div> }.into_any()
-        }
+        Block::Other(e) => view! { <super::exercise::ExerciseView ed=ed key=key element=e.clone()/> }.into_any(),
     };
     let text_kind = match &block {
         Block::Text { kind, .. } => Some(*kind),
@@ -157,7 +155,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 let v = event_target_value(&ev);
                 match super::NewBlock::from_value(&v) {
                     Some(NewBlock::Text(kind)) => ed.convert(key, kind),
-                    Some(other) => ed.insert(key, other),
+                    Some(other) => ed.insert(key, other, true),
                     None => {}
                 }
             }>
@@ -175,7 +173,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 <button type="button" aria-label=format!("Remove this {}", label.to_lowercase()) title="Remove (Ctrl+Z takes it back)" on:click=move |_| ed.delete(key)>"✕"</button>
                 <select aria-label="Add a block below" on:change=move |ev| {
                     if let Some(n) = NewBlock::from_value(&event_target_value(&ev)) {
-                        ed.insert_below(key, n);
+                        ed.insert(key, n, false);
                     }
                 }>
                     <option value="" selected>"+ Add below"</option>
@@ -183,19 +181,6 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 </select>
             </div>
         </div>
-    }
-}
-
-impl Editor {
-    /// "Add below" always adds, even below an empty block.
-    fn insert_below(&self, key: u64, what: NewBlock) {
-        self.reshape(|ed, list| {
-            let block = what.make(&super::model::document(&[], list));
-            let i = list.iter().position(|b| b.key == key).map_or(0, |i| i + 1);
-            let fresh = ed.key();
-            list.insert(i, super::model::EdBlock { key: fresh, block, touched: ed.edits.get_value() + 1 });
-            Some((fresh, 0))
-        });
     }
 }
 
@@ -232,7 +217,8 @@ fn keys(ed: Editor, key: u64, kind: TextKind, ev: ev::KeyboardEvent) {
         let collapsed = caret.is_some_and(|(a, b)| a == b);
         let handled = match (k.as_str(), ctrl, ev.shift_key(), ev.alt_key()) {
             ("Enter", false, _, false) => {
-                ed.split(key, at);
+                let (start, end) = caret.unwrap_or((at, at));
+                ed.split(key, start, end);
                 true
             }
             ("Backspace", false, false, false) if collapsed && at == 0 => {
@@ -354,51 +340,12 @@ fn pasted(ed: Editor, key: u64, ev: ev::ClipboardEvent) {
 }
 
 impl Editor {
-    /// Pasted blocks go in at the selection `start..end` of the block `key`:
-    /// the first joins the text before it, the last the text after it.
+    /// Pasted blocks go in at the selection `start..end` of the block `key`
+    /// (`model::paste`).
     pub fn paste_blocks(&self, key: u64, start: usize, end: usize, pasted: Vec<(TextKind, Vec<crate::lesson::blocks::Run>)>) {
-        use crate::lesson::blocks::{join, len16, split_at};
-        self.reshape(|ed, list| {
+        self.reshape(|ed, list, n| {
             let i = list.iter().position(|b| b.key == key)?;
-            let Block::Text { kind, runs, .. } = list[i].block.clone() else { return None };
-            let (before, rest) = split_at(&runs, start);
-            let (_, after) = split_at(&rest, end.saturating_sub(start));
-            let n = ed.edits.get_value() + 1;
-            let mut made = Vec::new();
-            let count = pasted.len();
-            let mut caret = 0;
-            for (k, (pkind, pruns)) in pasted.into_iter().enumerate() {
-                let mut runs = pruns;
-                let mut kind_here = pkind;
-                if k == 0 {
-                    runs = join(&before, &runs);
-                    if !before.is_empty() {
-                        kind_here = kind;
-                    }
-                }
-                if k + 1 == count {
-                    caret = len16(&runs);
-                    runs = join(&runs, &after);
-                }
-                made.push((kind_here, runs));
-            }
-            let mut new_keys = Vec::new();
-            let mut first = true;
-            let mut inserted = 0;
-            for (kind_here, runs) in made {
-                let id = if first { list[i].block.id().to_string() } else { super::model::document(&[], list).new_id(kind_here) };
-                let fresh = ed.key();
-                let block = super::model::EdBlock { key: fresh, block: Block::Text { id, kind: kind_here, runs }, touched: n };
-                if first {
-                    list[i] = block;
-                    first = false;
-                } else {
-                    inserted += 1;
-                    list.insert(i + inserted, block);
-                }
-                new_keys.push(fresh);
-            }
-            new_keys.last().map(|k| (*k, caret))
+            super::model::paste(list, i, (start, end), pasted, n, || ed.key())
         });
     }
 }
@@ -409,7 +356,7 @@ fn warn_before_leaving(ed: Editor) {
     #[cfg(feature = "hydrate")]
     {
         let handle = window_event_listener(ev::beforeunload, move |ev| {
-            if ed.unsaved() {
+            if ed.unsaved() || ed.held() {
                 ed.send();
                 ev.prevent_default();
                 ev.set_return_value("Your latest changes are still being saved.");

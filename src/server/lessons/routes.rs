@@ -55,7 +55,7 @@ async fn save(
     ApiJson(body): ApiJson<SaveRequest>,
 ) -> Result<Json<SaveReply>> {
     let outcome = if body.merge {
-        lessons::save_merged(&state.db, &user.id, &id, &body.xml, body.base_revision, "Edited the lesson").await?
+        lessons::save_merged(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the lesson").await?
     } else {
         lessons::save_document(&state.db, &user.id, &id, &body.xml, body.base_revision, Author::Teacher, "Edited the XML").await?
     };

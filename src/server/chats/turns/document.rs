@@ -165,7 +165,10 @@ impl DocumentStore for DbDocument {
                 return Err(SaveRejection::Unavailable);
             }
             let base = self.state.lock().unwrap_or_else(|p| p.into_inner()).1;
-            let saved = lessons::save_document(&self.db, &self.owner_id, &self.lesson_id, &xml, base, Author::Agent, &summary).await;
+            // The teacher may have typed (or a colleague saved) since the
+            // reply began: the edit is merged block by block into what is
+            // there now, and only a block both changed sends it back.
+            let saved = lessons::save_merged(&self.db, &self.owner_id, &self.lesson_id, &xml, base, Author::Agent, &summary).await;
             match saved {
                 Ok(SaveOutcome::Saved { revision, document_xml }) => {
                     self.set(document_xml, revision);
