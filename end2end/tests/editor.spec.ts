@@ -129,6 +129,29 @@ test("blocks move and go by keyboard, and Ctrl+Z and Ctrl+Shift+Z take typing ba
   expect(await xml(page)).toMatch(/Second line\.<\/p>\n  <p id="b2">First line\./);
 });
 
+test("Enter over selected words replaces them, and Enter at the start of a heading opens a paragraph above it", async ({ page }) => {
+  await newLesson(page, "enter", "Deserts");
+  const keys = page.keyboard;
+  await editable(page, "b2").click();
+  await keys.type("Deserts are dry and cold places.");
+  await keys.press("End");
+  await keys.press("ArrowLeft");
+  for (let i = 0; i < " places".length; i++) await keys.press("Shift+ArrowLeft");
+  await keys.press("Enter");
+  const paragraphs = editor(page).getByRole("textbox", { name: "Paragraph" });
+  await expect(paragraphs).toHaveText(["Deserts are dry and cold", "."]);
+  await expect(paragraphs.nth(1)).toBeFocused();
+  // At the start of the title: an empty paragraph above, the title as it was, the caret still in it.
+  const title = editor(page).getByRole("heading", { name: "Deserts", level: 1 });
+  await title.click();
+  await keys.press("Home");
+  await keys.press("Enter");
+  await expect(title).toBeFocused();
+  await keys.type("Hot ");
+  await saved(page);
+  expect(await xml(page)).toMatch(/<lesson>\n  <p id="[a-z0-9-]+"\/>\n  <h1 id="b1">Hot Deserts<\/h1>\n  <p id="b2">Deserts are dry and cold<\/p>\n  <p id="[a-z0-9-]+">.<\/p>/);
+});
+
 test("a save that fails keeps the text, says so, and saves it once the server answers again", async ({ page }) => {
   await newLesson(page, "offline", "Clouds");
   await page.route("**/api/lessons/*/document", (route) => route.abort("connectionrefused"));

@@ -148,7 +148,12 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
         let student = state.student;
         let audience = Signal::derive(move || if student.get() { Audience::Student } else { Audience::Teacher });
         Effect::new(move |_| {
-            state.editing.set(tab.get() == Tab::Lesson && !student.get() && state.preview.with(Option::is_none));
+            let now = tab.get() == Tab::Lesson && !student.get() && state.preview.with(Option::is_none);
+            // Set only when it changes: the editor is drawn anew (and the
+            // caret lost) each time its readers hear of it.
+            if state.editing.get_untracked() != now {
+                state.editing.set(now);
+            }
         });
         let tab_button = move |which: Tab, label: &'static str| {
             view! {
