@@ -84,7 +84,7 @@ test("adding an exercise shows each step live, updates the lesson, then folds in
   await expect(lastReply(page)).toContainText("I added a fill-in-the-blank exercise");
   // The lesson on screen changed before the reply finished.
   await expect(page.locator(".document-pane .exercise")).toContainText("Fill in the blanks");
-  await expect(page.locator(".document-pane .blank.answer").first()).toHaveText("suis");
+  await expect(page.locator(".document-pane .exercise .blank-chip").first()).toHaveText("suis");
 
   const seen = await timeline(page);
   const at = (s: string) => { const i = seen.indexOf(s); expect(i, `${s} in ${JSON.stringify(seen)}`).toBeGreaterThanOrEqual(0); return i; };

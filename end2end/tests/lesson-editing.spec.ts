@@ -62,14 +62,16 @@ test("invalid XML shows every error, saves nothing and keeps the text; the fix s
   await openTab(page, "Lesson");
   const exercise = page.locator(".exercise");
   await expect(exercise).toContainText("Fill in the blanks");
-  await expect(exercise.locator(".blank.answer")).toHaveText("suis");
+  // The editor shows a blank as a box holding its answer.
+  await expect(exercise.locator(".blank-chip")).toHaveText("suis");
   await page.getByLabel("Student preview").check();
   await expect(exercise.locator(".blank.answer")).toHaveCount(0);
   await expect(exercise.getByRole("textbox", { name: "Blank" })).toBeVisible();
   await expect(exercise.getByRole("textbox", { name: "Blank" })).toHaveAttribute("placeholder", "être");
 
   await page.goto(url);
-  await expect(page.locator(".exercise .blank.answer")).toHaveText("suis");
+  // The server's drawing, then the editor's.
+  await expect(page.locator(".exercise :is(.blank.answer, .blank-chip)")).toHaveText("suis");
 });
 
 test("an older version can be viewed and restored as a new version", async ({ page }) => {

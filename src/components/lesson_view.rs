@@ -41,7 +41,7 @@ pub fn changed_blocks_css(blocks: &[String], on: bool) -> String {
     let selectors: Vec<String> = blocks
         .iter()
         .filter(|id| id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .flat_map(|id| [format!(".document-pane > .lesson-view [data-id=\"{id}\"]"), format!(".editor-host > .lesson-view > [data-id=\"{id}\"] > .block-text"), format!(".editor-host > .lesson-view > [data-id=\"{id}\"] > .block-other > *")])
+        .flat_map(|id| [format!(".document-pane > .lesson-view [data-id=\"{id}\"]"), format!(".editor-host > .lesson-view > [data-id=\"{id}\"] > .block-text"), format!(".editor-host > .lesson-view > [data-id=\"{id}\"] > .exercise-edit")])
         .collect();
     if selectors.is_empty() {
         return String::new();

@@ -62,6 +62,8 @@ pub fn ExerciseView(ed: Editor, key: u64, element: Element) -> impl IntoView {
         return view! { <p class="form-error">"This exercise's type is not one the editor knows; change it in the XML tab."</p> }.into_any();
     };
     let title = element.attr("title").unwrap_or_default().to_string();
+    // The standards it names, as above the lesson: changed in the Standards page or the XML.
+    let standards = element.attr("standards").map(|v| crate::lesson::standards::codes(v).join(" · "));
     let items = element.elements().filter(|e| e.name == "item").count();
     let mut count = std::collections::HashMap::<&str, usize>::new();
     let body = element
@@ -120,8 +122,11 @@ pub fn ExerciseView(ed: Editor, key: u64, element: Element) -> impl IntoView {
     }
     let adds = adds.into_iter().map(|(part, label)| add(cx, &[], part, label.to_string())).collect_view();
     view! {
-        <div class="exercise-edit" role="group" aria-label=format!("Exercise: {}", kind.label()) data-part="">
-            <p class="ex-kind">{kind.label()}</p>
+        <div class="exercise exercise-edit" role="group" aria-label=format!("Exercise: {}", kind.label()) data-part="">
+            <header class="exercise-head">
+                <span class="exercise-kind">{kind.label()}</span>
+                {standards.map(|codes| view! { <span class="standards" title="Standards">{codes}</span> })}
+            </header>
             <input type="text" class="ex-title" aria-label="Exercise title" placeholder="Title (optional)" value=title data-focus=":title"
                 on:input=move |ev| cx.step(&[], Step::Attr("title", event_target_value(&ev)), false, "title")/>
             {body}
