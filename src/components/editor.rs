@@ -152,6 +152,16 @@ impl Editor {
     /// Typing (or a mark) changed the runs of the block drawn with `key`;
     /// its element already shows them, so nothing is drawn.
     pub fn typed(&self, key: u64, runs: Vec<Run>) {
+        self.typed_with(key, |b| {
+            if let Block::Text { runs: r, .. } = b {
+                *r = runs;
+            }
+        });
+    }
+
+    /// Typing changed the block drawn with `key` (`change` tells the
+    /// model); one undo point is taken per burst of typing.
+    fn typed_with(&self, key: u64, change: impl FnOnce(&mut Block)) {
         if !self.typing.get_value() {
             self.checkpoint();
             self.typing.set_value(true);
@@ -159,9 +169,7 @@ impl Editor {
         let n = self.edit();
         self.blocks.update_untracked(|list| {
             if let Some(b) = list.iter_mut().find(|b| b.key == key) {
-                if let Block::Text { runs: r, .. } = &mut b.block {
-                    *r = runs;
-                }
+                change(&mut b.block);
                 b.touched = n;
             }
         });

@@ -77,6 +77,7 @@ pub enum Step {
 }
 
 /// Ids no element of the lesson uses, given out one by one.
+#[derive(Default)]
 pub struct Ids(HashSet<String>);
 
 impl Ids {
@@ -400,8 +401,7 @@ fn pieces_to_nodes(p: &Element, pieces: Vec<Piece>) -> Vec<Node> {
 }
 
 fn apply_sentence(p: &mut Element, pieces: Vec<Piece>) -> Result<Path, String> {
-    let mut ids = Ids(HashSet::new());
-    apply(p, &[], Step::Sentence(pieces), &mut ids)
+    apply(p, &[], Step::Sentence(pieces), &mut Ids::default())
 }
 
 /// The text a sentence shows in the editor: its words, and each blank as

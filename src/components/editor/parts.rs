@@ -34,22 +34,15 @@ impl Editor {
         let Some(Block::Other(mut e)) = self.blocks.with_untracked(|l| l.iter().find(|b| b.key == key).map(|b| b.block.clone())) else {
             return Err("That exercise is no longer there.".into());
         };
-        let mut ids = Ids::of(&self.blocks.with_untracked(|l| super::model::document(&[], l)));
+        // Only a step that makes parts needs the lesson's ids (typing does not).
+        let mut ids = match step {
+            Step::Add(_) | Step::MakeBlank { .. } => Ids::of(&self.blocks.with_untracked(|l| super::model::document(&[], l))),
+            _ => Ids::default(),
+        };
         let to = parts::apply(&mut e, path, step, &mut ids)?;
         if !draw {
-            if !self.typing.get_value() {
-                self.checkpoint();
-                self.typing.set_value(true);
-            }
-            let n = self.edit();
-            self.blocks.update_untracked(|list| {
-                if let Some(b) = list.iter_mut().find(|b| b.key == key) {
-                    b.block = Block::Other(e.clone());
-                    b.touched = n;
-                }
-            });
             self.check(&e);
-            self.schedule();
+            self.typed_with(key, |b| *b = Block::Other(e));
             return Ok(());
         }
         let drawn = std::cell::Cell::new(key);
