@@ -147,7 +147,7 @@ test("bytes on the wire per page, and the lesson page on school Wi-Fi", async ({
       // then a first reply's, then each tab's when it is first opened.
       const split = manifest();
       const counted = new Set<string>();
-      const [conversation, editorPart] = attribute(r.files, ["message_list", "editor_view"], counted, split);
+      const [conversation, editorPart] = attribute(r.files, ["message_list", "editor"], counted, split);
       parts.push({ name: "conversation", bytes: conversation }, { name: "lesson editor", bytes: editorPart });
       // The first reply brings its steps', their actions' and its ending's
       // parts (asked first, as a teacher would).
