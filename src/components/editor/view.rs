@@ -120,24 +120,28 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 _ => "Heading",
             };
             let html = surface::html_of(runs);
-            // Headings stay headings (named by their text, at their level);
-            // paragraphs and notes are text boxes named for what they are.
-            // One element for every kind, so that its code is there once.
-            let (role, level, name) = match kind {
-                TextKind::H1 => ("heading", Some("1"), None),
-                TextKind::H2 => ("heading", Some("2"), None),
-                TextKind::H3 => ("heading", Some("3"), None),
-                TextKind::P | TextKind::Note => ("textbox", None, Some(label)),
-            };
-            view! {
-                <div class=format!("block-text {}", kind.tag()) contenteditable="true" role=role attr:aria-level=level aria-label=name
-                    data-placeholder=placeholder spellcheck="true" inner_html=html
-                    on:input=move |ev| typed(ed, key, &ev)
-                    on:keydown=move |ev| keys(ed, key, kind, ev)
-                    on:paste=move |ev| pasted(ed, key, ev)
-                    on:drop=|ev: ev::DragEvent| ev.prevent_default()></div>
+            // Headings stay headings (named by their text); paragraphs and
+            // notes are text boxes named for what they are.
+            macro_rules! editable {
+                ($tag:ident $($attrs:tt)*) => {
+                    view! {
+                        <$tag class=format!("block-text {}", kind.tag()) contenteditable="true" $($attrs)*
+                            data-placeholder=placeholder spellcheck="true" inner_html=html
+                            on:input=move |ev| typed(ed, key, &ev)
+                            on:keydown=move |ev| keys(ed, key, kind, ev)
+                            on:paste=move |ev| pasted(ed, key, ev)
+                            on:drop=|ev: ev::DragEvent| ev.prevent_default()></$tag>
+                    }
+                    .into_any()
+                };
             }
-            .into_any()
+            match kind {
+                TextKind::H1 => editable!(h1),
+                TextKind::H2 => editable!(h2),
+                TextKind::H3 => editable!(h3),
+                TextKind::P => editable!(p role="textbox" aria-label=label),
+                TextKind::Note => editable!(div role="textbox" aria-label=label),
+            }
         }
         Block::Other(e) => view! { <super::exercise::ExerciseView ed=ed key=key element=e.clone()/> }.into_any(),
     };
