@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps lti-peer cargo-test cargo-test-postgres e2e bench bench-ui bench-islands bench-scale fuzz soak soak-hostile
+.PHONY: run test tools browser npm-deps e2e-deps lti-peer readers cargo-test cargo-test-postgres e2e bench bench-ui bench-islands bench-scale fuzz soak soak-hostile
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -25,16 +25,26 @@ run: tools npm-deps
 	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release --precompress --split
 
 ## All cargo tests, then the Playwright suite against a real server and Chromium.
-test: tools e2e-deps lti-peer cargo-test e2e
+test: tools e2e-deps lti-peer readers cargo-test e2e
 
 # The LMS built on a platform library no one here wrote (lti1p3platform from
 # PyPI, tests/peers/lti_platform.py), in a Python of its own under target/.
 PEER_PYTHON := $(CURDIR)/target/peers/venv/bin/python
 export MARGIN_TEST_LTI_PYTHON := $(PEER_PYTHON)
+export MARGIN_TEST_PEER_PYTHON := $(PEER_PYTHON)
 lti-peer:
 	@$(PEER_PYTHON) -c "import lti1p3platform" 2>/dev/null || ( \
 		(python3 -m venv target/peers/venv 2>/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && python3 -m venv target/peers/venv)) \
 		&& $(PEER_PYTHON) -m pip install --quiet lti1p3platform==0.1.8 )
+
+# The readers of Margin's exports no one here wrote (tests/exports_checked.rs):
+# libxml2's xmllint, against the official IMS schemas, and python-docx, in
+# the peers' Python.
+readers: lti-peer
+	@command -v xmllint >/dev/null \
+		|| ($(SUDO) apt-get update && $(SUDO) apt-get install -y libxml2-utils)
+	@$(PEER_PYTHON) -c "import docx" 2>/dev/null \
+		|| $(PEER_PYTHON) -m pip install --quiet python-docx==1.1.2
 
 # One test at a time: run in parallel (one tokio runtime per test, one
 # process), tests that call Leptos server functions while another renders a

@@ -6,6 +6,10 @@
 //! - 20 accounts each upload hostile files without pause (arrays nested
 //!   200,000 deep in a PDF, a PDF of 64 MB packed twice over, a Word document
 //!   of 40 MB of XML), each expecting a refusal in words;
+//! - 10 accounts each import hostile packages without pause (one 7 MB item
+//!   named 96 times, one quiz of 500 questions listed 300 times, parts that
+//!   together unpack to 35 MB, a "worksheet" of 40 MB of XML), each read
+//!   once and within the package's budget, or refused in words;
 //! - 50 streaming replies, each a minute-long turn restarted as it ends;
 //! - a sign-in a second, rotating over 20 accounts (under every sign-in limit).
 //!
@@ -107,6 +111,16 @@ async fn run() {
     for n in 0..20 {
         senders.push(signup(format!("sender{n}@hostile.test")).await);
     }
+    let mut importers = Vec::new();
+    for n in 0..10 {
+        importers.push(signup(format!("importer{n}@hostile.test")).await.0);
+    }
+    let packages: Arc<Vec<(&str, Vec<u8>)>> = Arc::new(vec![
+        ("repeats.zip", material_files::qti_one_part_named(96, 7 * 1024 * 1024)),
+        ("listed.imscc", material_files::qti_quiz_listed(300, 500)),
+        ("big.zip", material_files::qti_over_budget(5, 7 * 1024 * 1024)),
+        ("sheet.docx", material_files::worksheet_bomb(40 * 1024 * 1024)),
+    ]);
     let files: Arc<Vec<(&str, Vec<u8>)>> = Arc::new(vec![
         ("nested.pdf", material_files::pdf_nested(200_000)),
         ("bomb.pdf", material_files::pdf_flate_bomb(64 * 1024 * 1024, 2)),
@@ -158,6 +172,38 @@ async fn run() {
             }
         }));
     }
+    // Imports answer with a redirect: to the new lesson, or to the list with
+    // a report (what could not come in, or why nothing did).
+    let imports: Arc<Mutex<std::collections::BTreeMap<String, usize>>> = Arc::default();
+    let no_redirects = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    for token in importers {
+        let (http, base, packages, imports) = (no_redirects.clone(), base.clone(), packages.clone(), imports.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut n = 0;
+            while Instant::now() < deadline {
+                let (name, bytes) = &packages[n % packages.len()];
+                n += 1;
+                let (kind, body) = multipart(name, bytes);
+                let r = http
+                    .post(format!("{base}/lessons/import"))
+                    .header("cookie", format!("margin_session={token}"))
+                    .header("origin", &base)
+                    .header("content-type", kind)
+                    .body(body)
+                    .send()
+                    .await;
+                let said = match r {
+                    Ok(r) => {
+                        let to = r.headers().get("location").and_then(|l| l.to_str().ok()).unwrap_or("").to_string();
+                        let what = if to.starts_with("/lessons/") { "made a lesson" } else if to.starts_with("/?import=") { "reported on the list" } else { "something else" };
+                        format!("{name}: {} {what}", r.status().as_u16())
+                    }
+                    Err(e) => format!("{name}: no answer: {e}"),
+                };
+                *imports.lock().unwrap().entry(said).or_default() += 1;
+            }
+        }));
+    }
     let sign_ins = {
         let (http, base) = (http.clone(), base.clone());
         tokio::spawn(async move {
@@ -199,6 +245,10 @@ async fn run() {
     println!("  /healthz every 0.5 s answered, the slowest in {:.0} ms", highest_health.as_secs_f64() * 1e3);
     println!("  hostile uploads:");
     for (said, n) in outcomes.lock().unwrap().iter() {
+        println!("    {n:>5} × {said}");
+    }
+    println!("  hostile imports:");
+    for (said, n) in imports.lock().unwrap().iter() {
         println!("    {n:>5} × {said}");
     }
     println!(

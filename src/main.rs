@@ -1,14 +1,18 @@
 //! The Margin server binary: everything it does lives in `margin::server`.
 //! Run as `margin extract-material` it is instead the child process that
-//! reads one file of a teacher's material (`server::material::sandbox`);
+//! reads one file of a teacher's material, or one imported as a lesson
+//! (`server::material::sandbox`);
 //! that mode starts before any runtime, so the child is one small process.
 
 #[cfg(feature = "ssr")]
 fn main() -> std::process::ExitCode {
-    use margin::server::{cli, material::sandbox, startup};
+    use margin::server::{cli, lessons::imports, material::{extract, sandbox}, startup};
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(sandbox::CHILD_ARG) {
-        return sandbox::child_main();
+        return sandbox::child_main(|job, name, bytes| match job {
+            sandbox::Job::Material => extract::text_of(name, bytes),
+            sandbox::Job::Import => imports::answer(bytes),
+        });
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,

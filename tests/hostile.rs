@@ -25,7 +25,7 @@ use margin::server::{
     config::Config,
     material::sandbox::{ChildLimits, Extractor, Refusal},
 };
-use material_files::{docx, docx_bomb, pdf_flate_bomb, pdf_nested};
+use material_files::{docx, docx_bomb, pdf_flate_bomb, pdf_nested, qti_one_part_named, qti_over_budget, qti_quiz_listed, worksheet_bomb};
 use serde_json::json;
 
 fn sources(lesson: &str) -> String {
@@ -582,4 +582,41 @@ async fn no_more_readers_run_than_allowed() {
     })
     .await;
     assert_eq!(starts(), 2);
+}
+
+/// The sentence (or report) the lessons page shows after an import of `bytes` as `name`.
+async fn imported(app: &TestApp, token: &str, name: &str, bytes: &[u8]) -> String {
+    let r = upload(app, "/lessons/import", Auth::Cookie(token), &[(name, bytes)]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let to = r.location().to_string();
+    assert!(to.starts_with("/?import="), "to the list with what happened, not {to}");
+    app.get(&to, Auth::Cookie(token)).await.body
+}
+
+#[tokio::test]
+async fn hostile_packages_and_word_files_are_read_in_the_bounded_reader_once_each_and_refused_in_words() {
+    let app = app().await;
+    let t = teacher(&app, "packages@school.test").await;
+    // One 7 MB item named 96 times (+736 MB once): read once, and said so.
+    let page = imported(&app, &t.token, "repeats.zip", &qti_one_part_named(96, 7 * 1024 * 1024)).await;
+    assert!(page.contains("The item item.xml is named more than once in the package; it came in once."), "{page}");
+    // One quiz of 500 questions listed 300 times (+769 MB and 5.7 s once): read once, 500 questions.
+    let r = upload(&app, "/lessons/import", Auth::Cookie(&t.token), &[("listed.imscc", &qti_quiz_listed(300, 500))]).await;
+    let id = r.location().strip_prefix("/lessons/").unwrap_or_else(|| panic!("a lesson of the quiz, not {}", r.location())).to_string();
+    let xml: String = sqlx::query_scalar("SELECT document_xml FROM lessons WHERE id = $1").bind(&id).fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(xml.matches("<question ").count(), 500);
+    // Parts that together unpack past the package's budget: refused, naming it.
+    let page = imported(&app, &t.token, "big.zip", &qti_over_budget(5, 7 * 1024 * 1024)).await;
+    assert!(page.contains("unpacks to more than 32 MB"), "{page}");
+    // A Word file made to look like a worksheet, 40 MB of text inside.
+    let page = imported(&app, &t.token, "sheet.docx", &worksheet_bomb(40 * 1024 * 1024)).await;
+    assert!(page.contains("far larger than any lesson"), "{page}");
+    healthy(&app).await;
+
+    // The reading happens in the child reader, never in the server: with no
+    // reader to start, even a good package is not read here.
+    let app = app_with(Config { extractor_program: Some("/nonexistent/margin".into()), ..Config::default() }).await;
+    let t = teacher(&app, "no-reader@school.test").await;
+    let page = imported(&app, &t.token, "good.imscc", &qti_quiz_listed(1, 2)).await;
+    assert!(page.contains("could not read the file just now"), "{page}");
 }

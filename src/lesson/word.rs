@@ -5,11 +5,11 @@
 //! lines to write on, rubrics as tables. No teacher notes. Written with
 //! `docx-rs`; server only.
 //!
-//! The document also carries the lesson itself (a custom XML part,
-//! `LESSON_PART`), so that a file made here imports back as the same
-//! lesson, ids and answers included (`lesson_of_docx`). Edits made in Word
-//! are not read back: a document whose text no longer matches what Margin
-//! wrote is refused with a sentence, rather than imported without them.
+//! A worksheet is handed to students, so no part of it, seen or unseen,
+//! holds what they must not read: it carries only a reference to the
+//! lesson it was made from (kept by the server), for the teacher who made
+//! it to import it back. The key, which stays with teachers, carries the
+//! whole lesson. Reading either back is `read`.
 
 use std::io::Cursor;
 
@@ -18,8 +18,13 @@ use docx_rs::{Docx, Paragraph, Run, Style, StyleType, Table, TableCell, TableRow
 
 use super::{paper::Sheet, rubric::Rubric, walk::Draw, Element};
 
-/// The name of the element in the custom XML part that holds the lesson.
+mod read;
+pub use read::{read_docx, Carried, Worksheet, CHANGED};
+
+/// The element of the key's custom XML part that holds the lesson.
 const LESSON_PART: &str = "marginLesson";
+/// The element of the worksheet's custom XML part that holds its reference.
+const WORKSHEET_PART: &str = "marginWorksheet";
 /// Characters of a blank's gap on the worksheet (all blanks alike, so no
 /// gap gives its answer's length away).
 const BLANK_GAP: usize = 12;
@@ -29,21 +34,24 @@ const RULE: &str = "____________________________________________________________
 const SHORT_ANSWER_LINES: u32 = 3;
 /// The most lines one writing area takes.
 const MAX_LINES: u32 = 40;
-/// The most a .docx part is read to, unpacked: far above any lesson, far
-/// below what a crafted archive could claim.
-const MAX_PART_BYTES: u64 = 8 * 1024 * 1024;
+/// The line under a worksheet's title for the student's name.
+fn name_line() -> String {
+    format!("Name: {}    Date: {}", "_".repeat(28), "_".repeat(14))
+}
 
-/// The lesson `root` titled `title` as a .docx, worksheet or key.
-pub fn to_docx(root: &Element, title: &str, sheet: Sheet) -> Result<Vec<u8>, String> {
+/// The lesson `root` titled `title` as a .docx, worksheet or key. A
+/// worksheet carries `reference` (the server's name for the lesson it was
+/// made from) and nothing else of the lesson; the key carries the lesson.
+pub fn to_docx(root: &Element, title: &str, sheet: Sheet, reference: &str) -> Result<Vec<u8>, String> {
     let key = sheet == Sheet::Key;
     let mut w = Word { blocks: Vec::new(), runs: Vec::new(), bold: false, italic: false, key, number: 0 };
     w.say(title, Some("Title"));
     if key {
         w.say("Answer key: for the teacher.", None);
     } else {
-        w.say(&format!("Name: {}    Date: {}", "_".repeat(28), "_".repeat(14)), None);
+        w.say(&name_line(), None);
     }
-    for e in root.elements() {
+    for e in super::walk::blocks_under_title(root, title) {
         w.block(e);
     }
     let mut doc = styles(Docx::new());
@@ -53,71 +61,15 @@ pub fn to_docx(root: &Element, title: &str, sheet: Sheet) -> Result<Vec<u8>, Str
             Block::T(t) => doc.add_table(t),
         };
     }
-    let carried = format!(
-        "<{LESSON_PART} sheet=\"{}\">{}</{LESSON_PART}>",
-        if key { "key" } else { "worksheet" },
-        base64::engine::general_purpose::STANDARD.encode(root.to_xml())
-    );
+    let carried = if key {
+        format!("<{LESSON_PART} sheet=\"key\">{}</{LESSON_PART}>", base64::engine::general_purpose::STANDARD.encode(root.to_xml()))
+    } else {
+        format!("<{WORKSHEET_PART} ref=\"{}\"/>", super::escape_attr(reference))
+    };
     doc = doc.add_custom_item("margin-lesson", &carried);
     let mut out = Cursor::new(Vec::new());
     doc.build().pack(&mut out).map_err(|e| format!("The Word document could not be written: {e}"))?;
     Ok(out.into_inner())
-}
-
-/// The lesson a .docx made by `to_docx` carries, as XML; or why it cannot
-/// be imported, as a sentence for the teacher.
-pub fn lesson_of_docx(bytes: &[u8]) -> Result<String, String> {
-    let not_ours = || "This Word document was not made by Margin's Word download, so it holds no lesson to import. To use its text, add it to a lesson as material.".to_string();
-    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| "The file is not a Word document (.docx) that can be opened.".to_string())?;
-    let names: Vec<String> = zip.file_names().filter(|n| n.starts_with("customXml/item") && !n.contains("Props") && n.ends_with(".xml")).take(8).map(str::to_string).collect();
-    let mut carried = None;
-    for name in names {
-        let text = part(&mut zip, &name)?;
-        let Ok(doc) = roxmltree::Document::parse(&text) else { continue };
-        let root = doc.root_element();
-        if root.tag_name().name() == LESSON_PART {
-            let sheet = if root.attribute("sheet") == Some("key") { Sheet::Key } else { Sheet::Worksheet };
-            carried = Some((root.text().unwrap_or("").trim().to_string(), sheet));
-            break;
-        }
-    }
-    let (encoded, sheet) = carried.ok_or_else(not_ours)?;
-    let xml = base64::engine::general_purpose::STANDARD.decode(encoded.as_bytes()).ok().and_then(|b| String::from_utf8(b).ok()).ok_or_else(not_ours)?;
-    // What the document shows must still be what Margin wrote from it.
-    let root = super::parse(&xml).map_err(|e| format!("The lesson in this Word document cannot be read: {e}"))?;
-    let shown = words_of_document(&part(&mut zip, "word/document.xml")?);
-    let title = shown.split('\u{1}').next().unwrap_or_default().to_string();
-    let again = to_docx(&root, &title, sheet)?;
-    let mut again = zip::ZipArchive::new(Cursor::new(again.as_slice())).map_err(|e| e.to_string())?;
-    if words_of_document(&part(&mut again, "word/document.xml")?) != shown {
-        return Err("This Word document was changed after Margin made it, and Margin cannot read changes made in Word back. Import the file as it was downloaded, or make the changes in the lesson.".into());
-    }
-    Ok(xml)
-}
-
-/// One part of the archive as text, read to `MAX_PART_BYTES` at most.
-fn part(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
-    use super::archive::{self, PartError};
-    archive::part(zip, name, MAX_PART_BYTES).map_err(|e| match e {
-        PartError::TooLarge => "The Word document is far larger than any lesson: it cannot be imported.".into(),
-        PartError::Missing | PartError::Unreadable | PartError::NotText => "The file is not a Word document (.docx) that can be opened.".to_string(),
-    })
-}
-
-/// The text of `word/document.xml`, paragraph by paragraph (separated by
-/// `\u{1}`), for comparing what two documents show.
-fn words_of_document(xml: &str) -> String {
-    let Ok(doc) = roxmltree::Document::parse(xml) else { return String::new() };
-    let mut out = String::new();
-    for p in doc.descendants().filter(|n| n.tag_name().name() == "p") {
-        if !out.is_empty() {
-            out.push('\u{1}');
-        }
-        for t in p.descendants().filter(|n| n.tag_name().name() == "t") {
-            out.push_str(t.text().unwrap_or(""));
-        }
-    }
-    out
 }
 
 /// The styles the document names: Word's own headings, so that its

@@ -12,6 +12,7 @@ pub mod editors;
 pub mod events;
 pub mod forms;
 pub mod import_reports;
+pub mod imports;
 pub mod library;
 pub mod library_routes;
 pub mod live;
@@ -22,6 +23,7 @@ pub mod proposals;
 pub mod routes;
 pub mod sharing;
 pub mod word;
+pub mod worksheets;
 pub mod versions;
 
 use crate::server::{

@@ -141,3 +141,61 @@ fn pdf_raw(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
     out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R{trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
     out
 }
+
+/// A QTI 2.1 item of one multiple choice question, padded with spaces to
+/// about `bytes`.
+pub fn qti_item(bytes: usize) -> String {
+    let item = r#"<assessmentItem identifier="one" title="One"><responseDeclaration identifier="R" cardinality="single"><correctResponse><value>A</value></correctResponse></responseDeclaration><itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>Pick</prompt><simpleChoice identifier="A">Yes</simpleChoice><simpleChoice identifier="B">No</simpleChoice></choiceInteraction></itemBody>PAD</assessmentItem>"#;
+    item.replace("PAD", &" ".repeat(bytes.saturating_sub(item.len())))
+}
+
+/// A QTI package whose test names one item of `item_bytes` `times` times
+/// (each reference once unpacked and kept its own copy).
+pub fn qti_one_part_named(times: usize, item_bytes: usize) -> Vec<u8> {
+    let refs: String = (0..times).map(|i| format!(r#"<assessmentItemRef identifier="r{i}" href="item.xml"/>"#)).collect();
+    let test = format!(r#"<assessmentTest identifier="t" title="Repeats"><testPart identifier="p"><assessmentSection identifier="s" title="S">{refs}</assessmentSection></testPart></assessmentTest>"#);
+    let manifest = r#"<manifest><resources><resource identifier="t" type="imsqti_test_xmlv2p1" href="test.xml"/></resources></manifest>"#;
+    zip_of(&[("imsmanifest.xml", manifest), ("test.xml", &test), ("item.xml", &qti_item(item_bytes))])
+}
+
+/// A QTI 1.2 quiz of `items` multiple choice questions.
+pub fn classic_quiz(items: usize) -> String {
+    let items: String = (0..items)
+        .map(|i| {
+            format!(
+                r#"<item ident="q{i}" title="Q{i}"><itemmetadata><qtimetadata><qtimetadatafield><fieldlabel>cc_profile</fieldlabel><fieldentry>cc.multiple_choice.v0p1</fieldentry></qtimetadatafield></qtimetadata></itemmetadata><presentation><material><mattext texttype="text/plain">Question {i}</mattext></material><response_lid ident="r" rcardinality="Single"><render_choice><response_label ident="a{i}"><material><mattext>Yes</mattext></material></response_label><response_label ident="b{i}"><material><mattext>No</mattext></material></response_label></render_choice></response_lid></presentation><resprocessing><respcondition continue="No"><conditionvar><varequal respident="r">a{i}</varequal></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition></resprocessing></item>"#
+            )
+        })
+        .collect();
+    format!(r#"<questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2"><assessment ident="a" title="Quiz"><section ident="s">{items}</section></assessment></questestinterop>"#)
+}
+
+/// A cartridge whose manifest lists one quiz of `items` questions `times`
+/// times (the item cap once restarted for each listing).
+pub fn qti_quiz_listed(times: usize, items: usize) -> Vec<u8> {
+    let resources: String = (0..times).map(|i| format!(r#"<resource identifier="r{i}" type="imsqti_xmlv1p2/imscc_xmlv1p1/assessment"><file href="quiz.xml"/></resource>"#)).collect();
+    let manifest = format!("<manifest><resources>{resources}</resources></manifest>");
+    zip_of(&[("imsmanifest.xml", &manifest), ("quiz.xml", &classic_quiz(items))])
+}
+
+/// A package of `parts` distinct quizzes of one question, each padded to
+/// about `each_bytes`: together past any package's budget, each under a
+/// part's limit.
+pub fn qti_over_budget(parts: usize, each_bytes: usize) -> Vec<u8> {
+    let names: Vec<String> = (0..parts).map(|i| format!("quiz{i}.xml")).collect();
+    let resources: String = names.iter().enumerate().map(|(i, h)| format!(r#"<resource identifier="r{i}" type="imsqti_xmlv1p2/imscc_xmlv1p1/assessment"><file href="{h}"/></resource>"#)).collect();
+    let manifest = format!("<manifest><resources>{resources}</resources></manifest>");
+    let quiz = classic_quiz(1);
+    let padded = format!("{quiz}{}", " ".repeat(each_bytes.saturating_sub(quiz.len())));
+    let mut files: Vec<(&str, &str)> = vec![("imsmanifest.xml", &manifest)];
+    files.extend(names.iter().map(|n| (n.as_str(), padded.as_str())));
+    zip_of(&files)
+}
+
+/// A "worksheet" made to look like Margin's, whose text part is
+/// `xml_bytes` of empty paragraphs.
+pub fn worksheet_bomb(xml_bytes: usize) -> Vec<u8> {
+    let body = "<w:p/>".repeat(xml_bytes / 6);
+    let document = format!("<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}</w:body></w:document>");
+    zip_of(&[("customXml/item1.xml", r#"<marginWorksheet ref="guess"/>"#), ("word/document.xml", &document)])
+}

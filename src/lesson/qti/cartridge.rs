@@ -58,8 +58,10 @@ fn manifest(title: &str, quiz_title: &str, has_quiz: bool) -> Element {
 /// The page: the lesson as students see it, without exercises (they are
 /// in the quiz) and without teacher notes.
 fn page(root: &Element, title: &str, quiz_title: &str) -> String {
-    let mut reading = root.clone();
-    reading.children.retain(|n| !matches!(n, Node::Element(e) if e.name == "exercise" || e.name == "note"));
+    // The title is the page's heading: a first heading that says it again is left out.
+    let mut reading = el("lesson");
+    reading.attrs = root.attrs.clone();
+    reading.children = crate::lesson::walk::blocks_under_title(root, title).filter(|e| e.name != "exercise" && e.name != "note").cloned().map(Node::Element).collect();
     let has_exercises = root.elements().any(|e| e.name == "exercise");
     let lang = root.attr("lang").unwrap_or("en");
     let closing = if has_exercises { format!("<p><em>The exercises are in the quiz “{}”.</em></p>", crate::lesson::escape_text(quiz_title)) } else { String::new() };
@@ -198,9 +200,11 @@ fn item(q: Question) -> Element {
         }
         Answer::Typed(accepted) => {
             let str_ = el("response_str").with_attr("ident", "response1").with_attr("rcardinality", "Single").child(el("render_fib").child(el("response_label").with_attr("ident", "answer1")));
-            // One condition per accepted answer: any of them scores.
-            let conditions = accepted.iter().map(|a| el("respcondition").with_attr("continue", "No").child(el("conditionvar").child(varequal(a).with_attr("case", "No"))).child(full()));
-            (str_, Some(el("resprocessing").child(outcomes).children(conditions)))
+            // Every accepted answer in one condition, as Canvas writes it:
+            // Open edX's importer (cc2olx) reads only the first condition.
+            let answers = accepted.iter().map(|a| varequal(a).with_attr("case", "No"));
+            let condition = el("respcondition").with_attr("continue", "No").child(el("conditionvar").children(answers)).child(full());
+            (str_, Some(el("resprocessing").child(outcomes).child(condition)))
         }
         Answer::Essay => (el("response_str").with_attr("ident", "response1").with_attr("rcardinality", "Single").child(el("render_fib").child(el("response_label").with_attr("ident", "answer1").with_attr("rshuffle", "No"))), None),
     };

@@ -21,12 +21,18 @@ use std::{
 };
 
 use super::{el, first, write, Build};
+use crate::lesson::archive::{Budgeted, PartError};
 use crate::lesson::{schema::valid_id, Element, ExerciseKind, Node};
 
 /// The most an archive's part is read to, unpacked.
 const MAX_PART_BYTES: u64 = 8 * 1024 * 1024;
-/// The most items read from one package.
+/// The most items read from one package, however many quizzes it holds.
 pub(super) const MAX_ITEMS: usize = 500;
+/// The most a whole package's parts unpack to, together: far above any
+/// quiz (images are never read), far below what would cost the server.
+const PACKAGE_BYTES: u64 = 32 * 1024 * 1024;
+/// The most parts read from one package: its manifest, test, items and quizzes.
+const PACKAGE_READS: usize = MAX_ITEMS + 100;
 /// The most entries of an archive looked at.
 const MAX_ENTRIES: usize = 5_000;
 /// How deep the reader follows nested elements.
@@ -35,7 +41,7 @@ const MAX_DEPTH: usize = 48;
 /// A lesson read from a package: its exercises as lesson XML (ids that could
 /// not be kept are left for `normalize` to assign), a title if the package
 /// has one, and what could not be brought in.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Imported {
     pub title: Option<String>,
     pub xml: String,
@@ -60,13 +66,17 @@ pub fn is_package(bytes: &[u8]) -> bool {
     bytes.starts_with(b"PK\x03\x04") && zip::ZipArchive::new(Cursor::new(bytes)).is_ok_and(|z| z.file_names().take(MAX_ENTRIES).any(|n| n.eq_ignore_ascii_case("imsmanifest.xml")))
 }
 
-/// A zipped QTI package as a lesson, or why not as a sentence.
+/// A zipped QTI package as a lesson, or why not as a sentence. The whole
+/// package is read under one budget (`PACKAGE_BYTES`, `PACKAGE_READS`,
+/// `MAX_ITEMS`): each part once and each quiz once, however often they are
+/// named.
 pub fn lesson_of_package(bytes: &[u8]) -> Result<Imported, String> {
-    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| "The file is not a package (.zip) that can be opened.".to_string())?;
+    let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| "The file is not a package (.zip) that can be opened.".to_string())?;
     if zip.len() > MAX_ENTRIES {
         return Err("The package holds far more files than a quiz: it cannot be imported.".into());
     }
-    let manifest_name = zip.file_names().find(|n| n.eq_ignore_ascii_case("imsmanifest.xml")).map(str::to_string).ok_or_else(|| "The package has no imsmanifest.xml, so it is not a QTI package or cartridge.".to_string())?;
+    let mut zip = Budgeted::new(zip, MAX_PART_BYTES, PACKAGE_BYTES, PACKAGE_READS);
+    let manifest_name = zip.names().find(|n| n.eq_ignore_ascii_case("imsmanifest.xml")).map(str::to_string).ok_or_else(|| "The package has no imsmanifest.xml, so it is not a QTI package or cartridge.".to_string())?;
     let manifest = parse(&part(&mut zip, &manifest_name)?).ok_or_else(|| "The package's imsmanifest.xml cannot be read as XML.".to_string())?;
     let resources: Vec<&Element> = descendants(&manifest).into_iter().filter(|e| e.name == "resource").collect();
     let kind_of = |r: &Element| r.attr("type").unwrap_or_default().to_ascii_lowercase();
@@ -75,40 +85,37 @@ pub fn lesson_of_package(bytes: &[u8]) -> Result<Imported, String> {
     let mut groups: Vec<Group> = Vec::new();
     let tests: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_test_xmlv2") || kind_of(r).starts_with("imsqti_test_xmlv3")).filter_map(|r| href_of(r)).collect();
     let old_quizzes: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_xmlv1")).filter_map(|r| href_of(r)).collect();
+    let mut items_left = MAX_ITEMS;
     if let Some(test_href) = tests.first() {
         let test = parse(&part(&mut zip, test_href)?).ok_or_else(|| "The package's test cannot be read as XML.".to_string())?;
         reader.title = test.attr("title").map(str::to_string);
-        let mut count = 0;
         for section in sections(&test) {
             let mut group = Group { id: ident(section).map(str::to_string), title: section.attr("title").map(str::to_string), instructions: section_instructions(section), items: Vec::new() };
             for r in section.elements().filter(|e| e.name == "assessmentItemRef") {
-                count += 1;
-                if count > MAX_ITEMS {
-                    break;
-                }
                 let Some(href) = r.attr("href") else { continue };
-                let path = joined(test_href, href);
-                match part(&mut zip, &path).ok().and_then(|t| parse(&t)) {
-                    Some(item) => group.items.push(item),
-                    None => reader.left_out.push(format!("The item {href} is missing from the package or is not XML.")),
+                if let Some(item) = reader.next_part(&mut zip, &joined(test_href, href), href, &mut items_left)? {
+                    group.items.push(item);
                 }
             }
             groups.push(group);
         }
     } else {
-        let items: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_item_xmlv2") || kind_of(r).starts_with("imsqti_item_xmlv3")).filter_map(|r| href_of(r)).take(MAX_ITEMS).collect();
+        let items: Vec<String> = resources.iter().filter(|r| kind_of(r).starts_with("imsqti_item_xmlv2") || kind_of(r).starts_with("imsqti_item_xmlv3")).filter_map(|r| href_of(r)).collect();
         for href in items {
-            match part(&mut zip, &joined(&manifest_name, &href)).ok().and_then(|t| parse(&t)) {
-                Some(item) => groups.push(Group { items: vec![item], ..Group::default() }),
-                None => reader.left_out.push(format!("The item {href} is missing from the package or is not XML.")),
+            if let Some(item) = reader.next_part(&mut zip, &joined(&manifest_name, &href), &href, &mut items_left)? {
+                groups.push(Group { items: vec![item], ..Group::default() });
             }
         }
     }
     // QTI 1.2: a cartridge's quizzes, or Canvas's classic quizzes.
     let mut quiz_title = None;
     for href in old_quizzes {
-        let read = part(&mut zip, &joined(&manifest_name, &href)).ok().and_then(|t| parse(&t)).and_then(|root| super::read_v1::quiz(&root, &mut reader.left_out));
-        match read {
+        let root = match zip.part(&joined(&manifest_name, &href)) {
+            Err(PartError::Again) => continue,
+            Err(e @ (PartError::TooLarge | PartError::Spent)) => return Err(over_budget(e)),
+            read => read.ok().and_then(|t| parse(&t)),
+        };
+        match root.and_then(|root| super::read_v1::quiz(&root, &mut reader.left_out, &mut items_left)) {
             Some((title, more)) => {
                 quiz_title = quiz_title.or(title);
                 groups.extend(more);
@@ -117,7 +124,15 @@ pub fn lesson_of_package(bytes: &[u8]) -> Result<Imported, String> {
         }
     }
     if reader.title.is_none() {
-        reader.title = descendants(&manifest).into_iter().find(|e| e.name == "title").map(|t| tidy_text(&t.text())).filter(|t| !t.is_empty()).or(quiz_title);
+        // The quiz's own title names the lesson (a platform's manifest may
+        // be titled by the tool that wrote it), unless it is the manifest's
+        // title and more (Margin's "Lesson: exercises").
+        let named = descendants(&manifest).into_iter().find(|e| e.name == "title").map(|t| tidy_text(&t.text())).filter(|t| !t.is_empty());
+        let quiz_title = quiz_title.map(|t| tidy_text(&t)).filter(|t| !t.is_empty());
+        reader.title = match (named, quiz_title) {
+            (Some(named), Some(quiz)) if quiz.starts_with(&named) => Some(named),
+            (named, quiz) => quiz.or(named),
+        };
     }
     reader.finish(groups)
 }
@@ -128,7 +143,7 @@ pub fn lesson_of_qti_xml(text: &str) -> Option<Result<Imported, String>> {
     let root = parse(text)?;
     if root.name == "questestinterop" {
         let mut reader = Reader::default();
-        let (title, groups) = super::read_v1::quiz(&root, &mut reader.left_out)?;
+        let (title, groups) = super::read_v1::quiz(&root, &mut reader.left_out, &mut { MAX_ITEMS })?;
         reader.title = title;
         return Some(reader.finish(groups));
     }
@@ -152,6 +167,8 @@ struct Reader {
     title: Option<String>,
     left_out: Vec<String>,
     used: HashSet<String>,
+    /// Items named more than once, told once each.
+    named_again: HashSet<String>,
 }
 
 /// What one item brings: elements to put in an exercise of a kind
@@ -160,6 +177,33 @@ struct Reader {
 struct Part(ExerciseKind, Vec<Element>, Option<String>);
 
 impl Reader {
+    /// The next item of the package, at `path` (named `href`): `None`, and
+    /// a line in `left_out`, when it is missing, not XML, named before (it
+    /// comes in once), or past `MAX_ITEMS`; an error when the package's
+    /// budget is spent.
+    fn next_part(&mut self, zip: &mut Budgeted, path: &str, href: &str, items_left: &mut usize) -> Result<Option<Element>, String> {
+        if *items_left == 0 {
+            past_items(&mut self.left_out);
+            return Ok(None);
+        }
+        let item = match zip.part(path) {
+            Ok(text) => parse(&text),
+            Err(PartError::Again) => {
+                if self.named_again.insert(path.to_string()) {
+                    self.left_out.push(format!("The item {href} is named more than once in the package; it came in once."));
+                }
+                return Ok(None);
+            }
+            Err(e @ (PartError::TooLarge | PartError::Spent)) => return Err(over_budget(e)),
+            Err(_) => None,
+        };
+        if item.is_none() {
+            self.left_out.push(format!("The item {href} is missing from the package or is not XML."));
+        }
+        *items_left -= 1;
+        Ok(item)
+    }
+
     fn finish(mut self, groups: Vec<Group>) -> Result<Imported, String> {
         let mut exercises: Vec<Element> = Vec::new();
         for group in groups {
@@ -752,14 +796,33 @@ fn joined(from: &str, href: &str) -> String {
 }
 
 /// One part of the archive as text, read to `MAX_PART_BYTES` at most.
-fn part(zip: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<String, String> {
-    use crate::lesson::archive::{self, PartError};
-    archive::part(zip, name, MAX_PART_BYTES).map_err(|e| match e {
+fn part(zip: &mut Budgeted, name: &str) -> Result<String, String> {
+    zip.part(name).map_err(|e| match e {
         PartError::Missing => format!("The package names {name}, which is not in it."),
         PartError::Unreadable => format!("{name} in the package cannot be unpacked."),
-        PartError::TooLarge => "A file in the package is far larger than any quiz: it cannot be imported.".into(),
         PartError::NotText => format!("{name} in the package is not text in UTF-8."),
+        PartError::Again => format!("The package names {name} twice where it may once."),
+        e @ (PartError::TooLarge | PartError::Spent) => over_budget(e),
     })
+}
+
+/// Says once that items past `MAX_ITEMS` were left out.
+pub(super) fn past_items(left_out: &mut Vec<String>) {
+    let said = format!("Only the first {MAX_ITEMS} questions came in: that is the most one import takes.");
+    if !left_out.contains(&said) {
+        left_out.push(said);
+    }
+}
+
+/// The sentence for a package past its budget.
+fn over_budget(e: PartError) -> String {
+    match e {
+        PartError::TooLarge => format!("A file in the package unpacks to more than {} MB, far larger than any quiz: the package cannot be imported.", MAX_PART_BYTES / (1024 * 1024)),
+        _ => format!(
+            "The package unpacks to more than {} MB or names more than {PACKAGE_READS} files, far more than any quiz: it cannot be imported. Export the quiz again, or in parts.",
+            PACKAGE_BYTES / (1024 * 1024)
+        ),
+    }
 }
 
 /// XML as an element tree, QTI 3.0's names read as 2.x's; `None` when it is

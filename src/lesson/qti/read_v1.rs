@@ -12,28 +12,29 @@
 
 use super::{
     el,
-    read::{descendants, parse, tidy_text, Group, MAX_ITEMS},
+    read::{descendants, parse, tidy_text, Group},
     Build,
 };
 use crate::lesson::{Element, Node};
 
 /// The quiz `root` (a parsed `questestinterop`): its title and its sections, each question as a QTI
-/// 2.1 item; what cannot come in is said in `left_out`.
-pub(super) fn quiz(root: &Element, left_out: &mut Vec<String>) -> Option<(Option<String>, Vec<Group>)> {
+/// 2.1 item, at most `items_left` of them (counted down, across all the
+/// quizzes of a package); what cannot come in is said in `left_out`.
+pub(super) fn quiz(root: &Element, left_out: &mut Vec<String>, items_left: &mut usize) -> Option<(Option<String>, Vec<Group>)> {
     if root.name != "questestinterop" {
         return None;
     }
     let title = descendants(root).into_iter().find(|e| e.name == "assessment").and_then(|a| a.attr("title")).map(str::to_string);
     let mut groups = Vec::new();
-    let mut count = 0;
     let holders: Vec<&Element> = descendants(root).into_iter().filter(|e| e.elements().any(|c| c.name == "item")).collect();
     for holder in holders {
         let mut group = Group::default();
         for item in holder.elements().filter(|c| c.name == "item") {
-            count += 1;
-            if count > MAX_ITEMS {
+            if *items_left == 0 {
+                super::read::past_items(left_out);
                 break;
             }
+            *items_left -= 1;
             match translated(item) {
                 Ok(i) => group.items.push(i),
                 Err(why) => {
@@ -170,14 +171,42 @@ fn material(m: &Element) -> Vec<Node> {
     out
 }
 
-/// An HTML fragment as nodes: as XML when it is (with HTML's `&nbsp;` and
-/// bare `<br>`), else its text with the tags taken out.
+/// An HTML fragment as nodes: as XML when it is (with HTML's named
+/// entities, which XML does not know, and bare `<br>`), else its text with
+/// the tags taken out.
 fn html(fragment: &str) -> Vec<Node> {
-    let xmlish = fragment.replace("&nbsp;", "&#160;").replace("<br>", "<br/>");
+    let xmlish = named_entities(fragment).replace("<br>", "<br/>");
     match parse(&format!("<div>{xmlish}</div>")) {
         Some(div) => div.children,
-        None => vec![Node::Text(strip_tags(fragment))],
+        None => vec![Node::Text(html_escape::decode_html_entities(&strip_tags(fragment)).into_owned())],
     }
+}
+
+/// `html` with each of HTML's named entities but XML's own five written as
+/// the character it names (`&ldquo;` as “), so that it reads as XML.
+fn named_entities(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let name_end = rest[1..].find(|c: char| !c.is_ascii_alphanumeric()).map(|i| i + 1);
+        match name_end.filter(|&end| end > 1 && rest[end..].starts_with(';')) {
+            Some(end) if !matches!(&rest[1..end], "amp" | "lt" | "gt" | "quot" | "apos") => {
+                let entity = &rest[..=end];
+                let decoded = html_escape::decode_html_entities(entity);
+                // An unknown name stays as written (and the fragment is then read as text).
+                out.push_str(&decoded);
+                rest = &rest[end + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn strip_tags(s: &str) -> String {
@@ -194,7 +223,7 @@ fn strip_tags(s: &str) -> String {
             _ => {}
         }
     }
-    out.replace("&nbsp;", " ").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+    out
 }
 
 /// Puts `gap` where the text marks it: Margin's own marked gap (`[1] ___`

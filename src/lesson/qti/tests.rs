@@ -1,6 +1,7 @@
 use std::io::{Cursor, Read};
 
 use super::*;
+use super::read::MAX_ITEMS as MAX_ITEMS_READ;
 use crate::lesson::normalize;
 
 /// Every exercise kind, with what each can carry: a title and
@@ -149,6 +150,7 @@ fn the_cartridge_holds_the_page_and_a_quiz_in_the_cartridge_profile() {
 
     let page = file(&f, "lesson/index.html");
     assert!(page.contains("<h1>Verbs</h1>") && page.contains("We practise <strong>verbs</strong>"), "{page}");
+    assert_eq!(page.matches("Verbs</h1>").count(), 1, "the title once, not again as the lesson's first heading: {page}");
     for hidden in ["Go slowly", "ran", "Because it rains", "goed"] {
         assert!(!page.contains(hidden), "{hidden} on the page: {page}");
     }
@@ -167,6 +169,9 @@ fn the_cartridge_holds_the_page_and_a_quiz_in_the_cartridge_profile() {
     let b1 = items.iter().find(|i| i.attribute("ident") == Some("b1")).unwrap();
     let accepted: Vec<&str> = all_in(b1, "varequal").iter().filter_map(|v| v.text()).collect();
     assert_eq!(accepted, ["ran", "run", "Ran"], "the answer and each alternative score");
+    let conditions = all_in(b1, "respcondition");
+    assert_eq!(conditions.len(), 1, "every accepted answer in one condition, as Canvas writes it and Open edX reads it");
+    assert_eq!(all_in(&conditions[0], "varequal").len(), 3);
     let t1 = items.iter().find(|i| i.attribute("ident") == Some("t1")).unwrap();
     assert_eq!(all_in(t1, "varequal")[0].text(), Some("t1-place-2"), "the item's place in the order is the right choice");
     assert!(!quiz_text.contains("Because it rains") && !quiz_text.contains("Clear"), "no model answer or rubric in the quiz students take");
@@ -309,4 +314,85 @@ fn a_canvas_classic_quiz_comes_in() {
     assert!(xml.contains(r#"correct="true">4</option>"#) && !xml.contains(r#"id="1002""#), "the right choice; an id that is not well formed is assigned anew: {xml}");
     assert!(xml.contains(r#"The capital of Italy is <blank id="i2" answer="Rome" alts="Roma"/>."#), "the gap where the underscores were: {xml}");
     assert_eq!(back.left_out, ["“Question 3”: a matching question (matching_question) has no exercise like it in Margin."]);
+}
+
+/// A QTI 1.2 quiz titled `title` of `n` multiple choice questions, numbered from `from`.
+fn classic_quiz(title: &str, from: usize, n: usize) -> String {
+    let items: String = (from..from + n)
+        .map(|i| {
+            format!(
+                r#"<item ident="q{i}" title="Q{i}"><itemmetadata><qtimetadata><qtimetadatafield><fieldlabel>cc_profile</fieldlabel><fieldentry>cc.multiple_choice.v0p1</fieldentry></qtimetadatafield></qtimetadata></itemmetadata>
+<presentation><material><mattext texttype="text/plain">Question {i}</mattext></material><response_lid ident="r" rcardinality="Single"><render_choice>
+<response_label ident="a{i}"><material><mattext>Yes</mattext></material></response_label><response_label ident="b{i}"><material><mattext>No</mattext></material></response_label></render_choice></response_lid></presentation>
+<resprocessing><respcondition continue="No"><conditionvar><varequal respident="r">a{i}</varequal></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition></resprocessing></item>"#
+            )
+        })
+        .collect();
+    format!(r#"<questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2"><assessment ident="a" title="{title}"><section ident="s">{items}</section></assessment></questestinterop>"#)
+}
+
+/// A manifest listing `hrefs` as QTI 1.2 quizzes, titled `title`.
+fn classic_manifest(title: &str, hrefs: &[String]) -> String {
+    let resources: String = hrefs.iter().enumerate().map(|(i, h)| format!(r#"<resource identifier="r{i}" type="imsqti_xmlv1p2/imscc_xmlv1p1/assessment"><file href="{h}"/></resource>"#)).collect();
+    format!(r#"<manifest><metadata><lom><general><title><string>{title}</string></title></general></lom></metadata><resources>{resources}</resources></manifest>"#)
+}
+
+fn questions_in(imported: &Imported) -> usize {
+    imported.xml.matches("<question").count()
+}
+
+#[test]
+fn a_package_is_read_under_one_budget_however_often_it_names_a_part() {
+    // One item named by 96 references (each once cost its own copy): read once.
+    let item = r#"<assessmentItem identifier="one" title="One"><responseDeclaration identifier="R" cardinality="single"><correctResponse><value>A</value></correctResponse></responseDeclaration><itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>Pick</prompt><simpleChoice identifier="A">Yes</simpleChoice><simpleChoice identifier="B">No</simpleChoice></choiceInteraction></itemBody></assessmentItem>"#;
+    let refs: String = (0..96).map(|i| format!(r#"<assessmentItemRef identifier="r{i}" href="item.xml"/>"#)).collect();
+    let test = format!(r#"<assessmentTest identifier="t" title="Repeats"><testPart identifier="p"><assessmentSection identifier="s" title="S">{refs}</assessmentSection></testPart></assessmentTest>"#);
+    let manifest = r#"<manifest><resources><resource identifier="t" type="imsqti_test_xmlv2p1" href="test.xml"/></resources></manifest>"#;
+    let back = lesson_of_package(&zip(&[("imsmanifest.xml".into(), manifest.into()), ("test.xml".into(), test.into()), ("item.xml".into(), item.into())]).unwrap()).unwrap();
+    assert_eq!(questions_in(&back), 1, "{}", back.xml);
+    assert_eq!(back.left_out, ["The item item.xml is named more than once in the package; it came in once."]);
+
+    // One quiz listed 300 times: read once.
+    let hrefs: Vec<String> = (0..300).map(|_| "quiz.xml".to_string()).collect();
+    let back = lesson_of_package(&zip(&[("imsmanifest.xml".into(), classic_manifest("Listed", &hrefs).into()), ("quiz.xml".into(), classic_quiz("Listed", 0, 2).into())]).unwrap()).unwrap();
+    assert_eq!(questions_in(&back), 2, "{}", back.xml);
+
+    // Items are counted across every quiz of the package, not per quiz.
+    let names: Vec<String> = (0..3).map(|i| format!("quiz{i}.xml")).collect();
+    let mut files = vec![("imsmanifest.xml".to_string(), classic_manifest("Many", &names).into_bytes())];
+    files.extend(names.iter().enumerate().map(|(i, n)| (n.clone(), classic_quiz("Many", i * 200, 200).into_bytes())));
+    let back = lesson_of_package(&zip(&files).unwrap()).unwrap();
+    assert_eq!(questions_in(&back), MAX_ITEMS_READ, "{:?}", back.left_out);
+    assert_eq!(back.left_out, [format!("Only the first {MAX_ITEMS_READ} questions came in: that is the most one import takes.")]);
+
+    // Distinct parts that together unpack past the package's budget: refused, in words that name it.
+    let padded = |i: usize| format!("{}{}", classic_quiz("Big", i, 1), " ".repeat(7 * 1024 * 1024)).into_bytes();
+    let names: Vec<String> = (0..5).map(|i| format!("big{i}.xml")).collect();
+    let mut files = vec![("imsmanifest.xml".to_string(), classic_manifest("Big", &names).into_bytes())];
+    files.extend(names.iter().enumerate().map(|(i, n)| (n.clone(), padded(i))));
+    let bytes = zip(&files).unwrap();
+    assert!(bytes.len() < 1024 * 1024, "small on the wire: {}", bytes.len());
+    let why = lesson_of_package(&bytes).unwrap_err();
+    assert!(why.contains("unpacks to more than 32 MB"), "{why}");
+}
+
+#[test]
+fn a_canvas_quiz_reads_as_written_under_the_quizs_own_title() {
+    let quiz = r#"<questestinterop xmlns="http://www.imsglobal.org/xsd/ims_qtiasiv1p2"><assessment ident="a1" title="Reported speech"><section ident="root_section">
+<item ident="i1" title="Question 1"><itemmetadata><qtimetadata><qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>true_false_question</fieldentry></qtimetadatafield></qtimetadata></itemmetadata>
+<presentation><material><mattext texttype="text/html">&lt;p&gt;&amp;ldquo;we speak&amp;rdquo; is &amp;hellip; in the present&amp;nbsp;tense&lt;/p&gt;</mattext></material>
+<response_lid ident="response1" rcardinality="Single"><render_choice>
+<response_label ident="t"><material><mattext texttype="text/plain">True</mattext></material></response_label>
+<response_label ident="f"><material><mattext texttype="text/plain">False</mattext></material></response_label></render_choice></response_lid></presentation>
+<resprocessing><respcondition continue="No"><conditionvar><varequal respident="response1">t</varequal></conditionvar><setvar action="Set" varname="SCORE">100</setvar></respcondition></resprocessing></item>
+<item ident="i2" title="Question 2"><itemmetadata><qtimetadata><qtimetadatafield><fieldlabel>question_type</fieldlabel><fieldentry>essay_question</fieldentry></qtimetadatafield></qtimetadata></itemmetadata>
+<presentation><material><mattext texttype="text/html">&lt;p&gt;Say &amp;lsquo;why&amp;rsquo; &amp;mdash; &lt;b&gt;not well formed&lt;/p&gt;</mattext></material><response_str ident="response1" rcardinality="Single"><render_fib/></response_str></presentation></item>
+</section></assessment></questestinterop>"#;
+    let manifest = classic_manifest("QTI assessment generated by Canvas", &["quiz.xml".to_string()]);
+    let back = lesson_of_package(&zip(&[("imsmanifest.xml".into(), manifest.into()), ("quiz.xml".into(), quiz.into())]).unwrap()).unwrap();
+    assert_eq!(back.title.as_deref(), Some("Reported speech"), "the quiz's own title, not the tool's");
+    let xml = normalize(&back.xml).unwrap_or_else(|e| panic!("{e:?}\n{}", back.xml)).to_xml();
+    assert!(xml.contains("“we speak” is … in the present tense"), "{xml}");
+    assert!(xml.contains("Say ‘why’ — not well formed"), "entities decoded in text that is not XML either: {xml} {:?}", back.left_out);
+    assert!(!xml.contains("&amp;"), "{xml}");
 }

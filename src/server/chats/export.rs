@@ -91,12 +91,16 @@ fn user_message(m: &ChatMessage, out: &mut String) {
     out.push_str(&format!("## You · {}\n\n", day_and_time(&m.created_at)));
     if let Some(sel) = attachments.and_then(|a| a.selected_text.as_ref()) {
         for line in sel.text.lines() {
-            out.push_str(&format!("> {line}\n"));
+            out.push_str(&format!("> {}\n", literal(line)));
         }
         out.push('\n');
     }
-    out.push_str(m.content.trim());
-    out.push_str("\n\n");
+    // What the teacher typed is text, not Markdown: it reads as typed.
+    for line in m.content.trim().lines() {
+        out.push_str(&literal(line));
+        out.push('\n');
+    }
+    out.push('\n');
 }
 
 fn reply(m: &ChatMessage, out: &mut String) {
@@ -176,8 +180,45 @@ fn step(s: &ToolCallRecord, out: &mut String) {
     }
 }
 
+/// `s` on one line, as literal text (`literal`).
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    literal(&s.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// One line of text written so that Markdown shows it as it is: the
+/// characters Markdown reads as markup are escaped with a backslash
+/// (CommonMark lets any ASCII punctuation be), and so is what would start
+/// a heading, list, quote or rule at the line's start. The replies are the
+/// model's Markdown and stay as they are; this is for what people typed
+/// and what the app wrote about it. Written here: the Markdown crates in
+/// the tree (pulldown-cmark) read Markdown and escape HTML, not this.
+fn literal(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    let body = line.trim_start();
+    out.push_str(&line[..line.len() - body.len()]);
+    let mut chars = body.char_indices().peekable();
+    // What starts a block: `#`, `>`, `-`, `+`, `=`, or a number and `.` or `)`.
+    if let Some(&(_, first)) = chars.peek() {
+        if matches!(first, '#' | '+' | '-' | '=') {
+            out.push('\\');
+        } else if first.is_ascii_digit() {
+            let digits = body.chars().take_while(char::is_ascii_digit).count();
+            if body[digits..].starts_with(['.', ')']) {
+                out.push_str(&body[..digits]);
+                out.push('\\');
+                for _ in 0..digits {
+                    chars.next();
+                }
+            }
+        }
+    }
+    for (_, c) in chars {
+        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '~' | '|') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// "2026-11-27 09:14" from a stored time (RFC 3339 or the database's own).

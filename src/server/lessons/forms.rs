@@ -20,13 +20,16 @@ use crate::server::{
     http::error::AppError,
     http::extractors::{ApiForm, ApiPath},
     lessons::import_reports,
+    lessons::imports::{self, Reading},
+    lessons::worksheets,
     lessons::events,
+    material::sandbox::Refusal,
     lessons,
     lessons::library,
     state::AppState,
 };
 use crate::{
-    lesson,
+    lesson::word::Carried,
     models::{ImportReport, LessonEvent},
     refusals::TitleRefusal,
 };
@@ -72,32 +75,40 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
     }
     // Counted once the file is here, so that the refusal can be reported like any other.
     let limited = state.limits.lesson(&user.id).await.err();
-    let problems = match (limited, bytes.as_deref().map(Upload::of)) {
+    let problems = match (limited, bytes) {
         (Some(limited), _) => vec![limited.to_string()],
         (None, None) => vec!["Choose a lesson file (.xml, a .docx Margin made, or a QTI package) to import.".to_string()],
-        (None, Some(Err(why))) => vec![why],
-        (None, Some(Ok(Upload::Lesson(xml)))) => match library::import(&state.db, &user.id, None, &xml).await {
-            Ok(lesson) => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
-            Err(AppError::InvalidLesson(errors)) => errors.iter().map(|e| sentence(&e.to_string())).collect(),
-            Err(e @ (AppError::PayloadTooLarge(_) | AppError::Title(_))) => vec![e.to_string()],
-            Err(e) => return answer(Err(e)),
-        },
-        (None, Some(Ok(Upload::Quiz(quiz)))) => {
-            let title: String = quiz.title.clone().unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
-            match library::import(&state.db, &user.id, Some(&title), &quiz.titled(&title)).await {
-                Ok(lesson) if quiz.left_out.is_empty() => return Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
-                Ok(lesson) => {
-                    let report = ImportReport { file, problems: quiz.left_out, made: Some((lesson.id, lesson.title)) };
-                    return match import_reports::keep(&state.db, &user.id, &report).await {
-                        Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
-                        Err(e) => answer(Err(e)),
-                    };
+        (None, Some(bytes)) => match read_import(&state, &file, &bytes).await {
+            Err(why) => vec![why],
+            Ok(Reading::Lesson(xml) | Reading::Word(Carried::Key(xml))) => match bring_in(&state, &user.id, &file, None, &xml, Vec::new()).await {
+                Ok(done) => return done,
+                Err(problems) => problems,
+            },
+            Ok(Reading::Word(Carried::Worksheet(w))) => match worksheets::resolve(&state.db, &user.id, &w).await {
+                // The teacher's own worksheet (or one of a lesson they edit): the whole lesson.
+                Ok(Some(xml)) => match bring_in(&state, &user.id, &file, None, &xml, Vec::new()).await {
+                    Ok(done) => return done,
+                    Err(problems) => problems,
+                },
+                // Anyone else's: what it shows, which holds no answers.
+                Ok(None) => {
+                    let title: String = Some(w.title.clone()).filter(|t| !t.trim().is_empty()).unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
+                    match bring_in(&state, &user.id, &file, Some(&title), &w.shown, vec![WORKSHEET_SHOWN.to_string()]).await {
+                        Ok(done) => return done,
+                        Err(problems) => problems,
+                    }
                 }
-                Err(AppError::InvalidLesson(errors)) => errors.iter().map(|e| sentence(&e.to_string())).collect(),
-                Err(e @ (AppError::PayloadTooLarge(_) | AppError::Title(_))) => vec![e.to_string()],
+                Err(AppError::BadRequest(why)) => vec![why],
                 Err(e) => return answer(Err(e)),
+            },
+            Ok(Reading::Quiz(quiz)) => {
+                let title: String = quiz.title.clone().unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
+                match bring_in(&state, &user.id, &file, Some(&title), &quiz.titled(&title), quiz.left_out).await {
+                    Ok(done) => return done,
+                    Err(problems) => problems,
+                }
             }
-        }
+        },
     };
     match import_reports::keep(&state.db, &user.id, &ImportReport { file, problems, made: None }).await {
         Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
@@ -105,28 +116,43 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
     }
 }
 
-/// What an uploaded file holds: a lesson (Margin's XML, or the one a .docx
-/// made here carries), or a quiz package (QTI, or a single QTI item) to make
-/// one from; or why it can be neither, as a sentence.
-enum Upload {
-    Lesson(String),
-    Quiz(lesson::qti::Imported),
+/// What an import of another teacher's worksheet says: it came in as it reads.
+pub const WORKSHEET_SHOWN: &str = "A worksheet holds none of its answers (it is made for students), and this one is not from a lesson you edit, so it came in as the text it shows: its exercises are paragraphs. Make them exercises again in the editor, or ask the assistant to.";
+
+/// What the uploaded file holds, read in the bounded child reader; or why
+/// it holds nothing, as a sentence for the teacher.
+async fn read_import(state: &AppState, file: &str, bytes: &[u8]) -> Result<Reading, String> {
+    match state.extractor.import_of(file, bytes).await {
+        Ok(answer) => imports::reading_of(&answer).ok_or_else(|| format!("“{file}” could not be read. Export it again and import the new file.")),
+        Err(Refusal::File(why)) => Err(why),
+        Err(Refusal::Unsafe(_)) => Err(format!(
+            "“{file}” could not be read safely: reading it needed far more memory or time than any lesson or quiz should. Export it again, or in parts, and import the new files."
+        )),
+        Err(Refusal::Server(why)) => {
+            tracing::error!(error = %why, "an import could not be read");
+            Err(Refusal::Server(why).sentence())
+        }
+        Err(refused) => Err(refused.sentence()),
+    }
 }
 
-impl Upload {
-    fn of(bytes: &[u8]) -> Result<Upload, String> {
-        if lesson::qti::is_package(bytes) {
-            return lesson::qti::lesson_of_package(bytes).map(Upload::Quiz);
+/// `xml` made into a new lesson of the teacher's (titled `title`, else by
+/// its first heading): the answer that goes to it, or to the list with
+/// `left_out` when something could not come in; the problems when it
+/// cannot be made.
+async fn bring_in(state: &AppState, user_id: &str, file: &str, title: Option<&str>, xml: &str, left_out: Vec<String>) -> Result<Response, Vec<String>> {
+    match library::import(&state.db, user_id, title, xml).await {
+        Ok(lesson) if left_out.is_empty() => Ok(Redirect::to(&format!("/lessons/{}", lesson.id)).into_response()),
+        Ok(lesson) => {
+            let report = ImportReport { file: file.to_string(), problems: left_out, made: Some((lesson.id, lesson.title)) };
+            Ok(match import_reports::keep(&state.db, user_id, &report).await {
+                Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
+                Err(e) => answer(Err(e)),
+            })
         }
-        // A .docx (a zip archive) made by "Download for Word" carries its lesson.
-        if bytes.starts_with(b"PK\x03\x04") {
-            return lesson::word::lesson_of_docx(bytes).map(Upload::Lesson);
-        }
-        let text = std::str::from_utf8(bytes).map_err(|_| "The file is not text in UTF-8. Save it as UTF-8 XML and try again.".to_string())?;
-        match lesson::qti::lesson_of_qti_xml(text) {
-            Some(quiz) => quiz.map(Upload::Quiz),
-            None => Ok(Upload::Lesson(text.to_string())),
-        }
+        Err(AppError::InvalidLesson(errors)) => Err(errors.iter().map(|e| sentence(&e.to_string())).collect()),
+        Err(e @ (AppError::PayloadTooLarge(_) | AppError::Title(_))) => Err(vec![e.to_string()]),
+        Err(e) => Ok(answer(Err(e))),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Material is read in a child process, never in the server's own.
+//! Material, and files imported as lessons, are read in a child process,
+//! never in the server's own.
 //!
 //! A PDF or Word reader handed a hostile file can overflow its stack (which
 //! aborts the whole process: `catch_unwind` cannot catch it), inflate a few
@@ -11,9 +12,12 @@
 //! answer it reads. Whatever the file does, it costs its sender one refused
 //! upload and the server one short-lived process.
 //!
-//! The wire between the two is deliberately plain: the parent writes the
-//! name's length (4 bytes, big-endian), the name and the file's bytes; the
-//! child answers `O` and the text, or `E` and the sentence for the teacher.
+//! The wire between the two is deliberately plain: the parent names the job
+//! (`Job`, in the environment) and writes the name's length (4 bytes,
+//! big-endian), the name and the file's bytes; the child answers `O` and
+//! the text, or `E` and the sentence for the teacher. What each job does
+//! is given to `child_main` by the binary (`main.rs`), so this module
+//! knows how to run a reader, not what each reads.
 
 use std::{
     collections::HashSet,
@@ -33,6 +37,27 @@ use super::extract;
 
 /// The first argument that makes the binary a reader of one file.
 pub const CHILD_ARG: &str = "extract-material";
+/// The variable that names the child's job.
+const JOB_VAR: &str = "MARGIN_READER_JOB";
+
+/// What a child reads a file for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// A file of material: its text.
+    Material,
+    /// A file imported as a lesson (a lesson, a .docx made here, a QTI
+    /// package or cartridge): what it holds, as JSON.
+    Import,
+}
+
+impl Job {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Material => "material",
+            Self::Import => "import",
+        }
+    }
+}
 
 /// What one child may use.
 #[derive(Clone, Debug)]
@@ -101,6 +126,17 @@ impl Extractor {
     pub async fn text_of(&self, name: &str, bytes: &[u8]) -> Result<String, Refusal> {
         // Sizes and kinds are refused here without starting anything.
         extract::precheck(name, bytes).map_err(Refusal::File)?;
+        self.run(Job::Material, name, bytes).await
+    }
+
+    /// What the file `name`, imported as a lesson, holds: the child's
+    /// answer for `Job::Import`, or why it holds nothing.
+    pub async fn import_of(&self, name: &str, bytes: &[u8]) -> Result<String, Refusal> {
+        self.run(Job::Import, name, bytes).await
+    }
+
+    /// `job` on the file `name` in a child, once a reader is free.
+    async fn run(&self, job: Job, name: &str, bytes: &[u8]) -> Result<String, Refusal> {
         let _slot = match tokio::time::timeout(QUEUE_WAIT, self.slots.acquire()).await {
             Ok(Ok(slot)) => slot,
             _ => return Err(Refusal::Busy),
@@ -111,6 +147,7 @@ impl Extractor {
         };
         let mut child = tokio::process::Command::new(program)
             .arg(CHILD_ARG)
+            .env(JOB_VAR, job.as_str())
             .env("MARGIN_EXTRACT_MEMORY", self.limits.memory_bytes.to_string())
             .env("MARGIN_EXTRACT_CPU", self.limits.cpu_secs.to_string())
             .env("MARGIN_EXTRACT_STACK", self.limits.stack_bytes.to_string())
@@ -208,9 +245,14 @@ impl Refusal {
     }
 }
 
-/// The child's side: limits first, then one file from stdin, the answer on
-/// stdout. Called by `main` before any runtime or thread starts.
-pub fn child_main() -> ExitCode {
+/// What a child does with a file, by job: the answer's text, or the
+/// sentence for the teacher.
+pub type Reader = fn(Job, &str, &[u8]) -> Result<String, String>;
+
+/// The child's side: limits first, then one file from stdin, `read` on a
+/// thread of its own, the answer on stdout. Called by `main` before any
+/// runtime or thread starts.
+pub fn child_main(read: Reader) -> ExitCode {
     let number = |var: &str, default: u64| std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     let d = ChildLimits::default();
     let memory = number("MARGIN_EXTRACT_MEMORY", d.memory_bytes);
@@ -229,7 +271,8 @@ pub fn child_main() -> ExitCode {
     let bytes = input.split_off(4 + len);
     // The reading thread has a stack of a known size with a guard page: a
     // file nested too deep ends this process, never the server.
-    let reader = std::thread::Builder::new().stack_size(stack).spawn(move || extract::text_of(&name, &bytes));
+    let job = if std::env::var(JOB_VAR).as_deref() == Ok(Job::Import.as_str()) { Job::Import } else { Job::Material };
+    let reader = std::thread::Builder::new().stack_size(stack).spawn(move || read(job, &name, &bytes));
     let Ok(answer) = reader.map(|r| r.join()) else { return ExitCode::FAILURE };
     let mut out = std::io::stdout().lock();
     let written = match answer {

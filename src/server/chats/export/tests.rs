@@ -76,3 +76,19 @@ fn a_step_past_the_end_of_the_text_or_inside_a_letter_does_not_break_it() {
     let md = markdown(&session(), "", &[m]);
     assert!(md.contains("- Step: Reading (failed)\n\nÉté\n\n- Step: Again (done)"), "{md}");
 }
+
+#[test]
+fn what_the_teacher_typed_reads_as_typed_once_the_markdown_is_shown() {
+    let typed = "Why does the <blank> element need an *answer*?\n# not a heading\n1. not a list\n- nor this\nA & B | C_d `e` [f](g) ~h~ \\i";
+    let mut s = session();
+    s.title = "The <blank> element & *stars*".into();
+    let md = markdown(&s, "Verbs", &[message(Role::User, typed), message(Role::Assistant, "**Bold** stays the model's Markdown.")]);
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(&md));
+    assert!(html.contains("<h1>The &lt;blank&gt; element &amp; *stars*</h1>"), "{html}");
+    for line in ["Why does the &lt;blank&gt; element need an *answer*?", "# not a heading", "1. not a list", "- nor this", "A &amp; B | C_d `e` [f](g) ~h~ \\i"] {
+        assert!(html.contains(line), "{line:?} not shown as typed in {html}");
+    }
+    assert!(!html.contains("<em>") && !html.contains("<h1>not") && !html.contains("<ol>") && !html.contains("<ul>") && !html.contains("<code>"), "{html}");
+    assert!(html.contains("<strong>Bold</strong>"), "the reply's own Markdown is kept: {html}");
+}
