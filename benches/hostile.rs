@@ -195,8 +195,31 @@ async fn run() {
                 let said = match r {
                     Ok(r) => {
                         let to = r.headers().get("location").and_then(|l| l.to_str().ok()).unwrap_or("").to_string();
-                        let what = if to.starts_with("/lessons/") { "made a lesson" } else if to.starts_with("/?import=") { "reported on the list" } else { "something else" };
-                        format!("{name}: {} {what}", r.status().as_u16())
+                        let what = if to.starts_with("/lessons/") {
+                            "made a lesson".to_string()
+                        } else if to.starts_with("/?import=") {
+                            // What the list says about it.
+                            let page = http.get(format!("{base}{to}")).header("cookie", format!("margin_session={token}")).send().await;
+                            let page = match page {
+                                Ok(p) => p.text().await.unwrap_or_default(),
+                                Err(_) => String::new(),
+                            };
+                            [
+                                ("named more than once", "made a lesson, the repeats said"),
+                                ("unpacks to more than", "refused: past the package's budget"),
+                                ("far larger than any lesson", "refused: larger than any lesson"),
+                                ("could not be read safely", "refused: could not be read safely"),
+                                ("Too many attempts", "refused: too many lessons made (the account's limit)"),
+                                ("reading many files", "refused: every reader busy"),
+                            ]
+                            .iter()
+                            .find(|(words, _)| page.contains(words))
+                            .map(|(_, gist)| gist.to_string())
+                            .unwrap_or_else(|| "reported something else".into())
+                        } else {
+                            "something else".to_string()
+                        };
+                        format!("{name}: {what}")
                     }
                     Err(e) => format!("{name}: no answer: {e}"),
                 };
