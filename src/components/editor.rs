@@ -231,7 +231,7 @@ impl Editor {
             let Block::Text { kind, runs, .. } = &list[i].block else { return None };
             let kind = *kind;
             let new_kind = if matches!(kind, TextKind::Note) { kind } else { TextKind::P };
-            let id = model::document(&[], list).new_id(new_kind);
+            let id = model::fresh_id(&model::document(&[], list), new_kind.id_prefix());
             if start == 0 && end == 0 && !runs.is_empty() {
                 let fresh = ed.key();
                 list.insert(i, EdBlock { key: fresh, block: Block::Text { id, kind: new_kind, runs: Vec::new() }, touched: n });
@@ -479,14 +479,14 @@ impl NewBlock {
     /// The new block, empty, with an id no block of `doc` uses.
     fn make(self, doc: &Doc) -> Block {
         match self {
-            Self::Text(kind) => Block::Text { id: doc.new_id(kind), kind, runs: Vec::new() },
+            Self::Text(kind) => Block::Text { id: model::fresh_id(doc, kind.id_prefix()), kind, runs: Vec::new() },
             Self::WritingArea => {
                 let mut e = crate::lesson::Element::new("writing-area");
-                e.set_attr("id", doc.new_id_with("wa"));
+                e.set_attr("id", model::fresh_id(doc, "wa"));
                 e.set_attr("lines", "5");
                 Block::Other(e)
             }
-            Self::Exercise(kind) => Block::Other(crate::lesson::parts::new_exercise(kind, &mut crate::lesson::parts::Ids::of(doc))),
+            Self::Exercise(kind) => Block::Other(crate::lesson::parts::new_exercise(kind, &mut crate::lesson::parts::Ids::of(doc).tagged(model::id_tag()))),
         }
     }
 }

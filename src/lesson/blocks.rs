@@ -55,7 +55,7 @@ impl TextKind {
     }
 
     /// The prefix of the ids the editor gives blocks of this kind.
-    fn id_prefix(self) -> &'static str {
+    pub fn id_prefix(self) -> &'static str {
         match self {
             Self::H1 | Self::H2 | Self::H3 => "h",
             Self::P => "p",

@@ -78,7 +78,7 @@ pub enum Step {
 
 /// Ids no element of the lesson uses, given out one by one.
 #[derive(Default)]
-pub struct Ids(HashSet<String>);
+pub struct Ids(HashSet<String>, String);
 
 impl Ids {
     pub fn of(doc: &Doc) -> Self {
@@ -86,10 +86,18 @@ impl Ids {
         for b in &doc.blocks {
             collect_ids(&b.to_element(), &mut used);
         }
-        Self(used)
+        Self(used, String::new())
+    }
+
+    /// These ids with `tag` in each (`prefix-tag-n`): the editor's, so that
+    /// no other editor and not the server makes the same id.
+    pub fn tagged(mut self, tag: &str) -> Self {
+        self.1 = tag.to_string();
+        self
     }
 
     pub fn make(&mut self, prefix: &str) -> String {
+        let prefix = if self.1.is_empty() { prefix.to_string() } else { format!("{prefix}-{}", self.1) };
         let id = (1..).map(|n| format!("{prefix}-{n}")).find(|id| !self.0.contains(id)).unwrap_or_default();
         self.0.insert(id.clone());
         id
@@ -218,24 +226,7 @@ pub fn apply(block: &mut Element, path: &[usize], step: Step, ids: &mut Ids) -> 
     let here = at_mut(block, path).ok_or("That part is no longer there.")?;
     match step {
         Step::Words(runs) => here.children = inline_of(&runs),
-        Step::Sentence(pieces) => {
-            let blanks: Vec<Element> = here.elements().filter(|e| e.name == "blank").cloned().collect();
-            let mut children = Vec::new();
-            let mut words = Vec::new();
-            for piece in pieces {
-                match piece {
-                    Piece::Words(r) => words.push(r),
-                    Piece::Blank(id) => {
-                        if let Some(b) = blanks.iter().find(|b| b.id() == Some(id.as_str())) {
-                            children.extend(inline_of(&std::mem::take(&mut words)));
-                            children.push(Node::Element(b.clone()));
-                        }
-                    }
-                }
-            }
-            children.extend(inline_of(&words));
-            here.children = children;
-        }
+        Step::Sentence(pieces) => here.children = sentence_nodes(here, pieces),
         Step::Attr(name, value) => {
             let required = schema::attributes(&here.name).1.contains(&name);
             if value.trim().is_empty() && !required {
@@ -354,7 +345,7 @@ fn remove(block: &mut Element, path: &[usize]) -> Result<Path, String> {
         "blank" => {
             parent.children.insert(k, Node::Text(gone.attr("answer").unwrap_or_default().to_string()));
             let pieces = runs_with_blanks(parent);
-            parent.children = pieces_to_nodes(parent, pieces);
+            parent.children = sentence_nodes(parent, pieces);
         }
         "item" => {
             let gone_at: usize = gone.attr("position").and_then(|p| p.parse().ok()).unwrap_or(usize::MAX);
@@ -394,26 +385,38 @@ pub fn runs_with_blanks(p: &Element) -> Vec<Piece> {
     out
 }
 
-fn pieces_to_nodes(p: &Element, pieces: Vec<Piece>) -> Vec<Node> {
-    let mut sentence = p.clone();
-    let _ = apply_sentence(&mut sentence, pieces);
-    sentence.children
+/// The content of the sentence `p` made of `pieces`: its words as inline
+/// content, and each blank named that `p` holds (with what it holds); a
+/// blank `p` does not hold is left out.
+fn sentence_nodes(p: &Element, pieces: Vec<Piece>) -> Vec<Node> {
+    let mut children = Vec::new();
+    let mut words = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Words(r) => words.push(r),
+            Piece::Blank(id) => {
+                if let Some(b) = p.elements().find(|b| b.name == "blank" && b.id() == Some(id.as_str())) {
+                    children.extend(inline_of(&std::mem::take(&mut words)));
+                    children.push(Node::Element(b.clone()));
+                }
+            }
+        }
+    }
+    children.extend(inline_of(&words));
+    children
 }
 
-fn apply_sentence(p: &mut Element, pieces: Vec<Piece>) -> Result<Path, String> {
-    apply(p, &[], Step::Sentence(pieces), &mut Ids::default())
-}
-
-/// The text a sentence shows in the editor: its words, and each blank as
-/// its answer.
-pub fn shown_len16(piece: &Piece, p: &Element) -> usize {
+/// How long a piece of a sentence is as the editor shows it (UTF-16
+/// units): its words, or a blank as its answer.
+fn shown_len16(piece: &Piece, p: &Element) -> usize {
     match piece {
         Piece::Words(r) => r.text.encode_utf16().count(),
         Piece::Blank(id) => blank_answer(p, id).encode_utf16().count(),
     }
 }
 
-fn blank_answer<'a>(p: &'a Element, id: &str) -> &'a str {
+/// The answer of the blank `id` in the sentence `p` ("" when it has none).
+pub fn blank_answer<'a>(p: &'a Element, id: &str) -> &'a str {
     p.elements().find(|b| b.name == "blank" && b.id() == Some(id)).and_then(|b| b.attr("answer")).unwrap_or_default()
 }
 
@@ -461,7 +464,7 @@ fn make_blank(p: &mut Element, start: usize, end: usize, id: String) -> Result<(
         });
     }
     let pieces: Vec<Piece> = out.into_iter().filter(|p| !matches!(p, Piece::Words(r) if r.text.is_empty())).collect();
-    apply_sentence(p, pieces)?;
+    p.children = sentence_nodes(p, pieces);
     Ok(())
 }
 

@@ -85,6 +85,7 @@ pub(super) trait Draw {
 /// The lesson's blocks as printed under its title: a first `h1` that says
 /// the title again (every new lesson starts with one) is left out, so that
 /// a page, document or worksheet shows its title once.
+#[cfg(feature = "ssr")]
 pub(super) fn blocks_under_title<'a>(root: &'a Element, title: &str) -> impl Iterator<Item = &'a Element> {
     let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
     let repeats = root.elements().next().is_some_and(|e| e.name == "h1" && words(&e.text()) == words(title));

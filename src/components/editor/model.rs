@@ -18,6 +18,36 @@ pub struct EdBlock {
     pub touched: u64,
 }
 
+/// The tag this page's editor puts in every id it makes (`p-k3f9a-1`), so
+/// that the server (`p-4`), a colleague's editor and this teacher's other
+/// tabs never make the same id. Two new blocks with one id used to meet when
+/// versions were merged: the server renamed one, and the editor, which knew
+/// it by its old id, then showed the teacher's block twice and lost the
+/// other. Random per page load; fixed in tests.
+pub fn id_tag() -> &'static str {
+    thread_local!(static TAG: &'static str = Box::leak(make_tag().into_boxed_str()));
+    TAG.with(|t| *t)
+}
+
+#[cfg(feature = "hydrate")]
+fn make_tag() -> String {
+    const DIGITS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    // Five letters and digits from the browser's random numbers: 60 million tags.
+    (0..5).map(|_| DIGITS[((js_sys::Math::random() * 36.0) as usize).min(35)] as char).collect()
+}
+
+#[cfg(not(feature = "hydrate"))]
+fn make_tag() -> String {
+    // The server only draws the editor; tests see a fixed tag.
+    "t".into()
+}
+
+/// An id for a new block starting `prefix` that no element of `doc` uses,
+/// with this page's tag.
+pub fn fresh_id(doc: &Doc, prefix: &str) -> String {
+    doc.new_id_with(&format!("{prefix}-{}", id_tag()))
+}
+
 /// What arriving at a new version did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Adopted {
@@ -112,7 +142,7 @@ pub fn paste(list: &mut Vec<EdBlock>, i: usize, (start, end): (usize, usize), pa
         if k + 1 == count {
             runs = join(&runs, &after);
         }
-        let id = if k == 0 { id.clone() } else { document(&[], list).new_id(kind_here) };
+        let id = if k == 0 { id.clone() } else { fresh_id(&document(&[], list), kind_here.id_prefix()) };
         let block = EdBlock { key: key(), block: Block::Text { id, kind: kind_here, runs }, touched: n };
         let drawn = block.key;
         if k == 0 {
@@ -184,8 +214,8 @@ mod tests {
         // Text before the selection keeps the block a paragraph, with its id;
         // new blocks get ids no block has.
         assert!(matches!(&list[0].block, Block::Text { id, kind: TextKind::P, .. } if id == "a"));
-        assert_eq!(list.iter().map(|b| b.block.id()).collect::<Vec<_>>(), ["a", "p-1", "p-2", "z"]);
-        assert_eq!(list[1].block, Block::Text { id: "p-1".into(), kind: TextKind::P, runs: vec![bold("two")] });
+        assert_eq!(list.iter().map(|b| b.block.id()).collect::<Vec<_>>(), ["a", "p-t-1", "p-t-2", "z"]);
+        assert_eq!(list[1].block, Block::Text { id: "p-t-1".into(), kind: TextKind::P, runs: vec![bold("two")] });
         assert!(list[..3].iter().all(|b| b.touched == 9) && list[3].touched == 0);
         // The caret ends where the paste did, before the text that was after it.
         assert_eq!(caret, Some((53, 5)));

@@ -36,7 +36,7 @@ impl Editor {
         };
         // Only a step that makes parts needs the lesson's ids (typing does not).
         let mut ids = match step {
-            Step::Add(_) | Step::MakeBlank { .. } => Ids::of(&self.blocks.with_untracked(|l| super::model::document(&[], l))),
+            Step::Add(_) | Step::MakeBlank { .. } => Ids::of(&self.blocks.with_untracked(|l| super::model::document(&[], l))).tagged(super::model::id_tag()),
             _ => Ids::default(),
         };
         let to = parts::apply(&mut e, path, step, &mut ids)?;

@@ -29,13 +29,13 @@ pub fn html_of(runs: &[Run]) -> String {
 /// A fill-in sentence as its editable element's HTML: its words, and each
 /// blank as a box the caret passes over, showing its answer.
 pub fn sentence_html(p: &crate::lesson::Element) -> String {
-    use crate::lesson::parts::{runs_with_blanks, Piece};
+    use crate::lesson::parts::{blank_answer, runs_with_blanks, Piece};
     let mut out = String::new();
     for piece in runs_with_blanks(p) {
         match piece {
             Piece::Words(r) => out.push_str(&html_of(&[r])),
             Piece::Blank(id) => {
-                let answer = p.elements().find(|b| b.id() == Some(id.as_str())).and_then(|b| b.attr("answer")).unwrap_or_default();
+                let answer = blank_answer(p, &id);
                 out.push_str(&format!(
                     "<span class=\"blank-chip\" contenteditable=\"false\" data-blank=\"{}\">{}</span>",
                     crate::lesson::escape_attr(&id),

@@ -190,3 +190,21 @@ fn an_optional_attribute_emptied_is_removed_and_ids_are_the_lessons_own() {
     assert_eq!(at(&ex, &[0]).unwrap().attr("answer"), Some("false"));
     assert_eq!(apply(&mut ex, &[5], words("x"), &mut ids), Err("That part is no longer there.".into()));
 }
+
+#[test]
+fn an_editors_ids_carry_its_tag_so_no_other_editor_or_the_server_makes_them() {
+    let ex = new_exercise(ExerciseKind::MultipleChoice, &mut Ids::of(&Doc::default()).tagged("k3f9a"));
+    let mut ids = Vec::new();
+    fn walk(e: &Element, out: &mut Vec<String>) {
+        out.extend(e.id().map(str::to_string));
+        e.elements().for_each(|c| walk(c, out));
+    }
+    walk(&ex, &mut ids);
+    assert!(!ids.is_empty());
+    for id in &ids {
+        assert!(id.contains("-k3f9a-") && crate::lesson::schema::valid_id(id), "{id}");
+    }
+    // Untagged (the server's way), the plain numbers.
+    let plain = new_exercise(ExerciseKind::MultipleChoice, &mut Ids::of(&Doc::default()));
+    assert!(plain.id().is_some_and(|id| !id.contains("k3f9a")));
+}
