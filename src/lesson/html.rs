@@ -7,7 +7,7 @@
 //! Why a string and not Leptos views: the lesson is static markup with no
 //! event handlers, and each distinct `view!` shape costs the browser bundle
 //! its build, hydrate and rebuild code. One string writer keeps the WASM
-//! small (see README, "Benchmark").
+//! small (see `docs/benchmarks.md`).
 //!
 //! Inert by construction: every text and attribute value from the document is
 //! escaped; the only tags written are the literal ones below.

@@ -1,7 +1,7 @@
 //! What the scripted model says. The last user message picks a scenario; the
 //! number of tool rounds already in the turn picks the step within it. Each
 //! scenario exists to exercise one behaviour of the agent, the turn engine or
-//! the sidebar; `README.md` lists the phrases for the offline demo.
+//! the sidebar; `docs/teaching.md` lists the phrases for the offline demo.
 
 use serde_json::{json, Value};
 

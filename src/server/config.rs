@@ -1,6 +1,6 @@
 //! Configuration read once from the environment, with defaults that work on a
 //! fresh machine. Every value is checked (`settings::Env`): a bad one stops
-//! the server with a sentence naming it. README.md lists every variable;
+//! the server with a sentence naming it. docs/operating.md lists every variable;
 //! keep the two in step. `margin config` prints what is in effect.
 
 pub mod ip_range;
