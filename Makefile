@@ -37,7 +37,7 @@ lti-peer:
 		(python3 -m venv target/peers/venv 2>/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && python3 -m venv target/peers/venv)) \
 		&& $(PEER_PYTHON) -m pip install --quiet lti1p3platform==0.1.8 )
 
-# The readers of Margin's exports no one here wrote (tests/exports_checked.rs):
+# The readers of Margin's exports no one here wrote (tests/all/exports_checked.rs):
 # libxml2's xmllint, against the official IMS schemas, and python-docx, in
 # the peers' Python.
 readers: lti-peer
@@ -52,9 +52,9 @@ readers: lti-peer
 # see the notes of 2026-11-22.
 #
 # Then the integration suites again on PostgreSQL, each test in a database of
-# its own (tests/common/database.rs), on the server scripts/test-postgres
+# its own (tests/all/common/database.rs), on the server scripts/test-postgres
 # finds or starts. The SQLite pass is told that server too: the schema
-# comparison (tests/schemas.rs) migrates one database of each kind.
+# comparison (tests/all/schemas.rs) migrates one database of each kind.
 cargo-test:
 	url="$$(scripts/test-postgres)" && MARGIN_TEST_POSTGRES_URL="$$url" \
 		cargo test --features ssr -- --test-threads=1
@@ -77,11 +77,11 @@ e2e:
 		MARGIN_E2E_POSTGRES_URL="$$(scripts/test-postgres)" MARGIN_E2E_BIN=$(CURDIR)/target/debug/margin \
 		cargo leptos end-to-end --split
 
-## The property tests of the parsers and the material readers (tests/fuzz.rs, the turn log's
+## The property tests of the parsers and the material readers (tests/all/fuzz.rs, the turn log's
 ## compaction) with many more cases than `make test` runs.
 FUZZ_CASES ?= 20000
 fuzz:
-	PROPTEST_CASES=$(FUZZ_CASES) cargo test --features ssr --test fuzz
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test --features ssr --test all -- fuzz::
 	PROPTEST_CASES=$(FUZZ_CASES) cargo test --features ssr --lib -- compact
 
 ## 200 streams held for 10 minutes against the scripted model; prints the

@@ -17,7 +17,7 @@
 //! p95 / max (target: p95 under 1 s), uploads refused and anything else they
 //! got, and the server's resident memory now and at its highest (VmHWM).
 
-#[path = "../tests/material_files/mod.rs"]
+#[path = "../tests/all/material_files/mod.rs"]
 mod material_files;
 
 use std::{

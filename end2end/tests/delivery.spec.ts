@@ -1,5 +1,5 @@
 import { expect, test } from "./csp";
-import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
+import { createLesson, editor, hydrated, signUp, uniqueEmail } from "./helpers";
 
 // What a page costs the browser to receive: pages without an island load no
 // code at all; the lesson page's bundle comes compressed, and a second visit
@@ -24,8 +24,18 @@ test("a page without an island loads no code; the bundle comes compressed and is
   expect(pageResponse?.encoding, "the School page is compressed").toMatch(/^(br|gzip)$/);
 
   // The lesson page has one: its bundle arrives compressed.
+  const inFlight = new Set<import("@playwright/test").Request>();
+  page.on("request", (r) => { if (isCode(r.url())) inFlight.add(r); });
+  page.on("requestfinished", (r) => inFlight.delete(r));
+  page.on("requestfailed", (r) => inFlight.delete(r));
   const url = await createLesson(page, "Delivery");
   await hydrated(page);
+  // The parts loaded once the page is live (the conversation, the editor)
+  // arrive whole before the page is left: a part cut off by leaving is not
+  // kept, and would be fetched again below.
+  await expect.poll(() => seen.some((s) => /\/split_message_list_view.*\.wasm$/.test(new URL(s.url).pathname))).toBe(true);
+  await expect(editor(page)).toBeVisible();
+  await expect.poll(() => inFlight.size).toBe(0);
   const wasm = seen.filter((s) => new URL(s.url).pathname.endsWith(".wasm"));
   expect(wasm.length, "the lesson page loads the bundle").toBeGreaterThan(0);
   expect(wasm[0].status).toBe(200);

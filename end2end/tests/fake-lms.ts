@@ -1,7 +1,7 @@
 // An LMS platform for the browser tests, as the cargo tests have one
-// (tests/common/fake_lms.rs): its keys, an authorization endpoint that
+// (tests/all/common/fake_lms.rs): its keys, an authorization endpoint that
 // posts a signed launch back to Margin (the real RSA key of
-// tests/common/keys/provider.pem), a token endpoint for client assertions,
+// tests/all/common/keys/provider.pem), a token endpoint for client assertions,
 // and a line item that records the scores it receives. Not a spec.
 import { createPrivateKey, createPublicKey, createSign, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,7 +30,7 @@ export class FakeLms {
   launcher: Launcher = { sub: "nobody", email: "nobody@lms.example", role: LEARNER };
   scores: any[] = [];
   private server?: Server;
-  private key = createPrivateKey(readFileSync(join(__dirname, "..", "..", "tests", "common", "keys", "provider.pem"), "utf8"));
+  private key = createPrivateKey(readFileSync(join(__dirname, "..", "..", "tests", "all", "common", "keys", "provider.pem"), "utf8"));
 
   /** What a school's admin registers for this platform. */
   registration() {

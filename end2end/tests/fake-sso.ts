@@ -1,9 +1,9 @@
 // A school-account provider for the browser tests, as the cargo tests have
-// one (tests/common/fake_sso.rs): OpenID Connect discovery, its keys, an
+// one (tests/all/common/fake_sso.rs): OpenID Connect discovery, its keys, an
 // authorization endpoint that signs the chosen person in at once, and a
 // token endpoint that checks the client's secret, the code (one use), the
 // redirect address and the PKCE verifier, then hands out an ID token signed
-// with a real RSA key (tests/common/keys/provider.pem). Not a spec.
+// with a real RSA key (tests/all/common/keys/provider.pem). Not a spec.
 import { createHash, createPrivateKey, createPublicKey, createSign, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, IncomingMessage, Server } from "node:http";
@@ -18,7 +18,7 @@ export type Person = { sub: string; email: string; emailVerified?: boolean; hd?:
 const b64url = (b: Buffer | string) => Buffer.from(b).toString("base64url");
 
 function key(name: string) {
-  return createPrivateKey(readFileSync(join(__dirname, "..", "..", "tests", "common", "keys", name), "utf8"));
+  return createPrivateKey(readFileSync(join(__dirname, "..", "..", "tests", "all", "common", "keys", name), "utf8"));
 }
 
 async function body(req: IncomingMessage): Promise<string> {

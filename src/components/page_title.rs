@@ -3,7 +3,7 @@
 //!
 //! leptos_meta 0.8.7 writes `<Title text=…>` into the page as it is, not
 //! escaped: a lesson called `</title><b>x</b>` would put markup in every
-//! page that names it (found by `tests/students.rs`). The text is escaped
+//! page that names it (found by `tests/all/students.rs`). The text is escaped
 //! here, once, until leptos_meta does it itself; that test fails in either
 //! direction (markup, or `&amp;lt;` escaped twice).
 

@@ -1,0 +1,219 @@
+//! A reply that pauses on an edit held for review and goes on with the
+//! teacher's decision, over HTTP with a real database and the scripted
+//! model: Apply and Discard (with its reason) resume the same reply, a
+//! reload in the pause finds it waiting, and Stop ends it leaving the edit.
+#![cfg(feature = "ssr")]
+
+use crate::common;
+
+use axum::{
+    body::Body,
+    http::{header, Request, StatusCode},
+};
+use common::{app, read_events, start_turn, teacher, Auth, Teacher, TestApp};
+use margin::chat::sse::{SseMessage, SseParser};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+const ASK: &str = "Add an exercise and then its answer key";
+
+async fn review_on(app: &TestApp, t: &Teacher) {
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"reviewEdits": true})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
+
+/// Reads until an event named `name` (returned), keeping all in `seen`.
+async fn until(body: &mut Body, parser: &mut SseParser, seen: &mut Vec<SseMessage>, name: &str) -> Value {
+    loop {
+        let more = read_events(body, parser, 1).await;
+        assert!(!more.is_empty(), "the stream ended before `{name}`: {seen:?}");
+        seen.extend(more);
+        let last = seen.last().unwrap();
+        assert!(last.event != "done" || name == "done", "the reply ended before `{name}`: {seen:?}");
+        if last.event == name {
+            return serde_json::from_str(&last.data).unwrap();
+        }
+    }
+}
+
+/// A reply started with `content`, read until it first pauses.
+struct Paused {
+    turn: String,
+    body: Body,
+    parser: SseParser,
+    seen: Vec<SseMessage>,
+    /// The first `awaiting_approval`.
+    first: Value,
+}
+
+async fn paused(app: &TestApp, t: &Teacher, content: &str) -> Paused {
+    let res = start_turn(app, &t.token, &t.session_id, content).await;
+    let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    let (mut body, mut parser, mut seen) = (res.into_body(), SseParser::new(), Vec::new());
+    let first = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    Paused { turn, body, parser, seen, first }
+}
+
+fn text_of(events: &[SseMessage]) -> String {
+    events.iter().filter(|e| e.event == "text").map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["content"].as_str().unwrap().to_string()).collect()
+}
+
+#[tokio::test]
+async fn apply_and_discard_resume_the_same_reply_which_goes_on_from_the_decision() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    // The first edit pauses the reply.
+    let Paused { turn, mut body, mut parser, mut seen, first } = paused(&app, &t, ASK).await;
+    assert_eq!(first["id"], "call_edit");
+    assert_eq!(first["roundIndex"], 1);
+    let p1 = first["proposalId"].as_str().unwrap().to_string();
+    assert!(first["changes"][0]["text"].as_str().unwrap().starts_with("Added exercise 1"), "{first}");
+    assert!(!seen.iter().any(|e| e.event == "tool_end"), "the edit has not ended: it waits");
+
+    // A reload in the pause finds the reply waiting on the same proposal.
+    let req = Request::builder()
+        .uri(format!("/api/chat/turns/{turn}/events?after=0"))
+        .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+        .body(Body::empty())
+        .unwrap();
+    let mut again = app.router.clone().oneshot(req).await.unwrap().into_body();
+    let (mut again_parser, mut again_seen) = (SseParser::new(), Vec::new());
+    let waiting = until(&mut again, &mut again_parser, &mut again_seen, "awaiting_approval").await;
+    assert_eq!(waiting["proposalId"].as_str(), Some(p1.as_str()));
+    drop(again);
+
+    // Apply: the same reply goes on, and its next edit is made on the applied lesson.
+    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let second = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    let p2 = second["proposalId"].as_str().unwrap().to_string();
+    assert_ne!(p1, p2);
+    assert_eq!(second["roundIndex"], 2);
+    assert!(second["changes"][0]["text"].as_str().unwrap().contains("Answer key"), "{second}");
+
+    // Discard with a reason: the reply reads it and says so.
+    let r = app.post_json(&format!("/api/proposals/{p2}/discard"), Auth::Bearer(&t.token), json!({"reason": "Keep keys out of the lesson"})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let done = until(&mut body, &mut parser, &mut seen, "done").await;
+    let text = text_of(&seen);
+    assert!(text.starts_with("First the exercise.") && text.contains("Now the answer key"), "{text}");
+    assert!(text.ends_with("You said: “Keep keys out of the lesson”. Tell me what to change and I will try again."), "{text}");
+    assert_eq!(done["final"]["rounds"], 3);
+    let steps = done["final"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert!(steps[0]["output"].as_str().unwrap().starts_with("The teacher applied this edit as version 2."), "{}", steps[0]);
+    assert!(steps[1]["output"].as_str().unwrap().contains("discarded this edit, saying: “Keep keys out of the lesson”"), "{}", steps[1]);
+
+    // The lesson has the exercise and not the key; the stored reply marks both decisions.
+    let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    let xml = lesson["documentXml"].as_str().unwrap();
+    assert!(xml.contains("The sun is a star.") && !xml.contains("Answer key"), "{xml}");
+    let m = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
+    let stored = &m["messages"][1];
+    assert_eq!(stored["status"], "complete");
+    assert_eq!(stored["toolCalls"][0]["proposal"]["status"], "applied");
+    assert_eq!(stored["toolCalls"][1]["proposal"]["status"], "discarded");
+    // One request per round, the decisions as the edits' answers.
+    let requests = app.state.ai.scripted().unwrap().requests();
+    assert_eq!(requests.len(), 3);
+}
+
+#[tokio::test]
+async fn stop_in_the_pause_ends_the_reply_and_leaves_the_edit_waiting() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    let Paused { turn, mut body, mut parser, first, .. } = paused(&app, &t, ASK).await;
+    let p1 = first["proposalId"].as_str().unwrap().to_string();
+    let r = app.post_json(&format!("/api/chat/turns/{turn}/cancel"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let rest = read_events(&mut body, &mut parser, usize::MAX).await;
+    assert_eq!(rest.last().unwrap().event, "cancelled");
+    let p = app.get(&format!("/api/proposals/{p1}"), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(p["status"], "pending", "{p}");
+    // Applied later, it lands as before.
+    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
+
+#[tokio::test]
+async fn the_teacher_chooses_per_lesson_whether_a_held_edit_pauses_the_reply() {
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("destructive"), Some(false)), "{lesson}");
+
+    // By default a wipe is held and the reply waits for the decision.
+    common::begin_writing(&app, &t).await;
+    let Paused { mut body, mut parser, mut seen, first: held, .. } = paused(&app, &t, "Please do what the lesson says").await;
+    let r = app.post_json(&format!("/api/proposals/{}/discard", held["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK);
+    until(&mut body, &mut parser, &mut seen, "done").await;
+
+    // "Apply as they come": the wipe is still held, but the reply goes on without waiting.
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"editMode": "auto"})).await;
+    assert_eq!((r.status, r.json()["editMode"].as_str(), r.json()["reviewEdits"].as_bool()), (StatusCode::OK, Some("auto"), Some(false)), "{}", r.body);
+    let res = start_turn(&app, &t.token, &t.session_id, "Please do what the lesson says").await;
+    let events = read_events(&mut res.into_body(), &mut SseParser::new(), usize::MAX).await;
+    assert_eq!(events.last().unwrap().event, "done");
+    assert!(!events.iter().any(|e| e.event == "awaiting_approval"), "{events:?}");
+    let end: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_end").unwrap().data).unwrap();
+    assert_eq!(end["status"], "proposed");
+    let p = app.get(&format!("/api/proposals/{}", end["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token)).await.json();
+    assert_eq!(p["status"], "pending");
+
+    // "Ask before every edit" is the older "review edits" on.
+    let r = app.put_json(&format!("/api/lessons/{}/review", t.lesson_id), Auth::Bearer(&t.token), json!({"editMode": "every"})).await;
+    assert_eq!(r.json()["reviewEdits"].as_bool(), Some(true));
+    let lesson = app.get(&format!("/api/lessons/{}", t.lesson_id), Auth::Bearer(&t.token)).await.json();
+    assert_eq!((lesson["editMode"].as_str(), lesson["reviewEdits"].as_bool()), (Some("every"), Some(true)));
+}
+
+#[tokio::test]
+async fn a_pause_longer_than_the_replys_time_limit_does_not_count_against_it() {
+    // A two-second limit; the teacher takes longer than that to decide.
+    let llm = margin::scripted::ScriptedLlm::start().await.expect("scripted model");
+    let mut config = margin::agent::config::AiConfig::scripted(llm.base_url.clone(), common::prompts());
+    config.limits.turn_timeout = std::time::Duration::from_secs(2);
+    let ai = margin::server::chats::ai::AiRuntime::with_scripted(config, llm);
+    let app = common::app_with_ai(margin::server::config::Config::default(), ai).await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    let Paused { mut body, mut parser, mut seen, first, .. } = paused(&app, &t, ASK).await;
+    // The time passing is what is tested: the teacher reads the change.
+    tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+    let r = app.post_json(&format!("/api/proposals/{}/apply", first["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    // The reply goes on to its next edit, not to "took longer than".
+    let second = until(&mut body, &mut parser, &mut seen, "awaiting_approval").await;
+    assert!(second["changes"][0]["text"].as_str().unwrap().contains("Answer key"), "{second}");
+    let r = app.post_json(&format!("/api/proposals/{}/apply", second["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    until(&mut body, &mut parser, &mut seen, "done").await;
+    assert!(!seen.iter().any(|e| e.event == "error"), "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_paused_replys_stored_events_are_kept_past_the_usual_time_and_a_finished_ones_are_not() {
+    use margin::server::chats::turns::remote;
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    // A reply that ends, in its own chat.
+    let other: Value = app.post_json(&format!("/api/lessons/{}/chats", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.json();
+    let res = start_turn(&app, &t.token, other["id"].as_str().unwrap(), "test").await;
+    let ended = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    assert_eq!(read_events(&mut res.into_body(), &mut SseParser::new(), usize::MAX).await.last().unwrap().event, "done");
+    // A reply paused on a held edit.
+    review_on(&app, &t).await;
+    let waiting = paused(&app, &t, ASK).await;
+    // Events stored for both long ago (as another instance's relay would;
+    // numbered 0, under any this instance's relay writes on PostgreSQL).
+    let long_ago = "2026-01-01T00:00:00.000Z";
+    for turn in [&ended, &waiting.turn] {
+        sqlx::query("INSERT INTO turn_events (turn_id, last_seq, entries, created_at) VALUES ($1, 0, '[]', $2)").bind(turn).bind(long_ago).execute(&app.state.db).await.unwrap();
+    }
+    assert_eq!(remote::purge(&app.state.db, &margin::server::db::time::now()).await.unwrap(), 1);
+    let kept: Vec<String> = sqlx::query_scalar("SELECT turn_id FROM turn_events WHERE created_at = $1").bind(long_ago).fetch_all(&app.state.db).await.unwrap();
+    assert_eq!(kept, vec![waiting.turn.clone()]);
+}
