@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "./csp";
-import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
+import { createLesson, editor, hydrated, signUp, uniqueEmail } from "./helpers";
 
 const LESSON = `<lesson>
 <h1>Past tense</h1>
@@ -48,7 +48,8 @@ test("a lesson downloads as a Common Cartridge and a QTI package, and the packag
   expect(page.url()).not.toContain(id!);
   await expect(page.getByRole("heading", { name: "Past tense", level: 1 })).toBeVisible();
   const view = page.locator(".document-pane .lesson-view");
-  await expect(view).toContainText("Irregular verbs");
+  // The exercise's title, in the field the editor shows it in once it has taken the page.
+  await expect(editor(page).getByRole("textbox", { name: "Exercise title" }).first()).toHaveValue("Irregular verbs");
   await expect(view).toContainText("First we woke up.");
   // The exercises came back; the reading text and the note stay in Margin's own lesson.
   await expect(view).not.toContainText("Verbs change in the past.");

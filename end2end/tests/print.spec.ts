@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, Page, test } from "./csp";
-import { createLesson, hydrated, signUp, uniqueEmail } from "./helpers";
+import { createLesson, editor, hydrated, signUp, uniqueEmail } from "./helpers";
 
 const LESSON = `<lesson>
 <h1>Past tense</h1>
@@ -90,5 +90,6 @@ test("a lesson downloads for Word, worksheet and key, and the worksheet imports 
   await expect(page).toHaveURL(/\/lessons\/[0-9a-f]{32}$/);
   expect(page.url()).not.toContain(id!);
   await expect(page.getByRole("heading", { name: "Past tense", level: 1 })).toBeVisible();
-  await expect(page.locator(".document-pane .lesson-view")).toContainText("Irregular verbs");
+  // The exercise's title, in the field the editor shows it in once it has taken the page.
+  await expect(editor(page).getByRole("textbox", { name: "Exercise title" }).first()).toHaveValue("Irregular verbs");
 });

@@ -98,6 +98,8 @@ async fn a_lesson_goes_to_word_and_back() {
 
     // A teacher of another school who is handed the worksheet (by a student,
     // say) gets what it shows, and is told so: no answer comes with it.
+    let schools: Vec<Option<String>> = sqlx::query_scalar("SELECT school_id FROM users WHERE email IN ('word@x.org', 's@y.org')").fetch_all(&app.state.db).await.unwrap();
+    assert!(schools.len() == 2 && schools[0].is_some() && schools[0] != schools[1], "two schools: {schools:?}");
     let r = common::upload(&app, "/lessons/import", Auth::Cookie(&stranger.token), &[("Verbs (worksheet).docx", &worksheet)]).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert!(r.location().starts_with("/?import="), "to the list, with what happened: {}", r.location());

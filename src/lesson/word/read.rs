@@ -15,7 +15,7 @@ use std::io::Cursor;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use super::{to_docx, LESSON_PART, RULE, WORKSHEET_PART};
+use super::{to_docx, LESSON_PART, WORKSHEET_PART};
 use crate::lesson::{
     archive::{Budgeted, PartError},
     paper::Sheet,
@@ -87,8 +87,9 @@ pub fn read_docx(bytes: &[u8]) -> Result<Carried, String> {
         }
         break;
     }
+    let found = found.ok_or_else(not_ours)?;
     let document = part(&mut zip, "word/document.xml")?;
-    match found.ok_or_else(not_ours)? {
+    match found {
         Found::Key(encoded) => {
             let xml = base64::engine::general_purpose::STANDARD.decode(encoded.as_bytes()).ok().and_then(|b| String::from_utf8(b).ok()).ok_or_else(not_ours)?;
             // What the key shows must still be what Margin wrote from it.
@@ -168,7 +169,7 @@ fn lesson_shown(xml: &str) -> Result<(String, String), String> {
                 let runs = runs(block);
                 let text = plain(&runs);
                 let is_rule = !text.trim().is_empty() && text.trim().chars().all(|c| c == '_');
-                if text.trim().is_empty() || is_rule || text == RULE || (blocks.len() == 1 && text == super::name_line()) {
+                if text.trim().is_empty() || is_rule || (blocks.len() == 1 && text == super::name_line()) {
                     continue;
                 }
                 let name = match style {

@@ -78,41 +78,42 @@ async fn form_import(State(state): State<AppState>, user: Result<Option<CurrentU
     let problems = match (limited, bytes) {
         (Some(limited), _) => vec![limited.to_string()],
         (None, None) => vec!["Choose a lesson file (.xml, a .docx Margin made, or a QTI package) to import.".to_string()],
-        (None, Some(bytes)) => match read_import(&state, &file, &bytes).await {
-            Err(why) => vec![why],
-            Ok(Reading::Lesson(xml) | Reading::Word(Carried::Key(xml))) => match bring_in(&state, &user.id, &file, None, &xml, Vec::new()).await {
+        (None, Some(bytes)) => match lesson_to_make(&state, &user.id, &file, &bytes).await {
+            Ok((title, xml, left_out)) => match bring_in(&state, &user.id, &file, title.as_deref(), &xml, left_out).await {
                 Ok(done) => return done,
                 Err(problems) => problems,
             },
-            Ok(Reading::Word(Carried::Worksheet(w))) => match worksheets::resolve(&state.db, &user.id, &w).await {
-                // The teacher's own worksheet (or one of a lesson they edit): the whole lesson.
-                Ok(Some(xml)) => match bring_in(&state, &user.id, &file, None, &xml, Vec::new()).await {
-                    Ok(done) => return done,
-                    Err(problems) => problems,
-                },
-                // Anyone else's: what it shows, which holds no answers.
-                Ok(None) => {
-                    let title: String = Some(w.title.clone()).filter(|t| !t.trim().is_empty()).unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
-                    match bring_in(&state, &user.id, &file, Some(&title), &w.shown, vec![WORKSHEET_SHOWN.to_string()]).await {
-                        Ok(done) => return done,
-                        Err(problems) => problems,
-                    }
-                }
-                Err(AppError::BadRequest(why)) => vec![why],
-                Err(e) => return answer(Err(e)),
-            },
-            Ok(Reading::Quiz(quiz)) => {
-                let title: String = quiz.title.clone().unwrap_or_else(|| file_stem(&file)).chars().take(120).collect();
-                match bring_in(&state, &user.id, &file, Some(&title), &quiz.titled(&title), quiz.left_out).await {
-                    Ok(done) => return done,
-                    Err(problems) => problems,
-                }
-            }
+            Err(Ok(problems)) => problems,
+            Err(Err(e)) => return answer(Err(e)),
         },
     };
     match import_reports::keep(&state.db, &user.id, &ImportReport { file, problems, made: None }).await {
         Ok(token) => Redirect::to(&format!("/?import={token}")).into_response(),
         Err(e) => answer(Err(e)),
+    }
+}
+
+/// The lesson an uploaded file makes: its title (else its first heading),
+/// its XML, and what could not come in; or the problems to report, or the
+/// server's own failure.
+async fn lesson_to_make(state: &AppState, user_id: &str, file: &str, bytes: &[u8]) -> Result<(Option<String>, String, Vec<String>), Result<Vec<String>, AppError>> {
+    match read_import(state, file, bytes).await.map_err(|why| Ok(vec![why]))? {
+        Reading::Lesson(xml) | Reading::Word(Carried::Key(xml)) => Ok((None, xml, Vec::new())),
+        Reading::Word(Carried::Worksheet(w)) => match worksheets::resolve(&state.db, user_id, &w).await {
+            // The teacher's own worksheet (or one of a lesson they edit): the whole lesson.
+            Ok(Some(xml)) => Ok((None, xml, Vec::new())),
+            // Anyone else's: what it shows, which holds no answers.
+            Ok(None) => {
+                let title: String = Some(w.title.clone()).filter(|t| !t.trim().is_empty()).unwrap_or_else(|| file_stem(file)).chars().take(120).collect();
+                Ok((Some(title), w.shown, vec![WORKSHEET_SHOWN.to_string()]))
+            }
+            Err(AppError::BadRequest(why)) => Err(Ok(vec![why])),
+            Err(e) => Err(Err(e)),
+        },
+        Reading::Quiz(quiz) => {
+            let title: String = quiz.title.clone().unwrap_or_else(|| file_stem(file)).chars().take(120).collect();
+            Ok((Some(title.clone()), quiz.titled(&title), quiz.left_out))
+        }
     }
 }
 
