@@ -46,10 +46,10 @@ readers: lti-peer
 	@$(PEER_PYTHON) -c "import docx" 2>/dev/null \
 		|| $(PEER_PYTHON) -m pip install --quiet python-docx==1.1.2
 
-# One test at a time: run in parallel (one tokio runtime per test, one
-# process), tests that call Leptos server functions while another renders a
-# page hung about 1 run in 8. Suspected shared Leptos state across runtimes;
-# see the notes of 2026-11-22.
+# Each test in a process of its own, several at once (cargo-nextest,
+# .config/nextest.toml). In one process, tests calling Leptos server
+# functions while another rendered a page once hung about 1 run in 8, so
+# `cargo test` ran them one at a time; a process per test shares nothing.
 #
 # Then the integration suites again on PostgreSQL, each test in a database of
 # its own (tests/all/common/database.rs), on the server scripts/test-postgres
@@ -57,13 +57,13 @@ readers: lti-peer
 # comparison (tests/all/schemas.rs) migrates one database of each kind.
 cargo-test:
 	url="$$(scripts/test-postgres)" && MARGIN_TEST_POSTGRES_URL="$$url" \
-		cargo test --features ssr -- --test-threads=1
+		cargo nextest run --features ssr
 	$(MAKE) cargo-test-postgres
 
 cargo-test-postgres:
 	url="$$(scripts/test-postgres)" && \
 		MARGIN_TEST_DATABASE=postgres MARGIN_TEST_POSTGRES_URL="$$url" \
-		cargo test --features ssr --test '*' -- --test-threads=1
+		cargo nextest run --features ssr --test all
 
 # `cargo leptos build` first: `end-to-end` reports success when the build
 # fails (cargo-leptos 0.3.11 returns early with no error), so a browser-only
@@ -98,7 +98,8 @@ soak-hostile:
 	cargo bench --features ssr --bench hostile
 
 ## Build tools: the WASM target, cargo-leptos and the wasm-bindgen CLI
-## matching Cargo.lock. Each is installed only when missing.
+## matching Cargo.lock, and cargo-nextest (machines of this kind come with
+## it). Each is installed only when missing.
 tools:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
 		|| rustup target add wasm32-unknown-unknown
@@ -106,6 +107,8 @@ tools:
 		|| cargo +nightly install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" \
 		|| cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@cargo nextest --version >/dev/null 2>&1 \
+		|| cargo +nightly install cargo-nextest --locked
 
 ## Chromium from Debian (Playwright's own browser download cannot work here).
 browser:

@@ -44,7 +44,7 @@ use leptos::config::LeptosOptions;
 use margin::{
     agent::config::AiConfig,
     scripted::ScriptedLlm,
-    server::{accounts::auth, chats::ai::AiRuntime, config::Config, db, http::router, lessons, state::AppState},
+    server::{accounts::auth, chats::ai::AiRuntime, config::Config, db, edge::router, lessons, state::AppState},
 };
 use sqlx::{AnyConnection, Connection, Executor};
 use tokio::{
@@ -83,7 +83,7 @@ async fn server() {
     // One teacher starts thousands of replies a minute: the per-account limit is off.
     // Nor does it limit the bench's thousands of open lesson pages.
     let config = Config { database_url: url, turns_per_minute_user: 0, turns_per_minute_school: 0, lesson_streams_per_account: 0, ..Config::default() };
-    let state = AppState::new(options, pool, config, ai);
+    let state = AppState::new(options, pool, config, ai, std::sync::Arc::new(margin::server::reactions::versions::Listener));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     if let Ok(accounts) = std::env::var("MARGIN_SCALE_SETUP") {

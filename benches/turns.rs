@@ -54,7 +54,7 @@ use leptos::config::LeptosOptions;
 use margin::{
     agent::config::AiConfig,
     scripted::ScriptedLlm,
-    server::{chats::ai::AiRuntime, accounts::auth, config::Config, db, lessons, http::router, state::AppState},
+    server::{chats::ai::AiRuntime, accounts::auth, config::Config, db, lessons, edge::router, state::AppState},
 };
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -106,7 +106,7 @@ async fn server() {
         // A second instance on a database the first has set up.
         let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
         let ai = AiRuntime::start(AiConfig::scripted(model_url, PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts"))).await;
-        let state = AppState::new(options, pool, Config { database_url: url, turns_per_minute_user: 0, turns_per_minute_school: 0, ..Config::default() }, ai);
+        let state = AppState::new(options, pool, Config { database_url: url, turns_per_minute_user: 0, turns_per_minute_school: 0, ..Config::default() }, ai, std::sync::Arc::new(margin::server::reactions::versions::Listener));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("ready {}", listener.local_addr().unwrap());
         axum::serve(router::no_delay(listener), router::build(state).into_make_service()).await.unwrap();
@@ -115,7 +115,7 @@ async fn server() {
     let prompts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("prompts");
     let ai = AiRuntime::start(AiConfig::scripted(model_url, prompts)).await;
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
-    let state = AppState::new(options, pool, Config { database_url: url, turns_per_minute_user: 0, turns_per_minute_school: 0, ..Config::default() }, ai);
+    let state = AppState::new(options, pool, Config { database_url: url, turns_per_minute_user: 0, turns_per_minute_school: 0, ..Config::default() }, ai, std::sync::Arc::new(margin::server::reactions::versions::Listener));
     let user = auth::create_user(&state.db, &state.hash_gate, true, "bench@x.org", "benchmark password", None, None).await.unwrap();
     let token = auth::create_session(&state.db, &user.id, 1).await.unwrap();
     let lesson = lessons::create(&state.db, &user.id, "Bench").await.unwrap();

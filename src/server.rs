@@ -9,12 +9,18 @@
 //! - `chats`: chat sessions and messages, and the turn engine (`chats::turns`).
 //! - `classes`, `material`, `reactions`: classes and students, the teacher's
 //!   material, automatic turns.
-//! - `http`: the edge every request crosses (router, body limits, CSRF,
-//!   headers, extractors, errors, client addresses, connections, rate limits).
+//! - `lti`, `standards`: the LMS connection (LTI 1.3), and standards
+//!   frameworks with the lessons and classes that cover them.
+//! - `edge` (on top): the router that gathers every domain's routes, and the
+//!   layers that know the domains (body limits, CSRF, the sign-in guard).
+//! - `http` (the floor): what of HTTP every domain shares (extractors, client addresses, headers, outbound rules, rate
+//!   limits).
 //!
 //! Beside them: the configuration (`config`), the shared state (`state`), the
-//! clocks tests move (`clock`), the database (`db`), notes between instances
-//! (`bus`), start-up and the command line.
+//! clocks tests move (`clock`), the one error shape (`error`), the database (`db`), ids (`ids`), notes
+//! between instances (`bus`), health and metrics (`ops`), start-up and the
+//! command line. Which domain may import which is written down, and checked,
+//! in `tests/all/layout.rs`.
 
 pub mod accounts;
 pub mod bus;
@@ -24,11 +30,14 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod edge;
+pub mod error;
 pub mod http;
 pub mod ids;
 pub mod lessons;
 pub mod lti;
 pub mod material;
+pub mod metrics;
 pub mod ops;
 pub mod reactions;
 pub mod standards;

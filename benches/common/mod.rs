@@ -128,5 +128,5 @@ pub async fn relay() {
     let app = axum::Router::new().route("/v1/chat/completions", axum::routing::post(pass));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     println!("ready {}", listener.local_addr().unwrap());
-    axum::serve(margin::server::http::router::no_delay(listener), app.into_make_service()).await.unwrap();
+    axum::serve(margin::server::edge::router::no_delay(listener), app.into_make_service()).await.unwrap();
 }

@@ -54,7 +54,7 @@ pub async fn get_student_work(lesson: String, student: String) -> Result<Student
 #[server]
 pub async fn get_my_classes() -> Result<StudentHome, ServerFnError> {
     use super::ssr::{fail, state, user};
-    use crate::server::http::error::AppError;
+    use crate::server::error::AppError;
     let user = user().await?.ok_or_else(|| fail(AppError::Unauthorized))?;
     crate::server::classes::learn::home(&state()?, &user).await.map_err(fail)
 }

@@ -10,7 +10,7 @@ use crate::models::StudentLessonView;
 #[server]
 pub async fn get_student_lesson(id: String) -> Result<StudentLessonView, ServerFnError> {
     use super::ssr::{fail, state, user};
-    use crate::server::http::error::AppError;
+    use crate::server::error::AppError;
     let user = user().await?.ok_or_else(|| fail(AppError::Unauthorized))?;
     crate::server::classes::learn::view(&state()?, &user, &id).await.map_err(fail)
 }

@@ -20,7 +20,7 @@ pub async fn sso_buttons() -> Result<Vec<crate::models::SsoButton>, ServerFnErro
 pub async fn get_account() -> Result<crate::models::AccountView, ServerFnError> {
     use super::ssr::{fail, state, user};
     let state = state()?;
-    let user = user().await?.ok_or_else(|| fail(crate::server::http::error::AppError::Unauthorized))?;
+    let user = user().await?.ok_or_else(|| fail(crate::server::error::AppError::Unauthorized))?;
     let identities = crate::server::accounts::sso::identities::linked(&state, &user.id).await.map_err(fail)?;
     let has_password = crate::server::accounts::sso::identities::has_password(&state, &user.id).await.map_err(fail)?;
     Ok(crate::models::AccountView { user, has_password, identities, providers: state.sso.buttons() })

@@ -8,7 +8,7 @@ use leptos_axum::ResponseOptions;
 
 use crate::{
     models::UserInfo,
-    server::{accounts::current_user::Member, http::error::AppError, state::AppState},
+    server::{accounts::current_user::Member, error::AppError, state::AppState},
 };
 
 pub fn state() -> Result<AppState, ServerFnError> {

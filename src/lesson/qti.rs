@@ -27,15 +27,20 @@
 //! Every document is built as a tree of `Element`s and written by the
 //! lesson's own writer, so every text and attribute is escaped in one place.
 
+mod budget;
 mod cartridge;
+mod inline;
+mod items;
 mod read;
 mod read_v1;
 mod write;
+mod xml_tree;
 
 use std::io::{Cursor, Write as _};
 
 pub use cartridge::to_cartridge;
-pub use read::{is_package, lesson_of_package, lesson_of_qti_xml, Imported};
+pub use items::Imported;
+pub use read::{is_package, lesson_of_package, lesson_of_qti_xml};
 pub use write::to_qti_package;
 
 use super::{Element, Node};

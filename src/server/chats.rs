@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     classes::STUDENT_SEES,
     ids,
     lessons::proposals,

@@ -23,7 +23,7 @@ use argon2::password_hash::rand_core::{OsRng, RngCore};
 pub use crate::models::{ClassDetail, ClassLesson, ClassStudent, ClassSummary, StudentClass, StudentLessonSummary};
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids,
     lessons,
 };

@@ -204,7 +204,7 @@ async fn change_operator(email: &str, add: bool) -> Result<String, String> {
         match operators::add(&db, email).await {
             Ok(true) => Ok(format!("{email} is now an operator: it can add credits and raise allowances.")),
             Ok(false) => Ok(format!("{email} was already an operator.")),
-            Err(crate::server::http::error::AppError::NotFound) => Err(format!("No account has the email {email}. Sign up first.")),
+            Err(crate::server::error::AppError::NotFound) => Err(format!("No account has the email {email}. Sign up first.")),
             Err(e) => Err(e.to_string()),
         }
     } else {

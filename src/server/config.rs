@@ -4,10 +4,37 @@
 //! keep the two in step. `margin config` prints what is in effect.
 
 pub mod ip_range;
+pub mod sso;
 
 use ip_range::IpRange;
 
 use crate::{agent::config::AiConfig, settings::Env};
+
+/// Sign-ups one client address may make in an hour, unless configured
+/// (`MARGIN_SIGNUPS_PER_CLIENT_HOUR`): enough for a school's staff training
+/// behind one address, too few to fill the database.
+pub const SIGNUPS_PER_CLIENT_HOUR: u32 = 60;
+
+/// Replies one account may start in a minute, unless configured: far more
+/// than a teacher asks for by hand.
+pub const TURNS_PER_MINUTE_USER: u32 = 30;
+/// Replies a school's accounts may start in a minute together, by default.
+pub const TURNS_PER_MINUTE_SCHOOL: u32 = 300;
+
+/// What a teacher keeps by default: some hundreds of lessons with their
+/// history and material.
+pub const TEACHER_MB: u64 = 500;
+/// What a student keeps by default: answers to many lessons.
+pub const STUDENT_MB: u64 = 20;
+
+/// The most credits a school holds, and the largest allowance: far above
+/// any real use, and far enough below `i64::MAX` that no sum of them
+/// (allowance + credits − reserved, in SQL or here) can overflow.
+pub const MAX_TOKENS: i64 = 1_000_000_000_000_000;
+
+/// How long a running reply's lease lasts unless renewed, in seconds
+/// (`MARGIN_TURN_LEASE_SECS`; `chats::turns::LEASE`).
+pub const TURN_LEASE_SECS: u64 = 30;
 
 /// The server's settings. Secrets (the AI key, later) never appear in `Debug`.
 #[derive(Clone, Debug)]
@@ -77,7 +104,7 @@ pub struct Config {
     pub standards_dir: Option<std::path::PathBuf>,
     /// The school-account providers people may sign in with
     /// (`MARGIN_SSO_PROVIDERS`, `accounts::sso::providers`); none by default.
-    pub sso: Vec<crate::server::accounts::sso::providers::ProviderConfig>,
+    pub sso: Vec<sso::ProviderConfig>,
 }
 
 impl Default for Config {
@@ -93,16 +120,16 @@ impl Default for Config {
             public_origin: None,
             shutdown_secs: 10,
             max_connections_per_client: 512,
-            signups_per_client_hour: crate::server::http::limits::SIGNUPS_PER_CLIENT_HOUR,
-            turns_per_minute_user: crate::server::http::limits::TURNS_PER_MINUTE_USER,
-            turns_per_minute_school: crate::server::http::limits::TURNS_PER_MINUTE_SCHOOL,
+            signups_per_client_hour: SIGNUPS_PER_CLIENT_HOUR,
+            turns_per_minute_user: TURNS_PER_MINUTE_USER,
+            turns_per_minute_school: TURNS_PER_MINUTE_SCHOOL,
             monthly_tokens: None,
-            turn_lease_secs: crate::server::chats::turns::LEASE.as_secs(),
+            turn_lease_secs: TURN_LEASE_SECS,
             extractor_program: None,
             extractions_at_once: 2,
             extract_memory_mb: 384,
-            storage_mb: crate::server::accounts::quota::TEACHER_MB,
-            student_storage_mb: crate::server::accounts::quota::STUDENT_MB,
+            storage_mb: TEACHER_MB,
+            student_storage_mb: STUDENT_MB,
             lesson_streams_per_account: 24,
             lesson_sweep_ms: 5_000,
             metrics_token: None,
@@ -140,7 +167,7 @@ impl Config {
             signups_per_client_hour: env.number("MARGIN_SIGNUPS_PER_CLIENT_HOUR", d.signups_per_client_hour, 1, 1_000_000, "sign-ups an hour"),
             turns_per_minute_user: env.number("MARGIN_TURNS_PER_MINUTE_USER", d.turns_per_minute_user, 0, 1_000_000, "replies a minute; 0 for no limit"),
             turns_per_minute_school: env.number("MARGIN_TURNS_PER_MINUTE_SCHOOL", d.turns_per_minute_school, 0, 1_000_000, "replies a minute; 0 for no limit"),
-            monthly_tokens: env.optional_number("MARGIN_MONTHLY_TOKENS", 0, crate::server::accounts::budget::MAX_TOKENS as u64, "tokens"),
+            monthly_tokens: env.optional_number("MARGIN_MONTHLY_TOKENS", 0, MAX_TOKENS as u64, "tokens"),
             // At least three renewals fit in a lease.
             turn_lease_secs: env.number("MARGIN_TURN_LEASE_SECS", d.turn_lease_secs, 3, 3600, "seconds"),
             extractor_program: d.extractor_program,
@@ -153,7 +180,7 @@ impl Config {
             metrics_token: env.secret("MARGIN_METRICS_TOKEN").filter(|t| !t.trim().is_empty()),
             approval_wait_secs: env.number("MARGIN_APPROVAL_WAIT_SECS", d.approval_wait_secs, 1, 7 * 24 * 3600, "seconds"),
             standards_dir: env.text("MARGIN_STANDARDS_DIR").filter(|d| !d.trim().is_empty()).map(std::path::PathBuf::from),
-            sso: crate::server::accounts::sso::providers::read(env),
+            sso: sso::read(env),
         }
     }
 }

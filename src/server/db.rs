@@ -94,9 +94,9 @@ pub async fn every_connection_reads_the_schema(pool: &Db) -> Result<(), sqlx::Er
 /// A write scoped to its owner (`WHERE id = $1 AND owner_id = $2`) touched
 /// its row; if it touched none, the row is someone else's or gone, and
 /// either is `NotFound`, so nobody learns that another's row exists.
-pub fn touched_one(done: &sqlx::any::AnyQueryResult) -> Result<(), crate::server::http::error::AppError> {
+pub fn touched_one(done: &sqlx::any::AnyQueryResult) -> Result<(), crate::server::error::AppError> {
     if done.rows_affected() == 0 {
-        return Err(crate::server::http::error::AppError::NotFound);
+        return Err(crate::server::error::AppError::NotFound);
     }
     Ok(())
 }

@@ -1,19 +1,16 @@
-//! The edge every request crosses before it reaches a domain: the router
-//! that assembles every domain's routes, body limits, the cross-site check,
-//! security headers, typed extractors, the one error shape, the client's
-//! address, open connections and rate limits; and the rules for requests
-//! Margin makes outward (`outbound`).
+//! The parts of HTTP every domain uses, and nothing above them: typed
+//! extractors, the client's address, security headers,
+//! downloads and stylesheet assets, open connections and rate limits; and
+//! the rules for requests Margin makes outward (`outbound`). It is the
+//! server's floor: it reads the configuration and the database, never a
+//! domain. The layers that know the domains (the router, body limits, the
+//! cross-site check, the sign-in guard) stand on top, in `edge`.
 
 pub mod assets;
-pub mod bodies;
 pub mod client_addr;
 pub mod connections;
-pub mod csrf;
 pub mod download;
-pub mod error;
 pub mod extractors;
-pub mod guard;
 pub mod headers;
 pub mod limits;
 pub mod outbound;
-pub mod router;

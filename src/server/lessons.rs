@@ -8,6 +8,8 @@
 //! platforms (`lms`), and the HTTP doors (`routes`, `library_routes`,
 //! `proposal_routes`, `forms`).
 
+pub mod announce;
+pub mod decisions;
 pub mod editors;
 pub mod events;
 pub mod forms;
@@ -28,7 +30,7 @@ pub mod versions;
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids, standards,
 };
 use crate::{
@@ -266,7 +268,7 @@ async fn save_revision(
     // them (`proposals::create`), so that the two never wait on each other.
     if let Some(proposal) = applies {
         sqlx::query("UPDATE lessons SET revision = revision WHERE id = $1").bind(id).execute(&mut *tx).await?;
-        let claimed = proposals::decide(&mut *tx, owner_id, proposal, crate::chat::proposal::ProposalStatus::Applied, None).await?;
+        let claimed = decisions::decide(&mut *tx, owner_id, proposal, crate::chat::proposal::ProposalStatus::Applied, None).await?;
         if !claimed {
             tx.rollback().await?;
             return Ok(None);

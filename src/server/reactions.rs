@@ -6,15 +6,17 @@
 //! none starts while a reply runs in the lesson. `fire` starts the turn when
 //! the gate opens; `routes` is the API and the teacher's switch.
 
+pub mod carry;
 pub mod fire;
 pub mod gate;
 pub mod intents;
 pub mod routes;
 pub mod scheduler;
+pub mod versions;
 
 use crate::server::{
     db::{Db, Flag},
-    http::error::Result,
+    error::Result,
     state::AppState,
 };
 
@@ -81,7 +83,7 @@ pub async fn react(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: O
 /// teacher linked the version, and what its turn changes waits for them).
 /// One event waits at most (`waiting`: one already does); each later change
 /// only pushes the gate back, so a burst of edits is one turn. The event is
-/// worded when its turn starts (`lessons::versions::carry`).
+/// worded when its turn starts (`carry`).
 pub async fn core_changed(state: &AppState, owner_id: &str, version_id: &str, waiting: bool) -> Result<i64> {
     let happened = intents::Happening {
         intent: intents::Intent::CoreChanged,

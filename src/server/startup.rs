@@ -12,7 +12,7 @@ use crate::server::{
     chats,
     http::connections::{Counted, PerClientCap},
     db,
-    http::router,
+    edge::router,
     state::AppState,
 };
 
@@ -93,7 +93,7 @@ pub async fn run() -> ExitCode {
     }
     let shutdown_secs = config.shutdown_secs;
     let (max_connections, trusted) = (config.max_connections_per_client, config.trusted_proxies.clone());
-    let state = AppState::new(leptos_options, pool.clone(), config, ai);
+    let state = AppState::new(leptos_options, pool.clone(), config, ai, Arc::new(crate::server::reactions::versions::Listener));
     let turns = state.turns.clone();
     spawn_housekeeping(state.clone());
     // Replies paused on a held edit outlive their process: adopted here

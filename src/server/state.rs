@@ -8,6 +8,7 @@ use leptos::config::LeptosOptions;
 
 use crate::server::{
     chats::ai::AiRuntime,
+    lessons::announce::ChangeListener,
     clock::{LimitClock, MonthClock, ReactionClock},
     bus::Bus,
     config::Config,
@@ -55,10 +56,17 @@ pub struct AppState {
     /// Access tokens from the LMS platforms (`lti::tokens`).
     #[from_ref(skip)]
     pub lti_tokens: Arc<crate::server::lti::tokens::AccessTokens>,
+    /// What hears that a lesson's content changed (`lessons::announce`):
+    /// the reactions, carrying a core's change to its versions.
+    #[from_ref(skip)]
+    pub lesson_listener: Arc<dyn ChangeListener<AppState>>,
 }
 
 impl AppState {
-    pub fn new(leptos_options: LeptosOptions, db: Db, config: Config, ai: AiRuntime) -> Self {
+    /// The state, with what listens to lessons changing (the server's is
+    /// `reactions::versions::Listener`; the state does not name it, as it
+    /// stands below the reactions).
+    pub fn new(leptos_options: LeptosOptions, db: Db, config: Config, ai: AiRuntime, listener: Arc<dyn ChangeListener<AppState>>) -> Self {
         let signups = config.signups_per_client_hour;
         let lease = Duration::from_secs(config.turn_lease_secs);
         let bus = Arc::new(Bus::start(&db));
@@ -103,6 +111,7 @@ impl AppState {
             reactions: ReactionClock::real(),
             extractor,
             scheduler: Arc::default(),
+            lesson_listener: listener,
         }
     }
 }

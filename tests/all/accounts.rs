@@ -180,7 +180,7 @@ async fn pages_need_a_session() {
 #[tokio::test]
 async fn oversized_bodies_are_refused() {
     let app = app().await;
-    let huge = "x".repeat(margin::server::http::bodies::LESSON_BODY + 10);
+    let huge = "x".repeat(margin::server::edge::bodies::LESSON_BODY + 10);
     let r = app.post_json("/api/auth/login", Auth::None, json!({"email": huge, "password": "x"})).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
 }

@@ -279,8 +279,9 @@ async fn replay_elsewhere(app: &TestApp, t: &Teacher, turn: &str) -> Vec<Value> 
         app.state.db.clone(),
         Config::default(),
         common::scripted_ai().await,
+        std::sync::Arc::new(margin::server::reactions::versions::Listener),
     );
-    let router = margin::server::http::router::build(state);
+    let router = margin::server::edge::router::build(state);
     let req = Request::builder()
         .uri(format!("/api/chat/turns/{turn}/events?after=0"))
         .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
@@ -488,7 +489,7 @@ async fn turns_left_running_by_a_dead_process_become_interrupted() {
     assert_eq!(chats::turns::store::interrupt_abandoned(&app.state.db, &now, false).await.unwrap(), 0);
     let busy = chats::turns::store::TurnIds { turn: "turn-2", user_message: "msg-2", assistant_message: "msg-3", lease: chats::turns::store::Lease { instance: "other", until: now.clone() }, reserved: ("", 0) };
     let refused = chats::turns::store::start_turn(&app.state.db, &t.session_id, "Me too", &busy, "m").await.unwrap_err();
-    assert!(matches!(refused, margin::server::http::error::AppError::Conflict(_)), "{refused:?}");
+    assert!(matches!(refused, margin::server::error::AppError::Conflict(_)), "{refused:?}");
     // Past it, any instance ends it.
     let later = time::shifted(&now, Duration::from_secs(61), true).unwrap();
     assert_eq!(chats::turns::store::interrupt_abandoned(&app.state.db, &later, false).await.unwrap(), 1);

@@ -12,7 +12,7 @@
 //! stay out of the quiz (a platform would show them to students as
 //! feedback); the QTI 2.1 package carries them for scorers.
 
-use super::{accepted_answers, document, el, first, html_of, inline, inline_gapped, read::descendants, zip, Build, XSI};
+use super::{accepted_answers, document, el, first, html_of, inline, inline_gapped, xml_tree::descendants, zip, Build, XSI};
 use crate::lesson::{to_html, walk::exercise_head, Audience, Element, ExerciseKind, Node};
 
 const CC_NS: &str = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1";

@@ -12,7 +12,10 @@
 
 use super::{
     el,
-    read::{descendants, parse, tidy_text, Group},
+    budget::past_items,
+    inline::tidy_text,
+    items::Group,
+    xml_tree::{descendants, parse},
     Build,
 };
 use crate::lesson::{Element, Node};
@@ -31,7 +34,7 @@ pub(super) fn quiz(root: &Element, left_out: &mut Vec<String>, items_left: &mut 
         let mut group = Group::default();
         for item in holder.elements().filter(|c| c.name == "item") {
             if *items_left == 0 {
-                super::read::past_items(left_out);
+                past_items(left_out);
                 break;
             }
             *items_left -= 1;

@@ -1,7 +1,7 @@
 use std::io::{Cursor, Read};
 
 use super::*;
-use super::read::MAX_ITEMS as MAX_ITEMS_READ;
+use super::budget::MAX_ITEMS as MAX_ITEMS_READ;
 use crate::lesson::normalize;
 
 /// Every exercise kind, with what each can carry: a title and

@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap};
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids,
     http::limits::HashGate,
     accounts::schools,

@@ -18,22 +18,20 @@ use time::OffsetDateTime;
 
 use crate::server::{
     db::{self, time::stored, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids,
 };
 use crate::chat::message::UsageSummary;
 
+pub mod month;
 pub mod spending;
+
+pub use month::month_of;
 
 pub use spending::{
     release, release_for_turn, reserve, reserve_for_session, reserve_for_turn, return_abandoned, settle, share_spent, CallRecord,
 };
 use spending::{SchoolBudget, SCHOOL_BUDGET};
-
-/// The month a time falls in, as `usage_month` keeps it: `2026-11`.
-pub fn month_of(t: OffsetDateTime) -> String {
-    format!("{:04}-{:02}", t.year(), u8::from(t.month()))
-}
 
 /// The first moment of the next month.
 pub fn next_month(t: OffsetDateTime) -> OffsetDateTime {
@@ -87,10 +85,9 @@ pub async fn summary(db: &Db, school_id: &str, default: i64, now: OffsetDateTime
 
 /// The most tokens one grant of credits adds.
 pub const MAX_GRANT: i64 = 1_000_000_000_000;
-/// The most credits a school holds, and the largest allowance: far above
-/// any real use, and far enough below `i64::MAX` that no sum of them
-/// (allowance + credits − reserved, in SQL or here) can overflow.
-pub const MAX_TOKENS: i64 = 1_000_000_000_000_000;
+/// The most credits a school holds, and the largest allowance (the
+/// configuration's bound too, so it stands there).
+pub use crate::server::config::MAX_TOKENS;
 
 /// Adds credits to a school; `by` is the operator's account (`None`: the
 /// command line).

@@ -10,7 +10,7 @@ use axum::{
     response::{IntoResponse, Redirect, Response},
 };
 
-use crate::server::{accounts::auth, http::error::AppError, state::AppState};
+use crate::server::{accounts::auth, error::AppError, state::AppState};
 use crate::models::UserInfo;
 
 pub struct CurrentUser(pub UserInfo);

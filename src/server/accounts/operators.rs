@@ -12,7 +12,7 @@
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
 };
 
 /// Whether the account is one of the server's operators.

@@ -5,13 +5,7 @@
 //! limits are the server's configuration, written here when it starts.
 //! The School page shows each account's use.
 
-use crate::server::{db::Db, http::error::Result};
-
-/// What a teacher keeps by default: some hundreds of lessons with their
-/// history and material.
-pub const TEACHER_MB: u64 = 500;
-/// What a student keeps by default: answers to many lessons.
-pub const STUDENT_MB: u64 = 20;
+use crate::server::{db::Db, error::Result};
 
 /// Writes the server's limits, in MiB, where the database's checks read them.
 pub async fn configure(db: &Db, teacher_mb: u64, student_mb: u64) -> Result<()> {

@@ -21,7 +21,7 @@ use crate::server::{
     accounts::auth,
     http::client_addr::ClientAddr,
     accounts::current_user::Member,
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     http::extractors::{ApiForm, ApiJson},
     state::AppState,
 };

@@ -17,7 +17,7 @@ use crate::server::{
     accounts::budget,
     accounts::current_user::CurrentUser,
     accounts::operators,
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     http::extractors::{ApiForm, ApiJson, ApiPath},
     accounts::schools::{self, NewInvite},
     state::AppState,

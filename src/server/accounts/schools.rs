@@ -10,7 +10,7 @@ use sqlx::{Any, Transaction};
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids,
 };
 use crate::models::{Invite, Member, School, UserInfo};

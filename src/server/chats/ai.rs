@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 pub use crate::chat::message::AiStatus;
-use crate::server::http::error::AppError;
+use crate::server::error::AppError;
 use crate::{
     agent::{config::AiConfig, run::Agent},
     scripted::ScriptedLlm,

@@ -25,7 +25,7 @@ use crate::{
         accounts::current_user::Member,
         chats,
         http::download::download,
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         http::extractors::{ApiPath, ApiQuery},
         state::AppState,
     },

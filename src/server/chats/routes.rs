@@ -22,7 +22,7 @@ use crate::server::{
     accounts::budget,
     chats,
     accounts::current_user::{CurrentUser, Member},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     http::extractors::{ApiJson, ApiPath, ApiQuery},
     lessons::events,
     state::AppState,
@@ -147,7 +147,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     if !student {
         // What the reply changes reaches the lesson's versions when it ends.
-        crate::server::lessons::versions::carry::after_turn(&state, lesson_id, log.clone());
+        turns::tell_lesson_when_done(&state, lesson_id, log.clone());
     }
     if wants_json {
         return finished(&state, &user_id, &log).await;

@@ -35,4 +35,4 @@ pub use remote::remote_response;
 pub use on_behalf::{start_for, OnBehalf};
 pub use sse::{follow, live_response, replay_response};
 pub use kind::TurnKind;
-pub use start::{cancel, start, CancelStatus, NewTurn};
+pub use start::{cancel, start, tell_lesson_when_done, CancelStatus, NewTurn};

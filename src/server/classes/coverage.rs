@@ -23,8 +23,8 @@ use crate::server::{
     accounts::current_user::{CurrentUser, TeacherPage},
     chats::turns::{self, OnBehalf, TurnKind},
     db::Db,
+    error::{AppError, Result},
     http::{
-        error::{AppError, Result},
         extractors::{ApiForm, ApiJson, ApiPath},
     },
     lessons,

@@ -10,7 +10,7 @@ use super::sheets;
 use crate::{
     agent::tools::{ClassResults, ItemResults},
     lesson::answers::{Item, Key},
-    server::{db::Db, http::error::Result},
+    server::{db::Db, error::Result},
 };
 
 /// The results of `owner`'s lesson; `None` when no class of theirs has it

@@ -19,7 +19,7 @@ use crate::{
     models::FeedbackDraft,
     server::{
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
     },
 };
 

@@ -20,8 +20,8 @@ use crate::{
     server::{
         accounts::current_user::{CurrentUser, TeacherPage},
         chats::turns::{self, OnBehalf, TurnKind},
+        error::{AppError, Result},
         http::{
-            error::{AppError, Result},
             extractors::{ApiForm, ApiJson, ApiPath},
         },
         state::AppState,

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::server::{
     accounts::current_user::{CurrentUser, TeacherPage},
     chats::turns::{self, OnBehalf, TurnKind},
+    error::{AppError, Result},
     http::{
-        error::{AppError, Result},
         extractors::{ApiJson, ApiPath},
     },
     state::AppState,

@@ -23,7 +23,7 @@ use crate::{
     server::{
         http::client_addr::ClientAddr,
         accounts::current_user::Member,
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         http::extractors::{ApiForm, ApiJson, ApiPath},
         state::AppState,
     },

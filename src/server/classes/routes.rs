@@ -19,7 +19,7 @@ use crate::{
     server::{
         chats,
         accounts::current_user::{CurrentUser, TeacherPage},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         http::extractors::{ApiForm, ApiJson, ApiPath},
         state::AppState,
     },

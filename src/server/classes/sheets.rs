@@ -14,7 +14,7 @@ use crate::{
     lesson::answers::{items, Answers, Item},
     server::{
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
     },
 };
 

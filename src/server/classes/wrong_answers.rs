@@ -8,7 +8,7 @@
 use crate::{
     lesson::answers::{Answers, Item},
     server::{
-        http::error::Result,
+        error::Result,
         reactions::{self, intents},
         state::AppState,
     },

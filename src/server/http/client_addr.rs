@@ -7,13 +7,13 @@
 use std::net::{IpAddr, SocketAddr};
 
 use axum::{
-    extract::{ConnectInfo, FromRequestParts},
+    extract::{ConnectInfo, FromRef, FromRequestParts},
     http::{request::Parts, HeaderMap},
 };
 
-use crate::server::{
-    config::ip_range::{canonical, IpRange},
-    state::AppState,
+use crate::server::config::{
+    ip_range::{canonical, IpRange},
+    Config,
 };
 
 /// The client's address, given the socket's peer and the request's headers.
@@ -64,16 +64,23 @@ pub fn counted_as(ip: IpAddr) -> IpAddr {
 /// client, the unspecified address: stricter, never looser.
 pub struct ClientAddr(pub IpAddr);
 
-impl FromRequestParts<AppState> for ClientAddr {
+/// Any state the configuration can be read from (the server's `AppState`):
+/// the floor does not know the state that stands on it.
+impl<S> FromRequestParts<S> for ClientAddr
+where
+    S: Send + Sync,
+    std::sync::Arc<Config>: FromRef<S>,
+{
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let config = std::sync::Arc::<Config>::from_ref(state);
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(addr)| addr.ip())
             .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-        Ok(Self(resolve(peer, &parts.headers, &state.config.trusted_proxies)))
+        Ok(Self(resolve(peer, &parts.headers, &config.trusted_proxies)))
     }
 }
 

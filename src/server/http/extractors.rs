@@ -8,7 +8,7 @@ use axum::extract::{
 };
 use axum::http::StatusCode;
 
-use crate::server::http::error::AppError;
+use crate::server::error::AppError;
 
 /// A JSON body (`Content-Type: application/json` required).
 #[derive(FromRequest)]

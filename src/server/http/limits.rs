@@ -24,7 +24,10 @@
 //! database is shared by many instances, they are kept there (`shared`),
 //! so a client cannot multiply its tries by the number of instances.
 
+mod rate;
 mod shared;
+
+use rate::{Key, Rate};
 
 use std::{
     net::IpAddr,
@@ -39,19 +42,11 @@ use tokio::sync::Semaphore;
 
 use crate::server::{
     clock::LimitClock,
+    config::{SIGNUPS_PER_CLIENT_HOUR, TURNS_PER_MINUTE_USER},
     db::Db,
-    http::error::{AppError, Result},
+    error::{AppError, Result},
 };
 
-/// A limiter's key: the first 16 bytes of a SHA-256 of what is counted.
-type Key = [u8; 16];
-
-/// A limit: `burst` tries at once, then one every `every`.
-#[derive(Clone, Copy, Debug)]
-struct Rate {
-    burst: u32,
-    every: Duration,
-}
 type Limiter = RateLimiter<Key, DashMapStateStore<Key>, LimitClock, NoOpMiddleware<Nanos>>;
 
 /// The longest a sign-in waits under the per-email ceiling.
@@ -94,17 +89,6 @@ pub struct AccountLimits {
 fn quota(rate: Rate) -> Quota {
     Quota::with_period(rate.every).expect("non-zero period").allow_burst(NonZeroU32::new(rate.burst).expect("non-zero burst"))
 }
-
-/// Sign-ups one client address may make in an hour, unless configured
-/// (`MARGIN_SIGNUPS_PER_CLIENT_HOUR`): enough for a school's staff training
-/// behind one address, too few to fill the database.
-pub const SIGNUPS_PER_CLIENT_HOUR: u32 = 60;
-
-/// Replies one account may start in a minute, unless configured: far more
-/// than a teacher asks for by hand.
-pub const TURNS_PER_MINUTE_USER: u32 = 30;
-/// Replies a school's accounts may start in a minute together, by default.
-pub const TURNS_PER_MINUTE_SCHOOL: u32 = 300;
 
 impl Default for AccountLimits {
     fn default() -> Self {

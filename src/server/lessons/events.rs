@@ -25,7 +25,7 @@ use crate::server::{
     bus::{self, Bus},
     accounts::current_user::CurrentUser,
     db::Db,
-    http::error::Result,
+    error::Result,
     http::extractors::ApiPath,
     lessons,
     state::AppState,
@@ -46,12 +46,19 @@ pub async fn tell(bus: &Bus, db: &Db, lesson_id: &str, event: LessonEvent) {
 }
 
 /// After a save, if `outcome` is one: the lesson's open pages hear of the
-/// new version, and its versions of the change (`versions::carry`).
+/// new version, and its listeners of the change (`changed`).
 pub async fn saved(state: &AppState, lesson_id: &str, outcome: &SaveOutcome) {
     if let SaveOutcome::Saved { revision, .. } = outcome {
         tell(&state.bus, &state.db, lesson_id, LessonEvent::Revision { revision: *revision }).await;
-        super::versions::carry::tell_versions(state, lesson_id).await;
+        changed(state, lesson_id).await;
     }
+}
+
+/// `lesson_id`'s content changed (a save, a restore, an applied proposal,
+/// or a reply that edited it, once it ended): its listener hears of it
+/// (`announce`).
+pub async fn changed(state: &AppState, lesson_id: &str) {
+    state.lesson_listener.changed(state, lesson_id).await;
 }
 
 async fn events(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Response> {

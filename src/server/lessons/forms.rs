@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use crate::server::{
     accounts::current_user::CurrentUser,
-    http::error::AppError,
+    error::AppError,
     http::extractors::{ApiForm, ApiPath},
     lessons::import_reports,
     lessons::imports::{self, Reading},

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::server::{
     db::{time, Db},
-    http::error::Result,
+    error::Result,
     ids,
 };
 use crate::models::ImportReport;

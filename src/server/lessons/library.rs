@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     lessons::{self, clean_title},
     chats::turns::TurnHub,
 };

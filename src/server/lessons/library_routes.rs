@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::server::{
     accounts::current_user::CurrentUser,
-    http::error::Result,
+    error::Result,
     http::extractors::{ApiJson, ApiPath, ApiQuery},
     lessons::events,
     lessons,

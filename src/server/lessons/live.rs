@@ -23,7 +23,7 @@ use crate::{
     server::{
         bus::{self, Bus, Note},
         db::Db,
-        http::error::AppError,
+        error::AppError,
     },
 };
 

@@ -10,9 +10,9 @@ use crate::{
     lesson,
     server::{
         accounts::current_user::CurrentUser,
+        error::{AppError, Result},
         http::{
             download::download,
-            error::{AppError, Result},
             extractors::ApiPath,
         },
         lessons,

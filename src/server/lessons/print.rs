@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use crate::server::{
     accounts::current_user::CurrentUser,
-    http::error::AppError,
+    error::AppError,
     http::extractors::{ApiPath, ApiQuery},
     lessons,
     state::AppState,

@@ -13,7 +13,7 @@ use axum::{
 use crate::server::{
     accounts::current_user::CurrentUser,
     bus,
-    http::error::Result,
+    error::Result,
     http::extractors::{ApiJson, ApiPath},
     lessons::events,
     lessons::proposals,

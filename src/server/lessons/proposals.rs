@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids,
     lessons,
 };
@@ -156,24 +156,6 @@ pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
     lessons::edit_reply(saved, &current.document_xml)
 }
 
-/// Marks a pending proposal decided, once, on `conn` (Apply's own
-/// transaction, or any connection for Discard): false when it was decided
-/// meanwhile (another click, another tab).
-pub(super) async fn decide(conn: &mut sqlx::AnyConnection, owner_id: &str, id: &str, status: ProposalStatus, reason: Option<String>) -> Result<bool> {
-    let done = sqlx::query(
-        "UPDATE proposals SET status = $1, reason = $2, decided_at = $5
-         WHERE id = $3 AND owner_id = $4 AND status = 'pending'",
-    )
-    .bind(status.as_str())
-    .bind(reason)
-    .bind(id)
-    .bind(owner_id)
-    .bind(db::time::now())
-    .execute(conn)
-    .await?;
-    Ok(done.rows_affected() > 0)
-}
-
 /// Why a proposal decided meanwhile was not decided again.
 async fn decided_meanwhile(db: &Db, owner_id: &str, id: &str) -> AppError {
     match get(db, owner_id, id).await {
@@ -186,7 +168,7 @@ async fn decided_meanwhile(db: &Db, owner_id: &str, id: &str) -> AppError {
 /// means none).
 pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<()> {
     let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REASON_CHARS).collect();
-    let decided_now = decide(&mut *db.acquire().await?, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await?;
+    let decided_now = super::decisions::decide(&mut *db.acquire().await?, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await?;
     if !decided_now {
         return Err(decided_meanwhile(db, owner_id, id).await);
     }

@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 use crate::server::{
     accounts::current_user::CurrentUser,
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     http::extractors::{ApiJson, ApiPath, ApiQuery},
     lessons::events,
     lessons,

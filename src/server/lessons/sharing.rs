@@ -23,8 +23,8 @@ use crate::{
     server::{
         accounts::current_user::{CurrentUser, TeacherPage},
         db::{self, Db},
+        error::{AppError, Result},
         http::{
-            error::{AppError, Result},
             extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
         },
         lessons::library,

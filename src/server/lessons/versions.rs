@@ -8,9 +8,8 @@
 //! and whether a change from the core waits for the teacher there.
 //!
 //! A later edit of the core reaches each version as a change the assistant
-//! proposes in the version's own terms (`carry`).
-
-pub mod carry;
+//! proposes in the version's own terms: the lesson announces the edit
+//! (`events::changed`) and the reactions carry it (`reactions::carry`).
 
 use axum::{
     extract::State,
@@ -26,8 +25,8 @@ use crate::server::{
     accounts::current_user::{CurrentUser, TeacherPage},
     chats::turns::{self, OnBehalf, TurnKind},
     db::{self, Db},
+    error::{AppError, Result},
     http::{
-        error::{AppError, Result},
         extractors::{ApiForm, ApiJson, ApiPath},
     },
     lessons::{self, clean_title},

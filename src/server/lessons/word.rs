@@ -12,9 +12,9 @@ use crate::{
     lesson::{self, Sheet},
     server::{
         accounts::current_user::CurrentUser,
+        error::{AppError, Result},
         http::{
             download::download,
-            error::{AppError, Result},
             extractors::{ApiPath, ApiQuery},
         },
         lessons,

@@ -10,7 +10,7 @@ use crate::{
     models::Lesson,
     server::{
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         ids, lessons,
     },
 };

@@ -17,7 +17,7 @@ use crate::{
     refusals::AccountRefusal,
     server::{
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         ids, lessons,
     },
 };

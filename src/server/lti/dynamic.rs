@@ -31,8 +31,8 @@ use crate::{
         accounts::schools::admin_school,
         config::origin_of,
         db::{self, Db},
+        error::{AppError, Result},
         http::{
-            error::{AppError, Result},
             outbound,
         },
         ids,

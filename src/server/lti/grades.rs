@@ -13,7 +13,7 @@ use super::{launch::Launch, platforms};
 use crate::server::{
     classes::sheets::Checked,
     db::{self, Db},
-    http::error::AppError,
+    error::AppError,
     state::AppState,
 };
 

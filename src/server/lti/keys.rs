@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 
 use crate::server::{
     db::{self, Db},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     ids,
 };
 

@@ -19,7 +19,8 @@ use crate::{
     refusals::AccountRefusal,
     server::{
         db,
-        http::{error::AppError, outbound::error_chain},
+        error::AppError,
+        http::outbound::error_chain,
         ids::{random_hex, token_hash},
         state::AppState,
     },

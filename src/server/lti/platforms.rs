@@ -12,8 +12,8 @@ use crate::{
     server::{
         accounts::schools::admin_school,
         db::{self, Db},
+        error::{AppError, Result},
         http::{
-            error::{AppError, Result},
             outbound::{self, error_chain},
         },
         config::origin_of,

@@ -21,7 +21,8 @@ use super::{
 };
 use crate::server::{
     db::Db,
-    http::{error::AppError, outbound},
+    error::AppError,
+    http::outbound,
     state::AppState,
 };
 

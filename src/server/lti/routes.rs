@@ -35,9 +35,9 @@ use super::{
 };
 use crate::server::{
     accounts::{auth, current_user::CurrentUser, schools::admin_school},
+    error::{AppError, Result},
     http::{
         client_addr::ClientAddr,
-        error::{AppError, Result},
         extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
     },
     state::AppState,
@@ -65,7 +65,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/school/lti/{id}/own-key", post(api_own_key))
 }
 
-/// The paths a platform posts to from its own site (`http::csrf` lets them by).
+/// The paths a platform posts to from its own site (`edge::csrf` lets them by).
 pub fn posted_by_platforms(path: &str) -> bool {
     matches!(path, "/lti/login" | "/lti/launch")
 }

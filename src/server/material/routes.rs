@@ -18,7 +18,7 @@ use crate::{
     server::{
         accounts::current_user::CurrentUser,
         lessons::import_reports,
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         http::extractors::ApiPath,
         reactions::{self, intents},
         state::AppState,

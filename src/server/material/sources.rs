@@ -7,7 +7,7 @@ use crate::{
     models::SourceSummary,
     server::{
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         ids,
         lessons,
         accounts::quota,

@@ -14,8 +14,7 @@ use super::{
 };
 use crate::server::{
     chats::{self, turns},
-    http::error::{AppError, Result},
-    lessons::versions,
+    error::{AppError, Result},
     state::AppState,
 };
 
@@ -132,7 +131,7 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
     // A version's core changed: worded now, from the core as it is, once
     // however many edits queued it (nothing, when nothing is left to carry).
     let core_changed = happened.iter().any(|h| h.intent == intents::Intent::CoreChanged);
-    let carry = if core_changed { versions::carry::carry(&state.db, &owner, lesson_id).await? } else { None };
+    let carry = if core_changed { super::carry::carry(&state.db, &owner, lesson_id).await? } else { None };
     happened.retain(|h| h.intent != intents::Intent::CoreChanged);
     happened.extend(carry.as_ref().map(|c| c.happening.clone()));
     if happened.is_empty() {
@@ -152,7 +151,7 @@ async fn start(state: &AppState, lesson_id: &str, events: &[Pending]) -> Result<
     };
     turns::start_for(state, turns::OnBehalf { owner_id: &owner, lesson_id, chat_id, note, content, kind }).await?;
     if let Some(carry) = &carry {
-        versions::carry::carried(&state.db, lesson_id, carry).await?;
+        super::carry::carried(&state.db, lesson_id, carry).await?;
     }
     Ok(())
 }

@@ -16,7 +16,7 @@
 
 use crate::server::{
     db::{self, Db},
-    http::error::Result,
+    error::Result,
     ids,
 };
 

@@ -10,7 +10,7 @@ use crate::{
     lesson::answers::{Item, Key},
     server::{
         db::Db,
-        http::error::{AppError, Result},
+        error::{AppError, Result},
     },
 };
 
@@ -23,7 +23,7 @@ pub enum Intent {
     /// The lesson is a version of another (its core), and the core changed:
     /// queued by the server only (`lessons::versions::core_changed`), never
     /// asked for by a request, and worded when its turn starts, from the
-    /// core as it then is (`lessons::versions::carry`).
+    /// core as it then is (`reactions::carry`).
     CoreChanged,
 }
 

@@ -16,7 +16,7 @@ use super::intents::{self, Intent};
 use crate::server::{
     chats,
     accounts::current_user::CurrentUser,
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     http::extractors::ApiJson,
     lessons,
     state::AppState,

@@ -10,7 +10,7 @@ use crate::lesson::standards::{Catalog, Standard};
 use crate::models::{Framework, StandardHit};
 use crate::server::{
     db::{self, begin_write, Db},
-    http::error::Result,
+    error::Result,
     ids,
 };
 

@@ -18,7 +18,7 @@ use super::{case, frameworks};
 use crate::models::{Framework, StandardHit};
 use crate::server::{
     accounts::{current_user::CurrentUser, schools},
-    http::error::{AppError, Result},
+    error::{AppError, Result},
     http::extractors::{ApiPath, ApiQuery},
     state::AppState,
 };

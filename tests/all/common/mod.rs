@@ -26,7 +26,7 @@ use margin::{
         db,
         clock::LimitClock,
         http::limits::AccountLimits,
-        http::router,
+        edge::router,
         state::AppState,
     },
 };
@@ -86,7 +86,7 @@ pub async fn app_with_ai(mut config: Config, ai: AiRuntime) -> TestApp {
     let pool = db::connect(&config.database_url).await.expect("database");
     margin::server::accounts::quota::configure(&pool, config.storage_mb, config.student_storage_mb).await.expect("storage limits");
     let options = LeptosOptions::builder().output_name("margin").site_root("target/site").build();
-    let mut state = AppState::new(options, pool, config, ai);
+    let mut state = AppState::new(options, pool, config, ai, std::sync::Arc::new(margin::server::reactions::versions::Listener));
     // Automatic turns wait for a clock that moves only when a test moves it.
     state.reactions = margin::server::clock::ReactionClock::manual();
     let router = router::build(state.clone());

@@ -9,11 +9,11 @@ use time::OffsetDateTime;
 
 use crate::server::{
     db::{self, time::stored, Backend, Db},
-    http::error::Result,
+    error::Result,
     ids,
 };
 
-use super::month_of;
+use super::month::month_of;
 
 /// A school's monthly allowance as SQL compares it: the school's own
 /// (`monthly_tokens`) or else the server's; negative is unlimited.

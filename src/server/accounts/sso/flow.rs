@@ -20,7 +20,7 @@ use crate::{
     refusals::AccountRefusal,
     server::{
         db,
-        http::error::AppError,
+        error::AppError,
         ids::{random_hex, token_hash},
         state::AppState,
     },

@@ -181,7 +181,7 @@ async fn user(state: &AppState, id: &str) -> Result<Option<UserInfo>, SsoError> 
 }
 
 /// The school accounts linked to an account, for its Account page.
-pub async fn linked(state: &AppState, user_id: &str) -> Result<Vec<LinkedIdentity>, crate::server::http::error::AppError> {
+pub async fn linked(state: &AppState, user_id: &str) -> Result<Vec<LinkedIdentity>, crate::server::error::AppError> {
     let rows: Vec<(String, Option<String>)> = sqlx::query_as("SELECT provider, email FROM user_identities WHERE user_id = $1 ORDER BY linked_at")
         .bind(user_id)
         .fetch_all(&state.db)
@@ -190,21 +190,21 @@ pub async fn linked(state: &AppState, user_id: &str) -> Result<Vec<LinkedIdentit
 }
 
 /// Whether the account has a password (accounts made from a school account do not).
-pub async fn has_password(state: &AppState, user_id: &str) -> Result<bool, crate::server::http::error::AppError> {
+pub async fn has_password(state: &AppState, user_id: &str) -> Result<bool, crate::server::error::AppError> {
     let hash: Option<String> = sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1").bind(user_id).fetch_optional(&state.db).await?;
     Ok(hash.is_some_and(|h| !h.is_empty()))
 }
 
 /// Unlinks the account's identities from `provider`, unless that would leave
 /// it with no way to sign in.
-pub async fn unlink(state: &AppState, user_id: &str, provider: &str) -> Result<(), crate::server::http::error::AppError> {
+pub async fn unlink(state: &AppState, user_id: &str, provider: &str) -> Result<(), crate::server::error::AppError> {
     let others: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM user_identities WHERE user_id = $1 AND provider <> $2")
         .bind(user_id)
         .bind(provider)
         .fetch_one(&state.db)
         .await?;
     if others == 0 && !has_password(state, user_id).await? {
-        return Err(crate::server::http::error::AppError::BadRequest(
+        return Err(crate::server::error::AppError::BadRequest(
             "This is the only way this account signs in, so it stays linked.".into(),
         ));
     }

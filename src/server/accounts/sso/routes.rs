@@ -37,9 +37,9 @@ use crate::{
             current_user::{CurrentUser, Member},
             routes::safe_next,
         },
+        error::AppError,
         http::{
             client_addr::ClientAddr,
-            error::AppError,
             extractors::{ApiForm, ApiPath, ApiQuery},
         },
         state::AppState,

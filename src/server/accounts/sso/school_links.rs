@@ -13,7 +13,7 @@ use crate::{
     server::{
         accounts::schools::admin_school,
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         state::AppState,
     },
 };

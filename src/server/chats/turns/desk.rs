@@ -78,7 +78,7 @@ impl StudentDesk for DbDesk {
         Box::pin(async move {
             match classes::student_lesson(&self.db, &self.student_id, &id).await {
                 Ok(l) => Ok(Some((l.title, l.xml))),
-                Err(crate::server::http::error::AppError::NotFound) => Ok(None),
+                Err(crate::server::error::AppError::NotFound) => Ok(None),
                 Err(e) => Err(unavailable(e)),
             }
         })

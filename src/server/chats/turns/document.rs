@@ -104,7 +104,7 @@ impl DocumentStore for DbDocument {
         Box::pin(async move {
             match lessons::get_editable(&self.db, &self.owner_id, &id).await {
                 Ok(l) => Ok(Some((l.title, l.document_xml))),
-                Err(crate::server::http::error::AppError::NotFound) => Ok(None),
+                Err(crate::server::error::AppError::NotFound) => Ok(None),
                 Err(e) => {
                     tracing::error!(error = %e, "could not read a lesson");
                     Err("The lesson could not be read just now. Try again in a moment.".to_string())
@@ -136,8 +136,8 @@ impl DocumentStore for DbDocument {
             }
             match lessons::create_by_agent(&self.db, &self.owner_id, &title, &xml).await {
                 Ok(l) => Ok(MadeLesson { id: l.id, title: l.title }),
-                Err(crate::server::http::error::AppError::Title(_)) => Err("That title cannot be used. Call create_lesson again with a short title.".into()),
-                Err(crate::server::http::error::AppError::InvalidLesson(errors)) => {
+                Err(crate::server::error::AppError::Title(_)) => Err("That title cannot be used. Call create_lesson again with a short title.".into()),
+                Err(crate::server::error::AppError::InvalidLesson(errors)) => {
                     let list: Vec<String> = errors.iter().map(|e| format!("- {e}")).collect();
                     Err(format!("Nothing was made: the lesson has problems. Fix each and call create_lesson again.\n{}", list.join("\n")))
                 }

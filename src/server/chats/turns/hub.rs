@@ -14,7 +14,7 @@ use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::{compact::Compacted, relay::Relay, stored_reads::StoredReads};
-use crate::{chat::events::ChatEvent, server::http::error::AppError};
+use crate::{chat::events::ChatEvent, server::error::AppError};
 
 /// How long a finished turn's events stay available for late readers.
 const KEEP_FINISHED: Duration = Duration::from_secs(600);
@@ -263,7 +263,7 @@ pub struct TurnHub {
 pub const APPROVAL_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// How long a running reply's lease lasts unless renewed (`MARGIN_TURN_LEASE_SECS`).
-pub const LEASE: Duration = Duration::from_secs(30);
+pub const LEASE: Duration = Duration::from_secs(crate::server::config::TURN_LEASE_SECS);
 
 #[derive(Default)]
 struct Finished {

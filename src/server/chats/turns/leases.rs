@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use super::{hub::TurnHub, resume::Resumer};
 use crate::server::{
     db::{time, Db},
-    http::error::Result,
+    error::Result,
 };
 
 /// How often leases are renewed and expired ones looked for; also how long

@@ -18,7 +18,7 @@ use crate::{
         accounts::budget::{self, CallRecord},
         clock::MonthClock,
         db::Db,
-        http::error::AppError,
+        error::AppError,
     },
 };
 
@@ -180,7 +180,7 @@ impl Meter for SchoolMeter {
                 estimated: used.estimated,
                 outcome: used.outcome.as_str().into(),
             };
-            crate::server::ops::metrics::METRICS.used(&s.school_id, u64::from(used.prompt_tokens) + u64::from(used.completion_tokens));
+            crate::server::metrics::METRICS.used(&s.school_id, u64::from(used.prompt_tokens) + u64::from(used.completion_tokens));
             let tied = self.stored.wait().await;
             if let Err(e) = budget::settle(&s.budget, &call, held, tied, s.default, s.clock.now()).await {
                 tracing::error!(error = %e, turn = %self.turn_id, "could not record a model call's usage");

@@ -15,7 +15,7 @@ use crate::{
     server::{
         accounts::budget,
         chats,
-        http::error::{AppError, Result},
+        error::{AppError, Result},
         lessons::events,
         state::AppState,
     },
@@ -67,6 +67,6 @@ pub async fn start_for(state: &AppState, turn: OnBehalf<'_>) -> Result<(String, 
     let lesson_id = turn.chat.session.lesson_id.clone();
     let log = start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     // What the reply changes reaches the lesson's versions when it ends.
-    crate::server::lessons::versions::carry::after_turn(state, lesson_id, log.clone());
+    super::tell_lesson_when_done(state, lesson_id, log.clone());
     Ok((chat_id, log))
 }

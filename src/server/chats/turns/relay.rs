@@ -31,7 +31,7 @@ use crate::{
     server::{
         bus::{self, Bus, Note},
         db::{time, Db},
-        ops::metrics::METRICS,
+        metrics::METRICS,
     },
 };
 

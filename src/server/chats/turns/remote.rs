@@ -37,8 +37,8 @@ use crate::{
         bus::{self, Bus, Note},
         chats,
         db::{time, Db},
-        http::error::Result,
-        ops::metrics::{self, ReaderGuard, METRICS},
+        error::Result,
+        metrics::{self, ReaderGuard, METRICS},
     },
 };
 

@@ -28,7 +28,7 @@ use crate::{
         chats,
         clock::MonthClock,
         db::{time, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
     },
 };
 

@@ -40,7 +40,7 @@ use crate::{
         turn::{terminal_event, TurnRecord, INTERRUPTED},
     },
     models::LessonEvent,
-    server::{lessons::events, ops::metrics::METRICS},
+    server::{lessons::events, metrics::METRICS},
 };
 
 /// How often a running reply's new text is written to its message.

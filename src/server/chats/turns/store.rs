@@ -16,7 +16,7 @@ use crate::{
     },
     server::{
         db::{self, Db},
-        http::error::{AppError, Result},
+        error::{AppError, Result},
     },
 };
 

@@ -19,7 +19,7 @@ use crate::{
     chat::events::ChatEvent,
     server::{
         db::Db,
-        http::error::{AppError, Result},
+        error::{AppError, Result},
     },
 };
 

@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use super::{Key, Rate};
+use super::rate::{Key, Rate};
 use crate::server::{
     db::{Backend, Db},
-    http::error::Result,
+    error::Result,
 };
 
 /// The upsert of one try, for a backend (which spells "the larger" its own way).

@@ -13,7 +13,7 @@ use crate::{
         chats::{role, steps, with_marks},
         classes::STUDENT_SEES,
         db::{self, Db},
-        http::error::Result,
+        error::Result,
         lessons::proposals,
     },
 };

@@ -18,7 +18,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-use crate::server::{accounts::auth, config::origin_of, http::error::AppError, state::AppState};
+use crate::server::{accounts::auth, config::origin_of, error::AppError, state::AppState};
 
 /// Whether `origin` (an `Origin` header's value) is this site.
 pub fn is_own_origin(origin: &str, public: Option<&str>, listen: &str, host: Option<&str>) -> bool {

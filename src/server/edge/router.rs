@@ -17,10 +17,9 @@ pub use crate::net::no_delay;
 
 use crate::server::{
     accounts, chats, classes,
-    http::{
-        assets, bodies, csrf,
-        error::{AppError, Result},
-        guard,
+    edge::{bodies, csrf, guard},
+    error::{AppError, Result}, http::{
+        assets,
         headers::CspNonce,
     },
     lessons, material, reactions, standards,

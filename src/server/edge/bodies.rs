@@ -17,7 +17,7 @@ use axum::{
     response::{IntoResponse, Redirect, Response},
 };
 
-use crate::server::{accounts::auth, chats::routes::MAX_TURN_BODY, accounts::current_user::Member, http::error::AppError, state::AppState};
+use crate::server::{accounts::auth, chats::routes::MAX_TURN_BODY, accounts::current_user::Member, error::AppError, state::AppState};
 
 /// A lesson document and its details (a save, or a lesson created from XML).
 pub const LESSON_BODY: usize = 1024 * 1024;

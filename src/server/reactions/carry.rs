@@ -1,8 +1,9 @@
 //! Keeping versions in step with their core. When an edit lands on a lesson
 //! that has versions (the teacher's save, a restore or undo, an applied
-//! proposal, or the end of a reply that edited it), each version is queued
-//! at its own gate (`reactions::core_changed`): a burst of edits becomes one
-//! automatic turn per version. When that turn starts, `carry` words the
+//! proposal, or the end of a reply that edited it), the lesson announces it
+//! (`lessons::announce`) and the reactions queue each version at its own
+//! gate (`reactions::versions`): a burst of edits becomes one automatic turn per
+//! version. When that turn starts, `carry` words the
 //! changes from the core as the version last took it in (`version_base_xml`)
 //! to the core as it is now: the change list and the core's changed blocks.
 //! The assistant carries them into the version in the version's own terms
@@ -15,16 +16,12 @@
 //! change is not offered again, and the next edit of the core brings only
 //! what is new.
 
-use std::sync::Arc;
-
 use crate::{
     lesson::{self, Element},
     server::{
-        chats::turns::TurnLog,
         db::Db,
-        http::error::Result,
-        reactions::{self, intents::{Happening, Intent}},
-        state::AppState,
+        error::Result,
+        reactions::intents::{Happening, Intent},
     },
 };
 
@@ -32,49 +29,6 @@ use crate::{
 /// bigger change is named by its change list, and the assistant reads the
 /// core itself (`read_lesson`).
 const MAX_BLOCKS_QUOTED: usize = 12;
-
-/// `lesson_id` changed: each of its versions whose base is older waits at
-/// its gate for one turn carrying the change (a version already waiting is
-/// only pushed back, so that a burst is gathered). One indexed query when
-/// the lesson has no versions.
-pub async fn core_changed(state: &AppState, lesson_id: &str) -> Result<()> {
-    let versions: Vec<(String, String, i64)> = sqlx::query_as(
-        "SELECT v.id, v.owner_id,
-                (SELECT COUNT(*) FROM lesson_pending_events e WHERE e.lesson_id = v.id AND e.intent = 'coreChanged' AND e.batch IS NULL)
-         FROM lessons v JOIN lessons c ON c.id = v.version_of
-         WHERE v.version_of = $1 AND v.deleted_at IS NULL AND c.deleted_at IS NULL
-           AND c.revision > COALESCE(v.version_base_revision, 0)",
-    )
-    .bind(lesson_id)
-    .fetch_all(&state.db)
-    .await?;
-    for (version, owner, waiting) in versions {
-        reactions::core_changed(state, &owner, &version, waiting > 0).await?;
-    }
-    Ok(())
-}
-
-/// The same, said in the log rather than to the caller: the edit itself is
-/// stored, and a version's turn not queued is not the editor's error.
-pub async fn tell_versions(state: &AppState, lesson_id: &str) {
-    if let Err(e) = core_changed(state, lesson_id).await {
-        tracing::warn!(error = %e, lesson = %lesson_id, "could not tell a lesson's versions that it changed");
-    }
-}
-
-/// Once the reply `log` in `lesson_id` has ended, its versions hear of the
-/// edits it made (all at once, not one by one as they landed).
-pub fn after_turn(state: &AppState, lesson_id: String, log: Arc<TurnLog>) {
-    let state = state.clone();
-    tokio::spawn(async move {
-        log.finished().await;
-        // Boxed: the task waits as long as the reply runs, holding only
-        // what it waits with, not the queries that follow (with them
-        // inline its cell was 1.8 KB a running reply: heaptrack of `make
-        // bench` at 1,000 open streams).
-        Box::pin(tell_versions(&state, &lesson_id)).await;
-    });
-}
 
 /// What a version's turn carries: the event as the model reads it, and the
 /// core it was worded from (the version's next base).
