@@ -57,7 +57,7 @@ readers: lti-peer
 # comparison (tests/all/schemas.rs) migrates one database of each kind.
 cargo-test:
 	url="$$(scripts/test-postgres)" && MARGIN_TEST_POSTGRES_URL="$$url" \
-		cargo nextest run --features ssr
+		cargo nextest run --workspace --features ssr
 	$(MAKE) cargo-test-postgres
 
 cargo-test-postgres:

@@ -12,7 +12,8 @@ pub mod api;
 pub mod app;
 pub mod chat;
 pub mod components;
-pub mod lesson;
+/// The lesson format, its own crate (`crates/lesson`), the bottom layer.
+pub use margin_lesson as lesson;
 pub mod models;
 pub mod refusals;
 pub mod url;
