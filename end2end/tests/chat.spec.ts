@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { editable, hydrated, lastReply, openLesson, partsInOrder, replies, send } from "./helpers";
+import { editable, editor, hydrated, lastReply, openLesson, partsInOrder, replies, send } from "./helpers";
 
 
 /** Records, in order, every state of interest the page passes through. */
@@ -76,6 +76,11 @@ test("a capability question gets a markdown list and no steps", async ({ page })
 
 test("adding an exercise shows each step live, updates the lesson, then folds into Done (2 steps)", async ({ page }) => {
   await openLesson(page, "fill");
+  // The page settled first: the editor's part loaded and in place. While its
+  // code is still being fetched and compiled the page's one thread is busy,
+  // the reply's events wait, and they are drawn together: what this test
+  // watches is how a reply is drawn as its events come.
+  await expect(editor(page)).toBeVisible();
   await recordTimeline(page);
   await send(page, "Add a fill-in-the-blank exercise about French verbs");
   const toggle = lastReply(page).getByRole("button", { name: "Done (2 steps)" });

@@ -12,7 +12,8 @@
 //! are left out (they see their parent by design).
 //!
 //! It reads imports, not types, so an import it cannot resolve is skipped;
-//! what it finds is a real import.
+//! what it finds is a real import. One cohesive thing, the reader with the
+//! rules it checks and its own tests, which is why it runs past 400 lines.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
