@@ -55,30 +55,7 @@ fn code(text: &str) -> String {
 
 /// `a::{b, c::{d, e}}` as `a::b`, `a::c::d`, `a::c::e`.
 fn expand(tree: &str) -> Vec<String> {
-    let tree = tree.trim();
-    let Some(open) = tree.find('{') else { return vec![tree.split(" as ").next().unwrap_or("").trim().to_string()] };
-    let prefix = &tree[..open];
-    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
-    let (mut parts, mut depth, mut cur) = (Vec::new(), 0, String::new());
-    for ch in inner.chars() {
-        match ch {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(ch);
-    }
-    parts.push(cur);
-    parts
-        .iter()
-        .filter(|p| !p.trim().is_empty())
-        .flat_map(|p| expand(p))
-        .map(|p| if p == "self" { prefix.trim_end_matches("::").to_string() } else { format!("{prefix}{p}") })
-        .collect()
+    expand_named(tree).into_iter().map(|(path, _)| path).collect()
 }
 
 /// `expand`, with the name each path is known by (`a::b as c` is `c`).
