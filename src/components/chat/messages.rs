@@ -15,6 +15,14 @@ use super::{
 #[component]
 pub fn MessageList() -> impl IntoView {
     let chat = expect_context::<Chat>();
+    // The steps' part and the reply end's come now that the page is live,
+    // not with a reply's first step: fetched and compiled then, they would
+    // hold the page's one thread while the reply's first events wait, and
+    // those would be drawn together rather than as they came.
+    Effect::new(|_| {
+        let _ = lazy_preload!(steps_view);
+        let _ = lazy_preload!(review_view);
+    });
     view! {
         <For each=move || chat.conversation.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
             match m.reply {

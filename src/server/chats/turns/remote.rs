@@ -148,13 +148,22 @@ fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, 
                 return Some((futures::stream::iter(out), r));
             }
             match store::turn_end(&r.db, &r.turn_id).await {
-                Ok(Some((status, error, message_id))) if !status.is_running() => {
+                Ok(Some(store::TurnEnd { status, error, message_id, lease_until })) if !status.is_running() => {
                     // Over, with nothing more stored: one last look (its last
-                    // batch may have landed meanwhile), then its end as stored.
+                    // batch may have landed meanwhile).
                     if let Ok((late, _)) = r.reads.since(&r.turn_id, r.cursor).await {
                         if !late.is_empty() {
                             continue;
                         }
+                    }
+                    // Its instance stores the end before its relay writes the
+                    // last batch: while that instance's lease holds, the batch
+                    // is on its way (announced to this reader, which wants it).
+                    // Only a reply whose instance stopped holding it ends here
+                    // with the end its message has.
+                    if lease_until.is_some_and(|until| until > time::now()) {
+                        r.wait_for_note(relay::TICK * 2).await;
+                        continue;
                     }
                     r.done = true;
                     // Told only when the turn's own last batch never came:
@@ -167,19 +176,25 @@ fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, 
                 Ok(None) => return None,
                 Err(e) => tracing::warn!(error = %e, turn = %r.turn_id, "could not check on a turn"),
             }
-            let wait = if settling { relay::TICK * 2 } else { bus::POLL };
-            let _ = tokio::time::timeout(wait, async {
-                loop {
-                    match r.notes.recv().await {
-                        Ok(note) if relay::names(&note, &r.turn_id) => return,
-                        Ok(_) => {}
-                        Err(broadcast::error::RecvError::Lagged(_)) => return,
-                        Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
-                    }
-                }
-            })
-            .await;
+            r.wait_for_note(if settling { relay::TICK * 2 } else { bus::POLL }).await;
         }
     })
     .flatten()
+}
+
+impl Reader {
+    /// Waits (up to `wait`) for a note saying that the turn has new events stored.
+    async fn wait_for_note(&mut self, wait: Duration) {
+        let _ = tokio::time::timeout(wait, async {
+            loop {
+                match self.notes.recv().await {
+                    Ok(note) if relay::names(&note, &self.turn_id) => return,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => return,
+                    Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+                }
+            }
+        })
+        .await;
+    }
 }

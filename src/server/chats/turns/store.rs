@@ -375,16 +375,27 @@ pub async fn request_cancel(db: &Db, owner: &str, turn_id: &str) -> Result<bool>
     Ok(done.rows_affected() > 0)
 }
 
-/// How a turn's reply stands: its status, its error, and its message's id.
-pub async fn turn_end(db: &Db, turn_id: &str) -> Result<Option<(MessageStatus, Option<ErrorData>, String)>> {
-    let row: Option<(String, Option<String>, Option<String>, String)> =
-        sqlx::query_as("SELECT status, error_code, error_message, id FROM chat_messages WHERE turn_id = $1")
+/// How a turn's reply stands, as a reader on another instance sees it.
+pub struct TurnEnd {
+    pub status: MessageStatus,
+    pub error: Option<ErrorData>,
+    pub message_id: String,
+    /// Until when the instance that wrote the reply held it. An instance
+    /// stores a reply's end before its relay writes the last batch of
+    /// events, so while the lease still holds, that batch may yet come.
+    pub lease_until: Option<String>,
+}
+
+/// How a turn's reply stands: its status, its error, its message's id and its lease.
+pub async fn turn_end(db: &Db, turn_id: &str) -> Result<Option<TurnEnd>> {
+    let row: Option<(String, Option<String>, Option<String>, String, Option<String>)> =
+        sqlx::query_as("SELECT status, error_code, error_message, id, lease_until FROM chat_messages WHERE turn_id = $1")
             .bind(turn_id)
             .fetch_optional(db)
             .await?;
-    Ok(row.map(|(status, code, message, id)| {
+    Ok(row.map(|(status, code, message, message_id, lease_until)| {
         let error = code.map(|code| ErrorData { code, message: message.unwrap_or_default() });
-        (MessageStatus::parse(&status), error, id)
+        TurnEnd { status: MessageStatus::parse(&status), error, message_id, lease_until }
     }))
 }
 
