@@ -22,7 +22,7 @@ use axum::{
     extract::State,
     http::{header, StatusCode},
     response::{IntoResponse, Response},
-    routing::post,
+    routing::{get, post},
     Json, Router,
 };
 use serde_json::{json, Value};
@@ -53,6 +53,21 @@ pub struct ScriptState {
     /// `rate limit`: requests still to answer 429 with Retry-After.
     pub(crate) rate_limited_left: AtomicU32,
     chunk_ids: AtomicU32,
+    /// The inference server it stands in for, with its window (`serve_as`).
+    serves_as: Mutex<Option<ServesAs>>,
+}
+
+/// An inference server whose model reads a small window, as the scripted
+/// model plays it: it says its window where that server says it, and
+/// refuses a request too long for it with that server's own words and body.
+#[derive(Clone, Copy, Debug)]
+pub enum ServesAs {
+    /// llama.cpp's `llama-server`: `GET /props`; refuses a prompt longer
+    /// than the window (a reply that would pass it is cut).
+    LlamaCpp { n_ctx: u32 },
+    /// vLLM: `GET /v1/models` with `max_model_len`; refuses a request
+    /// whose prompt and `max_tokens` together pass it.
+    Vllm { max_model_len: u32 },
 }
 
 impl ScriptedLlm {
@@ -75,6 +90,13 @@ impl ScriptedLlm {
         Ok(Self { base_url: format!("http://{addr}/v1"), state, task })
     }
 
+    /// Plays `server` from now on.
+    pub fn serve_as(&self, server: ServesAs) {
+        if let Ok(mut s) = self.state.serves_as.lock() {
+            *s = Some(server);
+        }
+    }
+
     /// Every request body received so far.
     pub fn requests(&self) -> Vec<Value> {
         self.state.requests.lock().map(|r| r.clone()).unwrap_or_default()
@@ -85,12 +107,65 @@ pub fn router(state: Arc<ScriptState>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(completions))
         .route("/chat/completions", post(completions))
+        .route("/props", get(props))
+        .route("/v1/models", get(models))
         .with_state(state)
+}
+
+fn serves_as(state: &ScriptState) -> Option<ServesAs> {
+    state.serves_as.lock().ok().and_then(|s| *s)
+}
+
+/// llama.cpp's `/props`, the part Margin reads.
+async fn props(State(state): State<Arc<ScriptState>>) -> Response {
+    match serves_as(&state) {
+        Some(ServesAs::LlamaCpp { n_ctx }) => Json(json!({ "default_generation_settings": { "n_ctx": n_ctx }, "total_slots": 1 })).into_response(),
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// The model list: vLLM's gives each model's window.
+async fn models(State(state): State<Arc<ScriptState>>) -> Response {
+    let mut card = json!({ "id": "margin-demo", "object": "model", "owned_by": "margin" });
+    match serves_as(&state) {
+        Some(ServesAs::Vllm { max_model_len }) => card["max_model_len"] = json!(max_model_len),
+        // llama.cpp lists the window the model was trained with, not the one it runs with.
+        Some(ServesAs::LlamaCpp { .. }) => card["meta"] = json!({ "n_ctx_train": 131_072 }),
+        None => {}
+    }
+    Json(json!({ "object": "list", "data": [card] })).into_response()
+}
+
+/// The refusal of a request too long for the window, as that server words it.
+fn too_long(server: ServesAs, body: &Value) -> Option<Response> {
+    let prompt = (body.get("messages").map(|m| m.to_string().len()).unwrap_or(0) + body.get("tools").map(|t| t.to_string().len()).unwrap_or(0)) as u32 / 4;
+    let cap = body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(Value::as_u64).unwrap_or(0) as u32;
+    let refusal = match server {
+        ServesAs::LlamaCpp { n_ctx } if prompt >= n_ctx => json!({ "error": {
+            "code": 400,
+            "message": format!("request ({prompt} tokens) exceeds the available context size ({n_ctx} tokens), try increasing it"),
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": prompt,
+            "n_ctx": n_ctx,
+        } }),
+        ServesAs::Vllm { max_model_len } if prompt + cap > max_model_len => json!({
+            "object": "error",
+            "message": format!("This model's maximum context length is {max_model_len} tokens. However, you requested {} tokens ({prompt} in the messages, {cap} in the completion). Please reduce the length of the messages or completion.", prompt + cap),
+            "type": "BadRequestError",
+            "param": null,
+            "code": 400,
+        }),
+        _ => return None,
+    };
+    Some((StatusCode::BAD_REQUEST, Json(refusal)).into_response())
 }
 
 async fn completions(State(state): State<Arc<ScriptState>>, Json(body): Json<Value>) -> Response {
     if let Ok(mut r) = state.requests.lock() {
         r.push(body.clone());
+    }
+    if let Some(refused) = serves_as(&state).and_then(|server| too_long(server, &body)) {
+        return refused;
     }
     let step = scenarios::decide(&body, &state);
     let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);

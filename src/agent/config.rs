@@ -100,6 +100,8 @@ pub struct AiConfig {
     /// `AI_CONTEXT_TOKENS`: the model's context window, which the prompt,
     /// the conversation and the reply share (`context`).
     pub context_tokens: u32,
+    /// Whether `AI_CONTEXT_TOKENS` was set: then the server is not asked.
+    pub context_tokens_said: bool,
     /// Where `chat/base.md` and `chat/skills/*.md` live.
     pub prompts_dir: PathBuf,
     /// The brakes on every turn.
@@ -199,6 +201,8 @@ impl AiConfig {
         };
         let limits = Limits { connect_timeout, first_byte_timeout, idle_timeout, turn_timeout, max_tokens: Some(max_tokens), max_tokens_field, ..defaults };
         let model = env.text("AI_MODEL").unwrap_or_else(|| provider.default_model().to_string());
+        // Unset: the model's server is asked (`provider::window`), else the provider's usual window.
+        let context_tokens = env.optional_number("AI_CONTEXT_TOKENS", 1_024u32, 10_000_000, "tokens");
         env.record("AI_PROVIDER (in effect)", provider.name());
         env.record("AI_BASE_URL (in effect)", base_url.clone());
         Self {
@@ -209,7 +213,8 @@ impl AiConfig {
             model,
             max_steps: env.number("AI_MAX_STEPS", 10, 1, 50, "tool rounds a reply may take"),
             history_messages: env.number("AI_HISTORY_MESSAGES", 20, 1, 200, "messages"),
-            context_tokens: env.number("AI_CONTEXT_TOKENS", default_window(provider), 1_024, 10_000_000, "tokens"),
+            context_tokens_said: context_tokens.is_some(),
+            context_tokens: context_tokens.unwrap_or_else(|| default_window(provider)),
             prompts_dir: env.text("MARGIN_PROMPTS_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("prompts")),
         }
     }
@@ -226,6 +231,7 @@ impl AiConfig {
             max_steps: 10,
             history_messages: 20,
             context_tokens: default_window(ProviderKind::Demo),
+            context_tokens_said: false,
             prompts_dir: prompts_dir.into(),
         }
     }

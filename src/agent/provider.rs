@@ -13,10 +13,12 @@
 //! Every wait is bounded: connecting, the first byte, and each gap between
 //! bytes (`Limits`).
 
+pub mod overflow;
 pub mod sse;
+pub mod window;
 pub mod wire;
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use async_openai::types::chat::ChatCompletionTools;
 use futures::StreamExt;
@@ -27,7 +29,8 @@ use self::{
     sse::{EventReader, ReadError},
     wire::{ApiError, Chunk, CompletionRequest, ErrorBody, SentMessage},
 };
-use super::config::{AiConfig, ApiKey, Limits};
+use super::config::{AiConfig, ApiKey, Limits, ProviderKind};
+pub use window::ContextWindow;
 
 /// A failure that ends the turn, with a stable code and a sentence for the teacher.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,8 +76,16 @@ pub struct Provider {
     key: Option<ApiKey>,
     model: String,
     base_url: String,
+    kind: ProviderKind,
     limits: Limits,
+    /// The model's context window as known now: configured, read from the
+    /// server, or learnt from a refusal. Shared by every agent on the model.
+    window: Arc<ContextWindow>,
 }
+
+/// The fewest tokens a reply is left room for; less, and the request is
+/// too long for the model before it is sent.
+const MIN_REPLY_TOKENS: u32 = 256;
 
 impl Provider {
     pub fn new(config: &AiConfig) -> Self {
@@ -88,8 +99,21 @@ impl Provider {
             key: config.api_key.clone(),
             model: config.model.clone(),
             base_url: config.base_url.clone(),
+            kind: config.provider,
             limits: config.limits.clone(),
+            window: Arc::new(ContextWindow::new(config.context_tokens)),
         }
+    }
+
+    /// The same provider sharing `window` (every agent on one model).
+    pub fn with_window(mut self, window: Arc<ContextWindow>) -> Self {
+        self.window = window;
+        self
+    }
+
+    /// The model's context window as known now.
+    pub fn window(&self) -> &Arc<ContextWindow> {
+        &self.window
     }
 
     pub fn model(&self) -> &str {
@@ -107,10 +131,28 @@ impl Provider {
 
     /// The body of a call, written once: its size is what the call's prompt
     /// is reserved by (`meter`) before it is sent.
+    ///
+    /// Its output cap is `AI_MAX_TOKENS`, or what the model's window leaves
+    /// beside the prompt when that is less: a server refuses a request whose
+    /// prompt and cap together pass its window (vLLM), or fills its window
+    /// and cuts the reply (llama.cpp).
     pub fn request_body(&self, messages: &[SentMessage<'_>], tools: &[ChatCompletionTools]) -> Result<bytes::Bytes, ProviderError> {
-        let cap = self.limits.max_tokens.map(|n| (n, self.limits.max_tokens_field));
-        let mut body = serde_json::to_vec(&CompletionRequest::new(&self.model, messages, tools, cap))
-            .map_err(|e| ProviderError::new("internal", format!("Could not write the request: {e}")))?;
+        let write = |cap: Option<u32>| {
+            serde_json::to_vec(&CompletionRequest::new(&self.model, messages, tools, cap.map(|n| (n, self.limits.max_tokens_field))))
+                .map_err(|e| ProviderError::new("internal", format!("Could not write the request: {e}")))
+        };
+        let mut body = write(self.limits.max_tokens)?;
+        if let Some(cap) = self.limits.max_tokens {
+            // The body's bytes, a tenth more for what the estimate misses.
+            let prompt = (body.len() as f64 / super::context::bytes_per_token(self.kind) * 1.1).ceil() as u32;
+            let room = self.window.get().saturating_sub(prompt);
+            if room < cap {
+                if room < MIN_REPLY_TOKENS {
+                    return Err(overflow::too_long_here(self.window.get()));
+                }
+                body = write(Some(room))?;
+            }
+        }
         // The body is held until the provider answers (and for retries); as
         // written it may hold up to twice its length (the buffer doubles as
         // it grows), which every turn starting at once would pay for.
@@ -182,6 +224,15 @@ impl Provider {
 
     /// An error answer to the request, in words.
     fn http_error(&self, status: StatusCode, api: &ApiError) -> ProviderError {
+        if let Some(o) = overflow::context_overflow(api) {
+            if let Some(n) = o.window {
+                self.window.learn(n, "the AI server's refusal");
+            }
+            return o.error;
+        }
+        if let Some(e) = overflow::call_unreadable(api) {
+            return e;
+        }
         let words = api.words();
         let quota = words.contains("insufficient_quota");
         let code = status.as_u16();
@@ -208,6 +259,12 @@ pub fn stream_error(api: &ApiError) -> ProviderError {
     let words = api.words();
     let status = api.status().unwrap_or(0);
     tracing::warn!(provider_message = %api.message, kind = %words.trim(), "the AI provider sent an error mid-stream");
+    if let Some(o) = overflow::context_overflow(api) {
+        return o.error;
+    }
+    if let Some(e) = overflow::call_unreadable(api) {
+        return e;
+    }
     if words.contains("insufficient_quota") || words.contains("quota") {
         ProviderError::quota()
     } else if words.contains("rate_limit") || status == 429 {

@@ -12,6 +12,7 @@ use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 use tokio_util::sync::CancellationToken;
 
 mod round;
+pub mod unchanged;
 
 use round::{Pausing, Talk, Turn};
 
@@ -84,8 +85,8 @@ pub struct Agent {
     prompt_bytes: usize,
     max_steps: u32,
     limits: Limits,
-    /// The context window the conversation is fitted into.
-    context: Budget,
+    /// Bytes per token of the provider's models (`context`).
+    bytes_per_token: f64,
     /// A student's tutor (`Agent::tutor`) rather than the teacher's colleague.
     tutor: bool,
 }
@@ -105,11 +106,13 @@ impl Agent {
         Ok(Self::build(config, base_prompt, skills, tools, false))
     }
 
-    /// The teacher's agent for a "Draft feedback" turn: the teacher's
-    /// prompt and skills, and their tools with those that read students'
-    /// open answers and keep drafts (`ToolRegistry::feedback`).
+    /// The teacher's agent for a "Draft feedback" turn: its own prompt
+    /// (`prompts/feedback/base.md`: the teacher's says the assistant marks
+    /// no work, which this one drafts), the teacher's skills, and their
+    /// tools with those that read students' open answers and keep drafts
+    /// (`ToolRegistry::feedback`).
     pub fn feedback(config: &AiConfig) -> Result<Self, String> {
-        let base_prompt = read_prompt(config, "chat/base.md")?;
+        let base_prompt = read_prompt(config, "feedback/base.md")?;
         let skills = Arc::new(Skills::load(&config.prompts_dir.join("chat/skills"))?);
         let tools = ToolRegistry::feedback(skills.clone());
         Ok(Self::build(config, base_prompt, skills, tools, false))
@@ -134,10 +137,27 @@ impl Agent {
             skills,
             base_prompt,
             max_steps: config.max_steps.max(1),
-            context: Budget { window: config.context_tokens, bytes_per_token: context::bytes_per_token(config.provider) },
+            bytes_per_token: context::bytes_per_token(config.provider),
             limits: config.limits.clone(),
             tutor,
         }
+    }
+
+    /// The same agent on the model whose window `other` knows: every
+    /// agent of a server learns the window together.
+    pub fn sharing_window_of(mut self, other: &Agent) -> Self {
+        self.provider = self.provider.with_window(other.provider.window().clone());
+        self
+    }
+
+    /// Asks the model's server for its context window (`provider::window`).
+    pub async fn read_window(&self) -> Option<u32> {
+        self.provider.read_window().await
+    }
+
+    /// The model's context window, in tokens, as known now.
+    pub fn window(&self) -> u32 {
+        self.provider.window().get()
     }
 
     /// Whether this is the students' tutor.
@@ -196,8 +216,10 @@ impl Agent {
         // The sources are listed in every call's prompt (their text is read a page at a time).
         let listed: usize = ctx.document.sources().iter().map(|s| s.id.len() + s.name.len() + s.opening.len() + 40).sum();
         let fixed = self.prompt_bytes + ctx.document.current().len() + listed + request.user_text.len();
-        let reply_room = self.max_output().min(self.context.window / 4);
-        let history = match self.context.fit(request.history, fixed, reply_room) {
+        // The window as the server last said (`provider::window`).
+        let context = Budget { window: self.provider.window().get(), bytes_per_token: self.bytes_per_token };
+        let reply_room = self.max_output().min(context.window / 4);
+        let history = match context.fit(request.history, fixed, reply_room) {
             Ok(history) => history,
             Err(e) => return turn.ended(TurnOutcome::Failed(e)),
         };
@@ -207,9 +229,23 @@ impl Agent {
         let mut talk = Talk { messages: prompt::turn_messages(&history, &request.user_text), thoughts: Vec::new() };
         let deadline = Instant::now() + self.limits.turn_timeout;
         match Box::pin(self.rounds(&mut talk, 1, deadline, ctx, &mut turn, cancel, meter)).await {
-            Ok(()) => turn.ended(TurnOutcome::Complete),
+            Ok(()) | Err(TurnOutcome::Complete) => self.finished(turn, Some(&request.user_text)),
             Err(outcome) => turn.ended(outcome),
         }
+    }
+
+    /// A turn whose rounds ended well, with what it did not do said
+    /// (`unchanged`): nothing to show is a failure to retry; a teacher's
+    /// request (`said`) or a claim the reply makes, with no change made,
+    /// ends with a line that says so.
+    fn finished(&self, mut turn: Turn<'_>, said: Option<&str>) -> TurnResult {
+        if let Some(e) = unchanged::empty(&turn.result.record) {
+            return turn.ended(TurnOutcome::Failed(e));
+        }
+        if !self.tutor && said.is_some_and(|said| unchanged::should_say_unchanged(&turn.result.record, said)) {
+            turn.note(unchanged::NOT_CHANGED);
+        }
+        turn.ended(TurnOutcome::Complete)
     }
 
     /// Goes on with a turn that paused on a held edit (`PausedTurn`), in
@@ -246,7 +282,8 @@ impl Agent {
             Box::pin(self.rounds(&mut talk, round + 1, deadline, ctx, &mut turn, cancel, meter)).await
         };
         match Box::pin(ended).await {
-            Ok(()) => turn.ended(TurnOutcome::Complete),
+            // Its request was answered with a change held for review.
+            Ok(()) | Err(TurnOutcome::Complete) => self.finished(turn, None),
             Err(outcome) => turn.ended(outcome),
         }
     }

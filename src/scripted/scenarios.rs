@@ -175,6 +175,8 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["throttle me mid-stream"], step: faults::throttle_me_mid_stream },
     Scenario { says: &["stay silent"], step: faults::stay_silent },
     Scenario { says: &["think it through"], step: faults::think_it_through },
+    Scenario { says: &["talk about it instead"], step: faults::talk_about_it_instead },
+    Scenario { says: &["only think"], step: faults::only_think },
     Scenario { says: &["count tokens repeatedly"], step: faults::count_tokens_repeatedly },
     Scenario { says: &["provider error"], step: faults::provider_error },
     Scenario { says: &["rate limit"], step: faults::rate_limit },

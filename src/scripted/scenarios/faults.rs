@@ -42,6 +42,17 @@ pub(super) fn think_it_through(c: &Ctx) -> Step {
     }
 }
 
+/// A small model asked for a change: it writes about the change and calls nothing.
+pub(super) fn talk_about_it_instead(_: &Ctx) -> Step {
+    text("I'll add a multiple-choice exercise about the water cycle:\n\n1. What makes water rise into the air?\n   - evaporation\n   - condensation")
+}
+
+/// A model whose template opened its thinking and never closed it: all
+/// thought, no answer.
+pub(super) fn only_think(_: &Ctx) -> Step {
+    Step::Reasoned { reasoning: "The teacher wants an exercise. Let me think about which kind would suit".into(), then: Box::new(text("")) }
+}
+
 pub(super) fn count_tokens_repeatedly(_: &Ctx) -> Step {
     Step::RepeatedUsage { text: "One, two, three.".into() }
 }

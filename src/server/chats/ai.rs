@@ -27,7 +27,9 @@ pub struct AiRuntime {
 }
 
 impl AiRuntime {
-    /// Starts the demo model if it is the one configured, then builds the agent.
+    /// Starts the demo model if it is the one configured, then builds the
+    /// agent; unless `AI_CONTEXT_TOKENS` says, the model's window is then
+    /// asked of its server (`provider::window`), without holding the start.
     pub async fn start(mut config: AiConfig) -> Self {
         let mut demo = None;
         if config.is_demo() && config.base_url.is_empty() {
@@ -41,7 +43,11 @@ impl AiRuntime {
                 }
             }
         }
-        Self::build(config, demo)
+        let runtime = Self::build(config, demo);
+        if let Some(agent) = runtime.agent.clone().filter(|_| !runtime.config.context_tokens_said && !runtime.config.is_demo()) {
+            tokio::spawn(async move { agent.read_window().await });
+        }
+        runtime
     }
 
     /// An agent talking to an already running scripted model (tests).
@@ -53,7 +59,12 @@ impl AiRuntime {
         if let Some(missing) = config.missing() {
             return Self { config, agent: None, tutor: None, feedback: None, unavailable: Some(missing), _demo: demo };
         }
-        match Agent::new(&config).and_then(|agent| Ok((agent, Agent::tutor(&config)?, Agent::feedback(&config)?))) {
+        let agents = Agent::new(&config).and_then(|agent| {
+            let tutor = Agent::tutor(&config)?.sharing_window_of(&agent);
+            let feedback = Agent::feedback(&config)?.sharing_window_of(&agent);
+            Ok((agent, tutor, feedback))
+        });
+        match agents {
             Ok((agent, tutor, feedback)) => {
                 tracing::info!(provider = config.provider.name(), model = %config.model, demo = config.is_demo(), "assistant ready");
                 Self { config, agent: Some(Arc::new(agent)), tutor: Some(Arc::new(tutor)), feedback: Some(Arc::new(feedback)), unavailable: None, _demo: demo }

@@ -62,14 +62,17 @@ impl Live {
         Self { folded, tail: Vec::new(), tail_first: last + 1, resumed_at: last }
     }
 
-    /// Adds an event; returns its number.
+    /// Adds an event; returns its number. Past `keep`, the older half of
+    /// the events held one by one is folded and the newer half stays: a
+    /// reader that keeps up is never among those the fold left behind.
     fn push(&mut self, event: ChatEvent, keep: usize) -> u64 {
         self.tail.push(event);
         let seq = self.tail_first + self.tail.len() as u64 - 1;
         if self.tail.len() > keep {
-            let events = std::mem::take(&mut self.tail);
+            let stays = self.tail.split_off(self.tail.len() - keep / 2);
+            let events = std::mem::replace(&mut self.tail, stays);
             let first = self.tail_first;
-            self.tail_first = seq + 1;
+            self.tail_first = first + events.len() as u64;
             match &mut self.folded {
                 Some(f) => f.extend(first, events),
                 None => self.folded = Some(Compacted::starting_at(first, events)),
@@ -534,6 +537,37 @@ mod tests {
         assert!(finished);
         let text: String = batch.iter().filter_map(|(_, e)| match e { ChatEvent::Text(t) => Some(t.content.as_str()), _ => None }).collect();
         assert_eq!(text, text_after(0));
+    }
+
+    /// A reader that keeps pace with a long reply (5,000 pieces, far past
+    /// what is kept one by one) is never told it fell behind, and gets
+    /// every piece with its own number.
+    #[tokio::test]
+    async fn a_reader_keeping_pace_with_a_long_reply_is_never_told_it_fell_behind() {
+        let hub = Arc::new(TurnHub::default());
+        let log = hub.begin("t", "owner", "chat", "msg").unwrap();
+        let mut cursor = 0;
+        let mut text = String::new();
+        for i in 0..5_000u64 {
+            log.push(ChatEvent::text(format!("{} ", i % 10)));
+            // Every few pieces, as a reader woken by them reads.
+            if i % 7 == 0 || i == 4_999 {
+                let (batch, _, behind) = log.since_marked(cursor);
+                assert!(!behind, "told it fell behind after {cursor} at piece {i}");
+                for (n, e) in batch {
+                    assert_eq!(n, cursor + 1, "one number each, in order");
+                    cursor = n;
+                    if let ChatEvent::Text(t) = e {
+                        text.push_str(&t.content);
+                    }
+                }
+            }
+            assert!(log.unfolded() <= LIVE_EVENTS);
+        }
+        assert_eq!(cursor, 5_000);
+        assert_eq!(text, (0..5_000).map(|i| format!("{} ", i % 10)).collect::<String>());
+        // One that stopped reading long ago is behind, and is told.
+        assert!(log.since_marked(10).2);
     }
 
     /// A task waiting for a turn's end (`finished`) returns at its last
