@@ -71,6 +71,11 @@ pub trait DocumentStore: Send + Sync {
     fn reload(&self) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async { Ok(()) })
     }
+    /// The ids the lessons linked to this one use (its core, its
+    /// versions): an edit gives new blocks none of them (`lesson::normalize_after`).
+    fn linked_ids(&self) -> BoxFuture<'_, Result<std::collections::HashSet<String>, String>> {
+        Box::pin(async { Ok(std::collections::HashSet::new()) })
+    }
     /// The lesson's sources (the teacher's material), as the turn began.
     fn sources(&self) -> Vec<crate::models::SourceSummary> {
         Vec::new()

@@ -255,6 +255,13 @@ pub struct ToolEndData {
     /// The lesson a `create_lesson` call made, for the step's "Open" card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lesson: Option<MadeLesson>,
+    /// What the teacher decided about the held edit, on the end said once
+    /// a paused reply goes on from the decision (as stored: applied with
+    /// its revision, or discarded with the reason). The page learns it
+    /// from its own click, so it does not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub decided: Option<super::proposal::ProposalMark>,
 }
 
 /// A lesson the assistant made for the teacher (`create_lesson`).
@@ -286,6 +293,7 @@ impl ToolEndData {
             replies: Vec::new(),
             actions: Vec::new(),
             lesson: None,
+            decided: None,
         }
     }
 }

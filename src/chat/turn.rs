@@ -123,7 +123,8 @@ impl ToolCallRecord {
         self.summary = end.summary.clone();
         self.revision = end.revision;
         self.changes = end.changes.clone();
-        self.proposal = end.proposal_id.as_ref().map(ProposalMark::pending);
+        // Decided, when the reply went on from the teacher's decision.
+        self.proposal = end.decided.clone().or_else(|| end.proposal_id.as_ref().map(ProposalMark::pending));
         self.output = end.output.clone();
         self.replies = end.replies.clone();
         self.actions = end.actions.clone();
@@ -187,6 +188,7 @@ impl ToolCallRecord {
             replies: self.replies.clone(),
             actions: self.actions.clone(),
             lesson: self.lesson.clone(),
+            decided: self.proposal.clone().filter(|p| p.status != crate::chat::proposal::ProposalStatus::Pending),
         })
     }
 }

@@ -17,6 +17,7 @@ pub mod import_reports;
 pub mod imports;
 pub mod library;
 pub mod library_routes;
+pub mod linked;
 pub mod live;
 pub mod lms;
 pub mod print;
@@ -206,7 +207,7 @@ pub async fn save_merged(db: &Db, owner_id: &str, id: &str, xml: &str, base_revi
         let conflict = SaveOutcome::Conflict { current: current.revision };
         let Ok(base) = get_revision(db, owner_id, id, base_revision).await else { return Ok(conflict) };
         let (Ok(base), Ok(theirs)) = (lesson::parse(&base.document_xml), lesson::parse(&current.document_xml)) else { return Ok(conflict) };
-        let ours = match lesson::normalize_after(xml, Some(&base)) {
+        let ours = match lesson::normalize_after(xml, Some(&base), &linked::linked_ids(db, id).await?) {
             Ok(root) => root,
             Err(errors) => return Ok(SaveOutcome::Invalid { errors }),
         };
@@ -250,7 +251,7 @@ async fn save_revision(
     applies: Option<&str>,
 ) -> Result<Option<SaveOutcome>> {
     let current = get_editable(db, owner_id, id).await?;
-    let root = match lesson::normalize_after(xml, lesson::parse(&current.document_xml).ok().as_ref()) {
+    let root = match lesson::normalize_after(xml, lesson::parse(&current.document_xml).ok().as_ref(), &linked::linked_ids(db, id).await?) {
         Ok(root) => root,
         Err(errors) => return Ok(Some(SaveOutcome::Invalid { errors })),
     };

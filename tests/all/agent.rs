@@ -646,22 +646,61 @@ const DENIED_BY: &[(&str, &[&str])] = &[
     ("find_standards", &["cannot look up standards", "cannot search standards", "no standards"]),
     ("check_my_answer", &["cannot check"]),
     ("give_hint", &["cannot give hints", "cannot give a hint"]),
+    ("read_open_answers", &["cannot see students' answers", "cannot read their answers", "cannot read students' work", "cannot see their work"]),
+    ("draft_feedback", &["mark their work", "cannot mark", "cannot grade", "cannot write feedback", "cannot draft feedback"]),
 ];
 
-#[test]
-fn every_tool_is_in_its_prompt_and_none_is_denied() {
-    let config = AiConfig::scripted("http://127.0.0.1:9", prompts());
-    for (agent, file) in [(Agent::new(&config).unwrap(), "chat/base.md"), (Agent::tutor(&config).unwrap(), "tutor/base.md")] {
-        let prompt = std::fs::read_to_string(prompts().join(file)).unwrap();
-        let lower = prompt.to_lowercase();
-        for tool in agent.tool_names() {
-            assert!(prompt.contains(&format!("`{tool}`")), "{file} does not tell the model about `{tool}`");
-            let denials = DENIED_BY.iter().find(|(t, _)| *t == tool).unwrap_or_else(|| panic!("say what would deny `{tool}` in DENIED_BY"));
-            for claim in denials.1 {
-                assert!(!lower.contains(claim), "{file} says \"{claim}\", but the agent has `{tool}`");
+/// What is wrong with `prompt` for an agent with `tools`: a tool it does
+/// not name, a sentence that denies one, no list of what it cannot do.
+fn prompt_problems(prompt: &str, tools: &[&str]) -> Vec<String> {
+    let lower = prompt.to_lowercase();
+    let mut problems = Vec::new();
+    if !prompt.contains("## What you cannot do") {
+        problems.push("no \"What you cannot do\" list".to_string());
+    }
+    for tool in tools {
+        if !prompt.contains(&format!("`{tool}`")) {
+            problems.push(format!("does not tell the model about `{tool}`"));
+        }
+        let denials = DENIED_BY.iter().find(|(t, _)| t == tool).unwrap_or_else(|| panic!("say what would deny `{tool}` in DENIED_BY"));
+        for claim in denials.1 {
+            if lower.contains(claim) {
+                problems.push(format!("says \"{claim}\", but the agent has `{tool}`"));
             }
         }
     }
+    problems
+}
+
+/// Every agent the server runs, with its prompt: the teacher's (also the
+/// one of "Improve", "Align", versions and reading levels, which are the
+/// teacher's agent asked on the teacher's behalf), the tutor's and the
+/// feedback drafter's.
+#[test]
+fn every_tool_is_in_its_prompt_and_none_is_denied() {
+    let config = AiConfig::scripted("http://127.0.0.1:9", prompts());
+    for (agent, file) in [
+        (Agent::new(&config).unwrap(), "chat/base.md"),
+        (Agent::tutor(&config).unwrap(), "tutor/base.md"),
+        (Agent::feedback(&config).unwrap(), "feedback/base.md"),
+    ] {
+        let prompt = std::fs::read_to_string(prompts().join(file)).unwrap();
+        let problems = prompt_problems(&prompt, &agent.tool_names());
+        assert!(problems.is_empty(), "{file}: {problems:?}");
+    }
+}
+
+/// The check catches what the feedback agent's prompt used to be: the
+/// teacher's, which names neither of its own tools and says it marks no work.
+#[test]
+fn a_prompt_missing_an_agents_tool_or_denying_it_fails_the_check() {
+    let config = AiConfig::scripted("http://127.0.0.1:9", prompts());
+    let teachers = std::fs::read_to_string(prompts().join("chat/base.md")).unwrap();
+    let problems = prompt_problems(&teachers, &Agent::feedback(&config).unwrap().tool_names());
+    assert!(problems.iter().any(|p| p.contains("`read_open_answers`") && p.contains("does not tell")), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("`draft_feedback`") && p.contains("mark their work")), "{problems:?}");
+    let without_list = teachers.replace("## What you cannot do", "## Limits");
+    assert!(prompt_problems(&without_list, &[]).iter().any(|p| p.contains("What you cannot do")));
 }
 
 #[test]

@@ -114,6 +114,14 @@ async fn apply_and_discard_resume_the_same_reply_which_goes_on_from_the_decision
     assert_eq!(stored["status"], "complete");
     assert_eq!(stored["toolCalls"][0]["proposal"]["status"], "applied");
     assert_eq!(stored["toolCalls"][1]["proposal"]["status"], "discarded");
+    // The streamed `done` says the same: each decision as stored, not "pending".
+    assert_eq!(steps[0]["proposal"], stored["toolCalls"][0]["proposal"], "{}", steps[0]);
+    assert_eq!(steps[0]["proposal"]["revision"], 2);
+    assert_eq!(steps[1]["proposal"], stored["toolCalls"][1]["proposal"], "{}", steps[1]);
+    assert_eq!(steps[1]["proposal"]["reason"], "Keep keys out of the lesson");
+    // As do the edits' ends, said once the reply went on from each decision.
+    let ends: Vec<Value> = seen.iter().filter(|e| e.event == "tool_end").map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    assert_eq!(ends.iter().map(|e| e["decided"]["status"].clone()).collect::<Vec<_>>(), [json!("applied"), json!("discarded")]);
     // One request per round, the decisions as the edits' answers.
     let requests = app.state.ai.scripted().unwrap().requests();
     assert_eq!(requests.len(), 3);

@@ -265,3 +265,46 @@ async fn a_reply_that_edits_the_core_reaches_its_versions_when_it_ends() {
     assert!(opened["changes"].as_array().is_some_and(|c| !c.is_empty()), "{opened}");
     assert_eq!(opened["lessonId"], Value::String(version));
 }
+
+/// The id of the paragraph of `doc` that reads `text`.
+fn id_of_paragraph(doc: &str, text: &str) -> String {
+    let root = lesson::parse(doc).unwrap();
+    let p = root.elements().find(|e| e.name == "p" && e.text().contains(text)).unwrap_or_else(|| panic!("no paragraph reads {text:?}: {doc}"));
+    p.id().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_block_the_teacher_adds_to_a_version_and_one_added_to_the_core_never_share_an_id_and_both_stay() {
+    use common::waits::{advance, settle};
+    use margin::server::reactions::gate::DEBOUNCE_MS;
+    let app = common::app().await;
+    let t = teacher(&app, "kin@x.org").await;
+    let core_xml = lesson_of(HARD);
+    save_xml(&app, &t.token, &t.lesson_id, &core_xml).await;
+    let grade = make(&app, &t.token, &t.lesson_id, json!({"kind": "grade", "grade": 6})).await;
+    until(&app, DONE_REPLIES, 1).await;
+
+    // The teacher adds a paragraph of their own to the version, and later
+    // one to the core: each new, without an id, given one at the save.
+    let mine = document_of(&app, &t.token, &grade).await.replace("</lesson>", "  <p>Our class garden grows beans.</p>\n</lesson>");
+    save_xml(&app, &t.token, &grade, &mine).await;
+    settle().await;
+    let theirs = core_xml.replace("</lesson>", "  <p>Roots drink water from the soil.</p>\n</lesson>");
+    save_xml(&app, &t.token, &t.lesson_id, &theirs).await;
+    let mine_id = id_of_paragraph(&document_of(&app, &t.token, &grade).await, "Our class garden");
+    let core_id = id_of_paragraph(&document_of(&app, &t.token, &t.lesson_id).await, "Roots drink water");
+    assert_ne!(mine_id, core_id, "the core's new block takes no id the version uses");
+
+    // The core's change is carried by its id: as a block to add, not onto the teacher's.
+    advance(&app, DEBOUNCE_MS);
+    until(&app, CARRIED, 1).await;
+    until(&app, DONE_REPLIES, 2).await;
+    let told = app.state.ai.scripted().unwrap().requests().iter().filter_map(|r| r["messages"].as_array()?.last()?["content"].as_str().map(str::to_string)).filter(|m| m.contains("Carry the same changes into this version")).last().unwrap();
+    assert!(told.contains(&format!("<p id=\"{core_id}\">Roots drink water")), "{told}");
+    let proposal = pending_proposal(&app, &grade).await;
+    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let now = document_of(&app, &t.token, &grade).await;
+    assert_eq!(id_of_paragraph(&now, "Our class garden"), mine_id, "the teacher's own paragraph stays as it was: {now}");
+    assert_eq!(id_of_paragraph(&now, "Roots drink water"), core_id, "{now}");
+}

@@ -41,11 +41,29 @@ pub fn assign_ids(root: &mut Element) {
 /// it would pass for that paragraph rewritten (in the change list, and for
 /// anything else that points at ids).
 pub fn assign_ids_after(root: &mut Element, previous: &Element) {
-    let mut used = HashSet::new();
+    assign_ids_among(root, Some(previous), &HashSet::new());
+}
+
+/// Like `assign_ids_after`, and never gives out an id in `taken` either:
+/// the ids of the lessons linked to this one (its core, its versions),
+/// whose changes are carried across by id. A block added to a version and
+/// one added to its core must never share one, or the core's would be
+/// carried onto the teacher's own.
+pub fn assign_ids_among(root: &mut Element, previous: Option<&Element>, taken: &HashSet<String>) {
+    let mut used = taken.clone();
     collect(root, &mut used);
-    collect(previous, &mut used);
+    if let Some(previous) = previous {
+        collect(previous, &mut used);
+    }
     let mut next: HashMap<&'static str, u32> = HashMap::new();
     fill(root, &mut used, &mut next);
+}
+
+/// Every id `root` uses.
+pub fn ids_of(root: &Element) -> HashSet<String> {
+    let mut used = HashSet::new();
+    collect(root, &mut used);
+    used
 }
 
 fn collect(e: &Element, used: &mut HashSet<String>) {

@@ -87,7 +87,7 @@ pub use change::{Change, ChangeKind};
 pub use changes::changes;
 pub use error::LessonError;
 pub use html::{render_both, to_answer_sheet, to_html, Audience, ItemFeedback, LessonHtml};
-pub use ids::{assign_ids, assign_ids_after};
+pub use ids::{assign_ids, assign_ids_after, assign_ids_among, ids_of};
 #[cfg(feature = "ssr")]
 pub use merge::merge;
 #[cfg(feature = "ssr")]
@@ -112,17 +112,14 @@ pub fn normalize(xml: &str) -> Result<Element, Vec<LessonError>> {
 
 /// `normalize` for a new version of a lesson: ids are given out only where
 /// `previous` (the version it replaces, when it could be read) did not use
-/// them.
-pub fn normalize_after(xml: &str, previous: Option<&Element>) -> Result<Element, Vec<LessonError>> {
+/// them, and none in `taken` (the ids of its linked lessons: `ids`).
+pub fn normalize_after(xml: &str, previous: Option<&Element>, taken: &std::collections::HashSet<String>) -> Result<Element, Vec<LessonError>> {
     let mut root = parse(xml).map_err(|e| vec![e])?;
     let errors = validate(&root);
     if !errors.is_empty() {
         return Err(errors);
     }
-    match previous {
-        Some(prev) => assign_ids_after(&mut root, prev),
-        None => assign_ids(&mut root),
-    }
+    assign_ids_among(&mut root, previous, taken);
     Ok(root)
 }
 

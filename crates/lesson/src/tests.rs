@@ -116,6 +116,18 @@ fn missing_ids_are_assigned_and_existing_ids_kept() {
 }
 
 #[test]
+fn ids_taken_by_linked_lessons_are_never_given_out() {
+    // A version added `p-1` and `p-2`; its core adds a paragraph of its own.
+    let taken: std::collections::HashSet<String> = ["p-1", "p-2"].iter().map(|s| s.to_string()).collect();
+    let before = crate::parse(r#"<lesson><h1 id="h1">Plants</h1></lesson>"#).unwrap();
+    let root = crate::normalize_after(r#"<lesson><h1 id="h1">Plants</h1><p>Roots drink water.</p></lesson>"#, Some(&before), &taken).unwrap();
+    assert_eq!(root.elements().nth(1).and_then(|p| p.id()), Some("p-3"), "{}", root.to_xml());
+    // Without them, the first free one.
+    let alone = crate::normalize_after(r#"<lesson><p>Roots drink water.</p></lesson>"#, None, &Default::default()).unwrap();
+    assert_eq!(alone.elements().next().and_then(|p| p.id()), Some("p-1"));
+}
+
+#[test]
 fn text_and_attributes_are_escaped_on_output() {
     let root = assert_valid(r#"<lesson><p id="a">Fish &amp; chips &lt;3</p><exercise type="fill-blanks"><p>x <blank answer="a&quot;b" hint="&lt;i&gt;"/></p></exercise></lesson>"#);
     let xml = root.to_xml();

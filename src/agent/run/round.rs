@@ -17,6 +17,7 @@ use crate::{
         pause::{PausedCall, PausedTurn},
         tools::{Approvals, Decision, ToolContext},
     },
+    chat::proposal::{ProposalMark, ProposalStatus},
     chat::events::{AwaitingData, ChatEvent, TextData, ToolArgs, ToolEndData, ToolProgressData, ToolStartData, ToolStatus, UsageData, OUTPUT_SHOWN},
 };
 
@@ -385,6 +386,7 @@ impl Agent {
                     replies: out.replies,
                     actions: out.actions.iter().map(|a| a.as_str().to_string()).collect(),
                     lesson: out.lesson,
+                    decided: None,
                 },
                 out.content,
             ),
@@ -457,6 +459,13 @@ impl Agent {
         if decision.is_none() && approvals.stopping() {
             return None;
         }
+        let proposal_mark = |status, revision, reason| ProposalMark { id: proposal.clone(), status, revision, reason };
+        end.decided = match &decision {
+            None | Some(Decision::NotYet) => None,
+            Some(Decision::Applied { revision }) => Some(proposal_mark(ProposalStatus::Applied, *revision, None)),
+            Some(Decision::Discarded { reason }) => Some(proposal_mark(ProposalStatus::Discarded, None, reason.clone())),
+            Some(Decision::Replaced) => Some(proposal_mark(ProposalStatus::Replaced, None, None)),
+        };
         let answer = match decision {
             None | Some(Decision::NotYet) => {
                 turn.emit(ChatEvent::ToolEnd(Box::new(end)));

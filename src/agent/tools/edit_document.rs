@@ -99,7 +99,10 @@ impl Tool for EditDocument {
             // The lesson as it is: new ids avoid its ids, and the edit is
             // described (and judged) against it.
             let before = lesson::parse(&ctx.document.current()).ok();
-            let root = lesson::normalize_after(&args.document_xml, before.as_ref())
+            // Nor any id of its linked lessons: a block added here must not
+            // pass for one of theirs when changes are carried by id.
+            let linked = ctx.document.linked_ids().await?;
+            let root = lesson::normalize_after(&args.document_xml, before.as_ref(), &linked)
                 .map_err(|errors| refused_document("The document was not saved", self.name(), &errors))?;
             let xml = root.to_xml();
             let summary = match args.summary.trim() {

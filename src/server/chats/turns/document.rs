@@ -86,6 +86,15 @@ impl DocumentStore for DbDocument {
         self.found.clone()
     }
 
+    fn linked_ids(&self) -> BoxFuture<'_, Result<std::collections::HashSet<String>, String>> {
+        Box::pin(async move {
+            lessons::linked::linked_ids(&self.db, &self.lesson_id).await.map_err(|e| {
+                tracing::error!(error = %e, "could not read the ids of a lesson's versions");
+                "The lesson could not be saved just now. Try again in a moment.".to_string()
+            })
+        })
+    }
+
     fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {
         Box::pin(async move {
             sqlx::query_as("SELECT id, title FROM lessons WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC, id LIMIT 200")
