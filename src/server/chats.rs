@@ -7,6 +7,7 @@
 pub mod ai;
 pub mod export;
 pub mod routes;
+pub mod turn_json;
 pub mod turns;
 
 use std::collections::HashMap;

@@ -108,3 +108,69 @@ async fn the_stream_ends_with_the_same_final_record_the_json_api_answers() {
     assert_eq!(theirs, ours);
     assert_eq!(asked["final"]["text"], asked["text"]);
 }
+
+async fn again_json(app: &TestApp, token: &str, turn: &str) -> common::Reply {
+    let req = Request::builder()
+        .uri(format!("/api/chat/turns/{turn}/events"))
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .header(header::ACCEPT, "application/json")
+        .body(Body::empty())
+        .unwrap();
+    app.send(req).await
+}
+
+/// A pause answers at once with what waits; deciding goes on with the same
+/// turn, and asking again answers at its next pause, then at its end. A
+/// guard, not a measure: a request held for the pause's half hour fails here.
+#[tokio::test]
+async fn a_pause_answers_at_once_and_each_decision_goes_on_with_the_same_turn() {
+    let guard = std::time::Duration::from_secs(60);
+    let app = app().await;
+    let ana = teacher(&app, "ana@x.org").await;
+    let r = app.put_json(&format!("/api/lessons/{}/review", ana.lesson_id), common::Auth::Bearer(&ana.token), json!({"reviewEdits": true})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+
+    let r = tokio::time::timeout(guard, ask_json(&app, &ana.token, &ana.session_id, "Add an exercise and then its answer key")).await.expect("answered at the pause");
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let paused = is_json(&r);
+    assert_eq!(paused["status"], "awaiting", "{paused}");
+    let turn = paused["turnId"].as_str().unwrap().to_string();
+    assert_eq!(paused["pending"].as_array().unwrap().len(), 1, "{paused}");
+    assert_eq!(paused["pending"][0]["id"], "call_edit");
+    let p1 = paused["pending"][0]["proposalId"].as_str().unwrap().to_string();
+    assert!(paused["pending"][0]["changes"][0]["text"].as_str().unwrap().starts_with("Added exercise 1"), "{paused}");
+    assert_eq!(paused["final"]["steps"][0]["proposal"]["status"], "pending", "{paused}");
+    assert!(paused["text"].as_str().unwrap().starts_with("First the exercise."), "{paused}");
+
+    // Another school's teacher can neither read the turn nor decide for it.
+    let bo = teacher(&app, "bo@y.org").await;
+    assert_eq!(again_json(&app, &bo.token, &turn).await.status, StatusCode::NOT_FOUND);
+    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), common::Auth::Bearer(&bo.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+
+    // Asked again before deciding: the same pause, at once.
+    let same = is_json(&tokio::time::timeout(guard, again_json(&app, &ana.token, &turn)).await.expect("answered at the pause"));
+    assert_eq!(same["pending"][0]["proposalId"].as_str(), Some(p1.as_str()));
+
+    // Apply: the same turn goes on to its next pause.
+    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), common::Auth::Bearer(&ana.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let next = is_json(&tokio::time::timeout(guard, again_json(&app, &ana.token, &turn)).await.expect("answered at the next pause"));
+    assert_eq!(next["status"], "awaiting", "{next}");
+    assert_eq!(next["turnId"].as_str(), Some(turn.as_str()));
+    let p2 = next["pending"][0]["proposalId"].as_str().unwrap().to_string();
+    assert_ne!(p1, p2);
+    assert_eq!(next["final"]["steps"][0]["proposal"]["status"], "applied", "{next}");
+
+    // Discard: the turn ends, and its answer is the stored reply's.
+    let r = app.post_json(&format!("/api/proposals/{p2}/discard"), common::Auth::Bearer(&ana.token), json!({"reason": "No keys"})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let done = is_json(&tokio::time::timeout(guard, again_json(&app, &ana.token, &turn)).await.expect("answered at the end"));
+    assert_eq!(done["status"], "complete", "{done}");
+    assert!(done.get("pending").is_none(), "{done}");
+    assert_eq!(done["final"]["steps"][0]["proposal"]["status"], "applied");
+    assert_eq!(done["final"]["steps"][1]["proposal"]["status"], "discarded");
+    let m = app.get(&format!("/api/chats/{}/messages", ana.session_id), common::Auth::Bearer(&ana.token)).await.json();
+    assert_eq!(done["steps"], m["messages"][1]["toolCalls"], "the stored reply");
+    assert_eq!(done["text"], m["messages"][1]["content"]);
+}

@@ -29,7 +29,7 @@ use crate::server::{
     chats::turns::{self, meter, CancelStatus, NewTurn},
 };
 use crate::{
-    chat::message::{Attachments, MessageRequest, MessageStatus, SessionMessages, TitleRequest, MAX_SELECTION_CHARS},
+    chat::message::{Attachments, MessageRequest, SessionMessages, TitleRequest, MAX_SELECTION_CHARS},
     models::LessonEvent,
 };
 
@@ -150,7 +150,7 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         turns::tell_lesson_when_done(&state, lesson_id, log.clone());
     }
     if wants_json {
-        return finished(&state, &user_id, &log).await;
+        return chats::turn_json::answer_live(&state, &user_id, &log).await;
     }
     Ok(turns::live_response(log, 0, keepalive(&state)))
 }
@@ -183,50 +183,6 @@ fn wants_json(headers: &HeaderMap) -> bool {
     accept.contains("application/json") && !accept.contains("text/event-stream")
 }
 
-/// A finished turn, for a script that asked for JSON: the reply as stored.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FinishedTurn {
-    turn_id: String,
-    message_id: String,
-    /// `complete`, `error` or `cancelled`.
-    status: MessageStatus,
-    text: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    reasoning: String,
-    /// Each tool call: what it was asked, how it ended, what it changed.
-    steps: Vec<crate::chat::turn::ToolCallRecord>,
-    usage: crate::chat::events::UsageData,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<crate::chat::events::ErrorData>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model: Option<String>,
-    /// The turn's record, as `done` gives it.
-    #[serde(rename = "final")]
-    record: crate::chat::turn::TurnFinal,
-}
-
-/// Waits for a turn to end (however long it takes; the turn goes on if the
-/// client leaves) and answers its stored message.
-async fn finished(state: &AppState, user_id: &str, log: &turns::TurnLog) -> Result<Response> {
-    log.finished().await;
-    let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
-    let record = m.record().final_record();
-    let reply = FinishedTurn {
-        turn_id: log.turn_id.clone(),
-        message_id: m.id,
-        status: m.status,
-        text: m.content,
-        reasoning: m.reasoning,
-        steps: m.tool_calls,
-        usage: m.usage,
-        error: m.error,
-        model: m.model,
-        record,
-    };
-    Ok(Json(reply).into_response())
-}
-
 fn keepalive(state: &AppState) -> Duration {
     Duration::from_secs(state.config.keepalive_secs)
 }
@@ -253,7 +209,14 @@ async fn resume(
         if log.owner_id != user.id {
             return Err(AppError::NotFound);
         }
+        // A script asking again after a decision: the turn at its next pause or end.
+        if wants_json(&headers) {
+            return chats::turn_json::answer_live(&state, &user.id, &log).await;
+        }
         return Ok(turns::live_response(log, after, keepalive(&state)));
+    }
+    if wants_json(&headers) {
+        return chats::turn_json::answer_stored(&state, &user.id, &turn_id).await;
     }
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
     // Running on another instance, or run there lately: its stored events.

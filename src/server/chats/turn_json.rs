@@ -1,0 +1,162 @@
+//! A turn for a script that asked for JSON (`Accept: application/json`):
+//! one object, answered when the reply ends or as soon as it pauses on an
+//! edit held for the teacher's decision (`status: "awaiting"`, with the
+//! calls waiting in `pending`), never held open for the pause's length.
+//! Deciding (`POST /api/proposals/{id}/apply` or `…/discard`) goes on with
+//! the same turn, exactly as for a page following its events; asking the
+//! turn again (`GET /api/chat/turns/{id}/events`, as JSON) answers at its
+//! next pause or its end. A turn running on another instance is read from
+//! the database until it pauses or ends.
+
+use std::{collections::BTreeMap, time::Duration};
+
+use axum::{
+    response::{IntoResponse, Response},
+    Json,
+};
+use serde::Serialize;
+
+use super::turns::TurnLog;
+use crate::{
+    chat::{
+        events::{ChatEvent, ErrorData, UsageData},
+        message::ChatMessage,
+        proposal::ProposalStatus,
+        turn::{MessageStatus, ToolCallRecord, TurnFinal, TurnRecord},
+    },
+    lesson::Change,
+    server::{chats, error::Result, lessons::proposals, state::AppState},
+};
+
+/// How often a turn on another instance is looked at.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
+
+/// A turn as JSON: ended, or paused with what waits for the teacher.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TurnAnswer {
+    turn_id: String,
+    message_id: String,
+    /// `complete`, `error`, `cancelled`, `interrupted`, or `awaiting` (paused).
+    status: MessageStatus,
+    text: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    reasoning: String,
+    /// Each tool call: what it was asked, how it ended, what it changed.
+    steps: Vec<ToolCallRecord>,
+    usage: UsageData,
+    /// The calls waiting for the teacher's decision (a pause only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pending: Vec<Pending>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorData>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    /// The turn's record, as `done` gives it (so far, on a pause).
+    #[serde(rename = "final")]
+    record: TurnFinal,
+}
+
+/// A call waiting for the teacher: decide it with its proposal's id.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Pending {
+    id: String,
+    proposal_id: String,
+    changes: Vec<Change>,
+}
+
+/// Answers `log`'s turn when it ends or pauses, whichever comes first.
+pub async fn answer_live(state: &AppState, user_id: &str, log: &TurnLog) -> Result<Response> {
+    let mut changed = log.subscribe();
+    loop {
+        changed.borrow_and_update();
+        let (events, over) = log.since(0);
+        if over || log.is_parked() {
+            break;
+        }
+        let mut waiting = waiting_in(&events);
+        if !waiting.is_empty() {
+            // Decided already (the turn has not said its end yet): not what waits.
+            let marks = proposals::marks_for_message(&state.db, &log.message_id).await?;
+            waiting.retain(|p| marks.get(&p.proposal_id).is_none_or(|m| m.status == ProposalStatus::Pending));
+        }
+        if !waiting.is_empty() {
+            let mut record = TurnRecord::default();
+            for (_, e) in &events {
+                record.apply(e);
+            }
+            let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
+            return Ok(answer(&m, record, MessageStatus::Awaiting, waiting));
+        }
+        if changed.changed().await.is_err() {
+            break;
+        }
+    }
+    log.finished().await;
+    answer_stored(state, user_id, &log.turn_id).await
+}
+
+/// Answers a turn this process does not hold (another instance's, or
+/// over) from the database, once it has paused or ended.
+pub async fn answer_stored(state: &AppState, user_id: &str, turn_id: &str) -> Result<Response> {
+    loop {
+        let m = chats::turn_message(&state.db, user_id, turn_id).await?;
+        match m.status {
+            MessageStatus::Awaiting => {
+                let record = m.record();
+                let waiting: Vec<Pending> = record
+                    .tool_calls
+                    .iter()
+                    .filter(|c| c.proposal.as_ref().is_some_and(|p| p.status == ProposalStatus::Pending))
+                    .map(|c| Pending { id: c.call.id.clone(), proposal_id: c.proposal.as_ref().map(|p| p.id.clone()).unwrap_or_default(), changes: c.changes.clone() })
+                    .collect();
+                if waiting.is_empty() {
+                    // Decided, and not taken on again yet.
+                    tokio::time::sleep(LOOK_EVERY).await;
+                    continue;
+                }
+                return Ok(answer(&m, record, MessageStatus::Awaiting, waiting));
+            }
+            MessageStatus::Running => tokio::time::sleep(LOOK_EVERY).await,
+            status => return Ok(answer(&m, m.record(), status, Vec::new())),
+        }
+    }
+}
+
+/// The calls a paused turn waits on: announced as awaiting and not ended yet.
+fn waiting_in(events: &[(u64, ChatEvent)]) -> Vec<Pending> {
+    let mut waiting = BTreeMap::new();
+    for (n, e) in events {
+        match e {
+            ChatEvent::AwaitingApproval(a) => {
+                waiting.insert(a.id.clone(), (*n, Pending { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: a.changes.clone() }));
+            }
+            ChatEvent::ToolEnd(end) => {
+                waiting.remove(&end.id);
+            }
+            _ => {}
+        }
+    }
+    let mut waiting: Vec<(u64, Pending)> = waiting.into_values().collect();
+    waiting.sort_by_key(|(n, _)| *n);
+    waiting.into_iter().map(|(_, p)| p).collect()
+}
+
+fn answer(m: &ChatMessage, record: TurnRecord, status: MessageStatus, pending: Vec<Pending>) -> Response {
+    let record = if status.is_running() { record } else { m.record() };
+    let reply = TurnAnswer {
+        turn_id: m.turn_id.clone().unwrap_or_default(),
+        message_id: m.id.clone(),
+        status,
+        text: record.text.clone(),
+        reasoning: record.reasoning.clone(),
+        steps: record.tool_calls.clone(),
+        usage: record.usage,
+        pending,
+        error: m.error.clone(),
+        model: m.model.clone(),
+        record: record.final_record(),
+    };
+    Json(reply).into_response()
+}
