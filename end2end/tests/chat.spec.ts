@@ -33,6 +33,14 @@ async function recordTimeline(page: Page) {
         const state = el.classList.contains("running") ? "running" : el.classList.contains("ok") ? "ok" : "failed";
         note(`step ${label} ${state}`);
       };
+      // Changes drawn in one task are noted in the order they stand on the
+      // page (removed ones first: they are the older state), not in the
+      // order the browser recorded them: a step ending and the next one
+      // starting, drawn together, read as they happened.
+      const order = (a: Element, b: Element) =>
+        a.isConnected !== b.isConnected ? (a.isConnected ? 1 : -1)
+        : a.isConnected && a !== b ? (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1) : 0;
+      touched.sort(order);
       for (const el of touched) {
         if (el.matches(".thinking") || el.querySelector(".thinking")) note("thinking");
         if (el.classList.contains("step")) noteStep(el);

@@ -506,23 +506,53 @@ fn focused() -> Option<(u64, usize)> {
     None
 }
 
-/// Puts the caret in the block drawn with `key` once it is drawn.
+/// Puts the caret in the block drawn with `key` once it is drawn: in the
+/// microtasks that draw it, before the browser hands the page its next key.
+/// (Waiting for the next frame let the keys typed meanwhile, say the first
+/// letter of a heading just made with Ctrl+Alt+2, go to the block it
+/// replaced, and be lost.) A block not drawn by then is looked for again at
+/// the next frame.
 fn focus_later(key: u64, at: usize) {
     #[cfg(feature = "hydrate")]
-    request_animation_frame(move || {
-        if let Some(el) = surface::editable(key) {
-            surface::place_caret(&el, at);
-        } else if let Some(el) = leptos::prelude::document()
-            .query_selector(&format!("[data-key=\"{key}\"] .block-tools select, [data-key=\"{key}\"] .block-tools button"))
-            .ok()
-            .flatten()
-        {
-            use leptos::wasm_bindgen::JsCast;
-            if let Ok(el) = el.dyn_into::<leptos::web_sys::HtmlElement>() {
-                let _ = el.focus();
-            }
-        }
-    });
+    focus_soon(key, at, FOCUS_TRIES);
     #[cfg(not(feature = "hydrate"))]
     let _ = (key, at);
+}
+
+/// How many microtasks `focus_later` looks in before it waits for a frame.
+#[cfg(feature = "hydrate")]
+const FOCUS_TRIES: u32 = 32;
+
+#[cfg(feature = "hydrate")]
+fn focus_soon(key: u64, at: usize, tries: u32) {
+    leptos::prelude::queue_microtask(move || {
+        if focus_now(key, at) {
+            return;
+        }
+        if tries > 0 {
+            focus_soon(key, at, tries - 1);
+        } else {
+            request_animation_frame(move || {
+                focus_now(key, at);
+            });
+        }
+    });
+}
+
+/// Puts the caret in block `key` (or on its first control), if it is drawn.
+#[cfg(feature = "hydrate")]
+fn focus_now(key: u64, at: usize) -> bool {
+    if let Some(el) = surface::editable(key) {
+        surface::place_caret(&el, at);
+        return true;
+    }
+    let control = leptos::prelude::document()
+        .query_selector(&format!("[data-key=\"{key}\"] .block-tools select, [data-key=\"{key}\"] .block-tools button"))
+        .ok()
+        .flatten();
+    use leptos::wasm_bindgen::JsCast;
+    match control.and_then(|el| el.dyn_into::<leptos::web_sys::HtmlElement>().ok()) {
+        Some(el) => el.focus().is_ok(),
+        None => false,
+    }
 }
