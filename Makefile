@@ -130,6 +130,7 @@ e2e-deps: browser npm-deps
 ## change list of two lessons at the size cap (benches/changes.rs); the
 ## lessons list and search of a teacher with 1,000 lessons (benches/library.rs).
 bench:
+	cargo bench --features ssr --bench prompt
 	cargo bench --features ssr --bench changes
 	cargo bench --features ssr --bench library
 	cargo bench --features ssr --bench turns

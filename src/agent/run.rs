@@ -78,6 +78,10 @@ pub struct Agent {
     tools: ToolRegistry,
     /// The tools as the model is told about them; built once, not per turn.
     definitions: Vec<async_openai::types::chat::ChatCompletionTools>,
+    /// The same without `read_source`, for a lesson with no material: a
+    /// tool that has nothing to read is not described to the model (every
+    /// call carries the definitions; a small model's server reads each).
+    definitions_without_material: Vec<async_openai::types::chat::ChatCompletionTools>,
     skills: Arc<Skills>,
     base_prompt: String,
     /// The size of the system prompt without a lesson and of the tool
@@ -128,11 +132,13 @@ impl Agent {
 
     fn build(config: &AiConfig, base_prompt: String, skills: Arc<Skills>, tools: ToolRegistry, tutor: bool) -> Self {
         let definitions = tools.definitions();
+        let definitions_without_material = tools.definitions().into_iter().filter(|d| !matches!(d, async_openai::types::chat::ChatCompletionTools::Function(f) if f.function.name == "read_source")).collect();
         let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "") } else { prompt::system_prompt(&base_prompt, &skills, "", &[]) };
         Self {
             provider: Provider::new(config),
             prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len()) + empty.len(),
             definitions,
+            definitions_without_material,
             tools,
             skills,
             base_prompt,

@@ -164,7 +164,8 @@ impl Agent {
             message,
             reasoning_content: thoughts.iter().find(|(at, _)| *at == i).map(|(_, r)| r.as_str()),
         }));
-        let body = self.provider.request_body(&sent, &self.definitions).map_err(TurnOutcome::Failed)?;
+        let tools = if ctx.document.sources().is_empty() { &self.definitions_without_material } else { &self.definitions };
+        let body = self.provider.request_body(&sent, tools).map_err(TurnOutcome::Failed)?;
         drop(sent);
         drop(system);
         let prompt_bytes = body.len();

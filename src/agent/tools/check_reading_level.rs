@@ -31,7 +31,7 @@ impl Tool for CheckReadingLevel {
     }
 
     fn description(&self) -> String {
-        "Measure the reading level of the lesson as it is now (what students read: paragraphs, instructions, sentences, prompts, statements) against a target school grade. Returns the lesson's level, whether it is within ±0.5 of the target, and the blocks furthest from it. Measure again after each revision.".into()
+        "The reading level of what students read in the lesson now, against a school grade: its level, whether it is within ±0.5, and the blocks furthest from it.".into()
     }
 
     fn parameters(&self) -> Value {

@@ -31,7 +31,7 @@ impl Tool for CreateLesson {
     }
 
     fn description(&self) -> String {
-        "Make a new lesson for the teacher, separate from the one open now (which stays as it is). Use it only when the teacher asks for a lesson of its own, such as a quiz version of this lesson. Send the whole document, from <lesson> to </lesson>.".into()
+        "A new lesson of its own (the open one stays as it is), only when the teacher asks for one. The whole document, <lesson> to </lesson>.".into()
     }
 
     fn parameters(&self) -> Value {

@@ -51,7 +51,7 @@ impl Tool for EditDocument {
             "properties": {
                 "documentXml": { "type": "string", "description": "The complete new lesson XML." },
                 "summary": { "type": "string", "description": "One short line saying what changed, for the lesson's history." },
-                "evidence": { "type": "string", "description": "Only after read_results, when the change answers the class's results: what in them it answers, with counts, e.g. \"7 of 12 wrote 'ran' for blank 3\". The teacher sees it beside the change." }
+                "evidence": { "type": "string", "description": "Only after read_results: the counts this change answers, e.g. \"7 of 12 wrote 'ran' for blank 3\"." }
             },
             "required": ["documentXml", "summary"],
             "additionalProperties": false

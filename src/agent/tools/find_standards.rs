@@ -25,7 +25,7 @@ impl Tool for FindStandards {
     }
 
     fn description(&self) -> String {
-        "Search the standards frameworks of the teacher's school by the start of a code (e.g. \"RL.4\") or by words of what the standard asks. Returns codes with what each asks. A lesson or exercise names standards with standards=\"CODE …\", and only codes found here are accepted.".into()
+        "The school's standards by the start of a code (\"RL.4\") or by words, with what each asks. Name them with standards=\"CODE …\" on a lesson or exercise; only codes found here are accepted.".into()
     }
 
     fn parameters(&self) -> Value {

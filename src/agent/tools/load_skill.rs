@@ -32,11 +32,9 @@ impl Tool for LoadSkill {
     }
 
     fn description(&self) -> String {
-        let list: Vec<String> = self.skills.iter().map(|s| format!("{} ({})", s.name, s.description)).collect();
-        format!(
-            "Load the rules for writing one kind of exercise. Always load the matching skill before adding or changing an exercise. Skills: {}.",
-            list.join("; ")
-        )
+        // What each skill is for is listed once, in the system prompt
+        // (`prompt::system_prompt`): every word here is sent with every call.
+        "The rules for one kind of exercise (the skills are listed in the system prompt). Load the matching one before you write or change an exercise.".into()
     }
 
     fn parameters(&self) -> Value {

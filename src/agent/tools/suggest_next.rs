@@ -43,7 +43,7 @@ impl Tool for SuggestNext {
     }
 
     fn description(&self) -> String {
-        "Offer the teacher buttons under your reply: up to three short follow-up messages they might send next, written as the teacher would say them, and page actions. Call it at most once, together with the text of your final reply, and only when a follow-up is genuinely useful. The actions: student_preview (show the lesson as students see it), undo_edit (take back the edit you made in this reply; offer it only after an edit that was saved), print (open the printable worksheet; answerKey: true for the answer key).".into()
+        "Buttons under your final reply, at most once: up to three follow-ups in the teacher's words, and page actions: student_preview, undo_edit (only after an edit that was saved), print (answerKey: true for the key).".into()
     }
 
     fn parameters(&self) -> Value {

@@ -61,7 +61,7 @@ impl Tool for ReadLesson {
     }
 
     fn description(&self) -> String {
-        "Read a lesson: the one open now when lessonId is left out, or another by an id from list_lessons. A student's tutor reads lessons as students see them (without answers or teacher notes).".into()
+        "A lesson: the open one without lessonId, or another by its id from list_lessons (a student's tutor reads them as students see them).".into()
     }
 
     fn parameters(&self) -> Value {
