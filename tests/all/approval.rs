@@ -225,3 +225,56 @@ async fn a_paused_replys_stored_events_are_kept_past_the_usual_time_and_a_finish
     let kept: Vec<String> = sqlx::query_scalar("SELECT turn_id FROM turn_events WHERE created_at = $1").bind(long_ago).fetch_all(&app.state.db).await.unwrap();
     assert_eq!(kept, vec![waiting.turn.clone()]);
 }
+
+/// A reader that left during the pause comes back after a decision made
+/// long after the usual retention of a turn's events, and gets exactly the
+/// rest; the chat's next turn is a new stream, whose id and numbers never
+/// mix with the first's.
+#[tokio::test]
+async fn a_decision_after_the_usual_retention_goes_on_and_a_returning_reader_gets_the_rest_of_that_turn_only() {
+    use margin::server::{chats::turns::remote, db::time};
+    let app = app().await;
+    let t = teacher(&app, "ana@x.org").await;
+    review_on(&app, &t).await;
+    let Paused { turn, body, seen, first, .. } = paused(&app, &t, ASK).await;
+    let cursor: u64 = seen.iter().filter_map(|e| e.id.as_deref()?.parse().ok()).max().unwrap();
+    drop(body); // the reader leaves during the pause
+
+    // Stored events are purged as if two hours had passed: the paused turn's stay.
+    let later = time::shifted(&time::now(), std::time::Duration::from_secs(7_200), true).unwrap();
+    remote::purge(&app.state.db, &later).await.unwrap();
+    let r = app.post_json(&format!("/api/proposals/{}/apply", first["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+
+    // Back, from its last id: the rest of this turn, numbered on from there.
+    let again = |after: u64| {
+        Request::builder()
+            .uri(format!("/api/chat/turns/{turn}/events"))
+            .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
+            .header("last-event-id", after.to_string())
+            .body(Body::empty())
+            .unwrap()
+    };
+    let mut rest_body = app.router.clone().oneshot(again(cursor)).await.unwrap().into_body();
+    let (mut parser, mut rest) = (SseParser::new(), Vec::new());
+    let second = until(&mut rest_body, &mut parser, &mut rest, "awaiting_approval").await;
+    let r = app.post_json(&format!("/api/proposals/{}/discard", second["proposalId"].as_str().unwrap()), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    until(&mut rest_body, &mut parser, &mut rest, "done").await;
+    let ids: Vec<u64> = rest.iter().filter_map(|e| e.id.as_deref()?.parse().ok()).collect();
+    assert!(ids.first().is_some_and(|&n| n == cursor + 1), "on from {cursor}: {ids:?}");
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    let ends: Vec<Value> = rest.iter().filter(|e| e.event == "tool_end").map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    assert_eq!(ends[0]["decided"]["status"], "applied", "the decision made while nobody read");
+    assert_eq!(format!("{}{}", text_of(&seen), text_of(&rest)), text_of(&read_events(&mut app.router.clone().oneshot(again(0)).await.unwrap().into_body(), &mut SseParser::new(), usize::MAX).await));
+
+    // The chat's next turn: a new stream id, and only its own events; the
+    // first turn's id still gives the first turn, and only it.
+    let res = start_turn(&app, &t.token, &t.session_id, "test").await;
+    let next = res.headers()["x-turn-id"].to_str().unwrap().to_string();
+    assert_ne!(next, turn);
+    let events = read_events(&mut res.into_body(), &mut SseParser::new(), usize::MAX).await;
+    assert!(text_of(&events).starts_with("Hello!") && !text_of(&events).contains("First the exercise."), "{}", text_of(&events));
+    let old = read_events(&mut app.router.clone().oneshot(again(0)).await.unwrap().into_body(), &mut SseParser::new(), usize::MAX).await;
+    assert!(text_of(&old).starts_with("First the exercise.") && !text_of(&old).contains("Hello!"), "{}", text_of(&old));
+}
