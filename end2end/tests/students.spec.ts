@@ -85,6 +85,12 @@ test("a class gets a lesson, a student answers it with the tutor's help, the tea
   // The tutor gives a hint, not the answer.
   await student.getByText("Ask the tutor").click();
   await expect(student.getByText("Hi! I'm your tutor.")).toBeVisible();
+  // Nothing meant for the teacher or whoever runs the server: the demo is
+  // said in a student's words, the box asks about the lesson, no export.
+  await expect(student.locator(".demo-banner")).toContainText("examples, not written by an AI");
+  await expect(student.locator(".chat-pane")).not.toContainText("AI_API_KEY");
+  await expect(student.getByRole("textbox", { name: "Message" })).toHaveAttribute("placeholder", "Ask about this lesson…");
+  await expect(student.getByRole("link", { name: /Export this chat/ })).toHaveCount(0);
   await student.getByRole("button", { name: "Help me with this exercise" }).click();
   await expect(lastReply(student)).toContainText("Here is a hint for the first gap: think about “être, future”.");
   await expect(lastReply(student)).not.toContainText("serai");

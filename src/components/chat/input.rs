@@ -11,6 +11,7 @@ use crate::chat::message::SelectedText;
 #[component]
 pub fn ChatInput() -> impl IntoView {
     let chat = expect_context::<Chat>();
+    let tutor = use_context::<crate::components::lesson_state::LessonState>().is_some_and(|l| l.tutor);
     // What the teacher is typing; it stays here until it is sent.
     let draft = RwSignal::new(String::new());
     let busy = chat.turn.busy;
@@ -41,7 +42,7 @@ pub fn ChatInput() -> impl IntoView {
             <textarea
                 aria-label="Message"
                 rows="2"
-                placeholder="Ask, or tell me what to change…"
+                placeholder=if tutor { "Ask about this lesson…" } else { "Ask, or tell me what to change…" }
                 prop:value=move || draft.get()
                 disabled=move || busy.get() || blocked()
                 on:input=move |ev| draft.set(event_target_value(&ev))

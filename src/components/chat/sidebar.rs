@@ -89,8 +89,8 @@ pub fn ChatSidebar() -> impl IntoView {
 
     view! {
         <aside class="chat-pane" aria-label="Assistant">
-            <ChatHead chat/>
-            <StatusNotes chat/>
+            <ChatHead chat tutor/>
+            <StatusNotes chat tutor/>
             {move || chat.notice.get().map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
             <div class="messages" node_ref=list on:scroll=on_scroll aria-label="Conversation" role="log" aria-live="off">
                 // The welcome of an empty chat, with its suggestion chips.
@@ -129,16 +129,22 @@ fn message_list_view() -> AnyView {
 
 /// What the sidebar says about the assistant: the offline demo's banner, why
 /// it cannot work, the school's usage meter, or why nothing can be asked
-/// (with "Add credits" for the admin).
+/// (with "Add credits" for the admin). A student is told the demo's replies
+/// are examples, and nothing meant for whoever runs the server.
 #[component]
-fn StatusNotes(chat: Chat) -> impl IntoView {
+fn StatusNotes(chat: Chat, tutor: bool) -> impl IntoView {
     let notes = move || {
         chat.status.with(|s| {
             let s = s.as_ref()?;
+            let how = if tutor {
+                " The tutor's replies here are examples, not written by an AI."
+            } else {
+                " Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how."
+            };
             let demo = s.demo.then(|| view! {
                 <p class="demo-banner" role="note">
                     <strong>"Offline demo."</strong>
-                    " Replies are scripted, not written by an AI. To use a real model, set AI_API_KEY (and AI_PROVIDER) on the server and restart it; the README explains how."
+                    {how}
                 </p>
             });
             let message = s.message.clone().map(|m| view! { <p class="form-error" role="alert">{m}</p> });
@@ -153,9 +159,10 @@ fn StatusNotes(chat: Chat) -> impl IntoView {
 
 /// The chat picker (the lesson's chats, the open one selected) and New
 /// chat, Rename and Delete, each disabled when it cannot be used now, and
-/// the open chat's export as Markdown or JSON.
+/// for a teacher the open chat's export as Markdown or JSON (a student has
+/// no use for a file format's name).
 #[component]
-fn ChatHead(chat: Chat) -> impl IntoView {
+fn ChatHead(chat: Chat, tutor: bool) -> impl IntoView {
     let busy = chat.turn.busy;
     let none = move || chat.list.current.with(Option::is_none);
     let options = move || {
@@ -187,7 +194,7 @@ fn ChatHead(chat: Chat) -> impl IntoView {
             <button type="button" class="quiet" disabled=none on:click=move |_| chat.rename()>"Rename"</button>
             <button type="button" class="quiet" disabled=move || busy.get() || none() on:click=move |_| chat.delete()>"Delete"</button>
             // Plain links: the server sends the file (`server::chats::export`).
-            <span class="chat-export" hidden=none>
+            <span class="chat-export" hidden=move || tutor || none()>
                 "Export: "
                 <a href=move || export_url(&chat, "md") download aria-label="Export this chat as Markdown">"Markdown"</a>
                 " · "
