@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { editable, editor, hydrated, lastReply, openLesson, partsInOrder, replies, send } from "./helpers";
+import { createLesson, editable, editor, hydrated, lastReply, openLesson, partsInOrder, replies, send, signUp, uniqueEmail } from "./helpers";
 
 
 /** Records, in order, every state of interest the page passes through. */
@@ -251,4 +251,29 @@ test("an unsaved XML draft is never saved over the assistant's edit", async ({ p
   await expect(editor).toHaveValue("<lesson><p>My own draft</p></lesson>");
   await page.getByRole("tab", { name: "Lesson" }).click();
   await expect(page.locator(".document-pane .exercise")).toContainText("Fill in the blanks");
+});
+
+test("a message sent while the chat is still opening is sent once it is open, and nothing is wiped", async ({ page }) => {
+  // The lesson's chats answer only when the test says: the page is live and
+  // takes typing before its first chat is open.
+  let answer: () => void = () => {};
+  const held = new Promise<void>((resolve) => { answer = resolve; });
+  await page.route(/\/api\/lessons\/[0-9a-f]{32}\/chats$/, async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    await held;
+    await route.continue();
+  });
+  await signUp(page, uniqueEmail("early"));
+  await createLesson(page, "Verbs");
+  await hydrated(page);
+  await send(page, "test");
+  answer();
+  await expect(lastReply(page)).toContainText("Hello! I'm here and ready to help with this lesson.");
+  await expect(page.locator(".msg.user .bubble")).toHaveText(["test"]);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeEnabled();
+  // And it stays: the chat's history, read again, is the same conversation.
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator(".msg.user .bubble")).toHaveText(["test"]);
+  await expect(lastReply(page)).toContainText("Hello! I'm here");
 });

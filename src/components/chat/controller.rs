@@ -43,6 +43,10 @@ pub struct ChatList {
     /// arrives meanwhile) never show the conversation twice nor follow one
     /// turn with two replies.
     opens: StoredValue<u32>,
+    /// A message sent before the first chat was open (the box takes typing
+    /// as soon as the page is live): sent once it is, rather than shown and
+    /// then wiped by the chat's history arriving.
+    asked_early: StoredValue<Option<(String, bool)>>,
 }
 
 /// The open chat's messages as they are on screen.
@@ -156,6 +160,7 @@ impl Chat {
                 loaded: RwSignal::new(false),
                 reloads: StoredValue::new(0),
                 opens: StoredValue::new(0),
+                asked_early: StoredValue::new(None),
             },
             conversation: Conversation::new(),
             turn: RunningTurn { busy: RwSignal::new(false), id: RwSignal::new(None), stopping: RwSignal::new(false) },
@@ -189,15 +194,25 @@ impl Chat {
                     self.list.sessions.set(list);
                     match first {
                         Some(id) => self.open(id).await,
-                        None => self.list.loaded.set(true),
+                        None => self.now_loaded(),
                     }
                 }
                 Err(e) => {
                     self.notice.set(Some(e.message()));
-                    self.list.loaded.set(true);
+                    self.now_loaded();
                 }
             }
         });
+    }
+
+    /// The first chat is open (or there is none): a message sent meanwhile goes now.
+    fn now_loaded(self) {
+        self.list.loaded.set(true);
+        let early = self.list.asked_early.get_value();
+        if let Some((text, retry)) = early {
+            self.list.asked_early.set_value(None);
+            self.ask(text, retry);
+        }
     }
 
     /// The assistant's status and the school's budget (read again after each
@@ -223,7 +238,7 @@ impl Chat {
             Ok(h) => h,
             Err(e) => {
                 self.notice.set(Some(e.message()));
-                return self.list.loaded.set(true);
+                return self.now_loaded();
             }
         };
         let mut asked = String::new();
@@ -243,7 +258,7 @@ impl Chat {
                 Role::Assistant => self.conversation.push_reply(self.reply(|| Reply::stored(m, &asked))),
             }
         }
-        self.list.loaded.set(true);
+        self.now_loaded();
         if let (Some(reply), Some(turn)) = (running, history.running_turn_id) {
             self.turn.busy.set(true);
             self.turn.id.set(Some(turn));
@@ -364,6 +379,10 @@ impl Chat {
     fn ask(self, text: String, retry: bool) {
         let text = text.trim().to_string();
         if text.is_empty() || self.turn.busy.get_untracked() {
+            return;
+        }
+        if !self.list.loaded.get_untracked() {
+            self.list.asked_early.set_value(Some((text, retry)));
             return;
         }
         self.turn.busy.set(true);
