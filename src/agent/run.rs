@@ -132,7 +132,8 @@ impl Agent {
 
     fn build(config: &AiConfig, base_prompt: String, skills: Arc<Skills>, tools: ToolRegistry, tutor: bool) -> Self {
         let definitions = tools.definitions();
-        let definitions_without_material = tools.definitions().into_iter().filter(|d| !matches!(d, async_openai::types::chat::ChatCompletionTools::Function(f) if f.function.name == "read_source")).collect();
+        let definitions_without_material =
+            definitions.iter().filter(|d| !matches!(d, async_openai::types::chat::ChatCompletionTools::Function(f) if f.function.name == "read_source")).cloned().collect();
         let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "") } else { prompt::system_prompt(&base_prompt, &skills, "", &[]) };
         Self {
             provider: Provider::new(config),

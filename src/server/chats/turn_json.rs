@@ -58,7 +58,7 @@ struct TurnAnswer {
 }
 
 /// A call waiting for the teacher: decide it with its proposal's id.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Pending {
     id: String,
@@ -67,27 +67,35 @@ struct Pending {
 }
 
 /// Answers `log`'s turn when it ends or pauses, whichever comes first.
+/// Each wake-up reads only the events after the last it read (a reply is
+/// one event a delta), keeping which calls wait; the whole log is read
+/// once, for the answer of a pause.
 pub async fn answer_live(state: &AppState, user_id: &str, log: &TurnLog) -> Result<Response> {
     let mut changed = log.subscribe();
+    let (mut cursor, mut waiting) = (0, Waiting::default());
     loop {
         changed.borrow_and_update();
-        let (events, over) = log.since(0);
+        let (events, over) = log.since(cursor);
+        if let Some(&(last, _)) = events.last() {
+            cursor = last;
+        }
+        waiting.read(&events);
         if over || log.is_parked() {
             break;
         }
-        let mut waiting = waiting_in(&events);
-        if !waiting.is_empty() {
+        let mut pending = waiting.calls();
+        if !pending.is_empty() {
             // Decided already (the turn has not said its end yet): not what waits.
             let marks = proposals::marks_for_message(&state.db, &log.message_id).await?;
-            waiting.retain(|p| marks.get(&p.proposal_id).is_none_or(|m| m.status == ProposalStatus::Pending));
+            pending.retain(|p| marks.get(&p.proposal_id).is_none_or(|m| m.status == ProposalStatus::Pending));
         }
-        if !waiting.is_empty() {
+        if !pending.is_empty() {
             let mut record = TurnRecord::default();
-            for (_, e) in &events {
+            for (_, e) in &log.since(0).0 {
                 record.apply(e);
             }
             let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
-            return Ok(answer(&m, record, MessageStatus::Awaiting, waiting));
+            return Ok(answer(&m, record, MessageStatus::Awaiting, pending));
         }
         if changed.changed().await.is_err() {
             break;
@@ -124,27 +132,36 @@ pub async fn answer_stored(state: &AppState, user_id: &str, turn_id: &str) -> Re
     }
 }
 
-/// The calls a paused turn waits on: announced as awaiting and not ended yet.
-fn waiting_in(events: &[(u64, ChatEvent)]) -> Vec<Pending> {
-    let mut waiting = BTreeMap::new();
-    for (n, e) in events {
-        match e {
-            ChatEvent::AwaitingApproval(a) => {
-                waiting.insert(a.id.clone(), (*n, Pending { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: a.changes.clone() }));
+/// The calls a paused turn waits on: announced as awaiting and not ended
+/// yet, by call id, with the number of their announcement.
+#[derive(Default)]
+struct Waiting(BTreeMap<String, (u64, Pending)>);
+
+impl Waiting {
+    /// Takes in the next events of the turn.
+    fn read(&mut self, events: &[(u64, ChatEvent)]) {
+        for (n, e) in events {
+            match e {
+                ChatEvent::AwaitingApproval(a) => {
+                    self.0.insert(a.id.clone(), (*n, Pending { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: a.changes.clone() }));
+                }
+                ChatEvent::ToolEnd(end) => {
+                    self.0.remove(&end.id);
+                }
+                _ => {}
             }
-            ChatEvent::ToolEnd(end) => {
-                waiting.remove(&end.id);
-            }
-            _ => {}
         }
     }
-    let mut waiting: Vec<(u64, Pending)> = waiting.into_values().collect();
-    waiting.sort_by_key(|(n, _)| *n);
-    waiting.into_iter().map(|(_, p)| p).collect()
+
+    /// The calls waiting, in the order they were announced.
+    fn calls(&self) -> Vec<Pending> {
+        let mut waiting: Vec<&(u64, Pending)> = self.0.values().collect();
+        waiting.sort_by_key(|(n, _)| *n);
+        waiting.into_iter().map(|(_, p)| p.clone()).collect()
+    }
 }
 
 fn answer(m: &ChatMessage, record: TurnRecord, status: MessageStatus, pending: Vec<Pending>) -> Response {
-    let record = if status.is_running() { record } else { m.record() };
     let reply = TurnAnswer {
         turn_id: m.turn_id.clone().unwrap_or_default(),
         message_id: m.id.clone(),
