@@ -339,6 +339,7 @@ impl Agent {
             // Cut off by the output cap, a call is not what the model
             // meant, even when it happens to parse: it is not run.
             let cut_off = finish == "length";
+            self.announce_inputs(&r.calls, turn);
             let last_word = self.run_calls(talk, &r.calls, 0, cut_off, last_word, deadline, ctx, turn, cancel).await?;
             self.after_round(last_word, deadline, turn, cancel)?;
         }

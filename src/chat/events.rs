@@ -24,8 +24,14 @@ pub enum ChatEvent {
     /// A piece of the model's reasoning (reasoning models only), shown in
     /// the "Thinking" section above the reply.
     Reasoning(TextData),
-    /// A tool call has started.
+    /// A tool call has started: said once per call, as soon as its name is
+    /// in (its arguments may still be streaming, and are `{}` then).
     ToolStart(Box<ToolStartData>),
+    /// A tool call's arguments are complete, just before it runs (once per
+    /// call, after its `tool_start`; a round's calls all say theirs before
+    /// the first of them runs). The payload is `tool_start`'s, with the
+    /// arguments and the label they give.
+    ToolInput(Box<ToolStartData>),
     /// A tool call has finished.
     ToolEnd(Box<ToolEndData>),
     /// A tool call under way says how far it has come (shown under its
@@ -60,6 +66,7 @@ impl ChatEvent {
             Self::Text(_) => "text",
             Self::Reasoning(_) => "reasoning",
             Self::ToolStart(_) => "tool_start",
+            Self::ToolInput(_) => "tool_input",
             Self::ToolEnd(_) => "tool_end",
             Self::ToolProgress(_) => "tool_progress",
             Self::AssistantTextDone(_) => "assistant_text_done",
@@ -77,7 +84,7 @@ impl ChatEvent {
     pub fn data_json(&self) -> String {
         let json = match self {
             Self::Text(d) | Self::Reasoning(d) => serde_json::to_string(d),
-            Self::ToolStart(d) => serde_json::to_string(d),
+            Self::ToolStart(d) | Self::ToolInput(d) => serde_json::to_string(d),
             Self::ToolEnd(d) => serde_json::to_string(d),
             Self::ToolProgress(d) => serde_json::to_string(d),
             Self::AssistantTextDone(d) => serde_json::to_string(d),
@@ -102,6 +109,7 @@ impl ChatEvent {
             "text" => Self::Text(read(name, data)?),
             "reasoning" => Self::Reasoning(read(name, data)?),
             "tool_start" => Self::ToolStart(read(name, data)?),
+            "tool_input" => Self::ToolInput(read(name, data)?),
             "tool_end" => Self::ToolEnd(read(name, data)?),
             "tool_progress" => Self::ToolProgress(Box::new(ToolProgressData::from_json(data).ok_or_else(|| format!("malformed event `{name}`"))?)),
             "assistant_text_done" => Self::AssistantTextDone(read(name, data)?),
@@ -120,7 +128,7 @@ impl ChatEvent {
     pub fn round_index(&self) -> Option<u32> {
         match self {
             Self::Text(t) | Self::Reasoning(t) => Some(t.round_index),
-            Self::ToolStart(s) => Some(s.round_index),
+            Self::ToolStart(s) | Self::ToolInput(s) => Some(s.round_index),
             Self::ToolEnd(e) => Some(e.round_index),
             Self::ToolProgress(p) => Some(p.round_index),
             Self::AwaitingApproval(a) => Some(a.round_index),

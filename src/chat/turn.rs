@@ -250,8 +250,8 @@ impl TurnRecord {
         match event {
             ChatEvent::Text(t) => self.text.push_str(&t.content),
             ChatEvent::Reasoning(t) => self.reasoning.push_str(&t.content),
-            ChatEvent::ToolStart(s) => match self.tool_calls.iter_mut().rev().find(|c| c.call.id == s.id) {
-                // A call announced early is announced again with its arguments.
+            ChatEvent::ToolStart(s) | ChatEvent::ToolInput(s) => match self.tool_calls.iter_mut().rev().find(|c| c.call.id == s.id) {
+                // A call announced early says its arguments once they are in.
                 Some(c) if c.is_running() => c.call = (**s).clone(),
                 _ => {
                     let mut step = ToolCallRecord::started((**s).clone());

@@ -203,6 +203,7 @@ const SCENARIOS: &[Scenario] = &[
     Scenario { says: &["fix itself"], step: lessons::fix_itself },
     Scenario { says: &["trim it bit by bit"], step: lessons::trim_it_bit_by_bit },
     Scenario { says: &["skill and edit at once"], step: lessons::skill_and_edit_at_once },
+    Scenario { says: &["take every kind of step"], step: lessons::every_kind_of_step },
     Scenario { says: &["step by step"], step: lessons::step_by_step },
     Scenario { says: &["and then its answer key"], step: lessons::exercise_then_key },
     Scenario { says: &["as its own lesson", "as its own broken lesson"], step: lessons::as_its_own_lesson },

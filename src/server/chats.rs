@@ -5,6 +5,7 @@
 //! uses is `ai`; the HTTP doors are `routes`.
 
 pub mod ai;
+pub mod design;
 pub mod export;
 pub mod routes;
 pub mod turn_json;

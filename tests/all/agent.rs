@@ -43,6 +43,7 @@ fn shape(events: &[ChatEvent]) -> Vec<String> {
                 format!("text: {}", t.content)
             }
             ChatEvent::ToolStart(s) => format!("tool_start {} {} \"{}\"", s.id, s.tool, s.display_text),
+            ChatEvent::ToolInput(s) => format!("tool_input {} {} \"{}\"", s.id, s.tool, s.display_text),
             ChatEvent::ToolEnd(end) => format!(
                 "tool_end {} {}{}",
                 end.id,
@@ -101,16 +102,16 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
     assert_eq!(
         shape(&r.events),
         vec![
-            // Every call is announced when its name comes, then again with its arguments.
+            // Every call is announced when its name comes, then says its arguments before it runs.
             "tool_start call_skill load_skill \"Checking the rules\"",
             "round 1 tool_calls",
-            "tool_start call_skill load_skill \"Checking fill-blanks rules\"",
+            "tool_input call_skill load_skill \"Checking fill-blanks rules\"",
             "tool_end call_skill success",
             // Announced as soon as the call begins, before its arguments are complete.
             "tool_start call_edit edit_document \"Editing document\"",
             "round 2 tool_calls",
-            // And again, with its arguments, as it runs.
-            "tool_start call_edit edit_document \"Editing document\"",
+            // Its arguments, complete, before it runs.
+            "tool_input call_edit edit_document \"Editing document\"",
             "tool_end call_edit success +document",
             "text: I added a fill-in-the-blank exercise with three sentences on **être** and **avoir**, each with a hint.",
             "round 3 stop",
@@ -313,9 +314,9 @@ async fn steps_stand_in_the_order_the_model_called_them() {
             "tool_start call_skill load_skill \"Checking the rules\"",
             "tool_start call_edit edit_document \"Editing document\"",
             "round 1 tool_calls",
-            "tool_start call_skill load_skill \"Checking true-false rules\"",
+            "tool_input call_skill load_skill \"Checking true-false rules\"",
+            "tool_input call_edit edit_document \"Editing document\"",
             "tool_end call_skill success",
-            "tool_start call_edit edit_document \"Editing document\"",
             "tool_end call_edit success +document",
             "text: I added a true-or-false exercise about the sun and the moon.",
             "round 2 stop"
@@ -355,14 +356,14 @@ async fn an_invalid_edit_goes_back_to_the_model_which_corrects_it() {
         vec![
             "tool_start call_edit edit_document \"Editing document\"",
             "round 1 tool_calls",
-            "tool_start call_edit edit_document \"Editing document\"",
+            "tool_input call_edit edit_document \"Editing document\"",
             "tool_end call_edit error",
             // The scripted model numbers its calls afresh each round, as
             // some providers do: the turn keeps each call's id its own.
             "tool_start call_edit_2 edit_document \"Editing document\"",
             "round 2 tool_calls",
-            // And again, with its arguments, as it runs.
-            "tool_start call_edit_2 edit_document \"Editing document\"",
+            // Its arguments, complete, before it runs.
+            "tool_input call_edit_2 edit_document \"Editing document\"",
             "tool_end call_edit_2 success +document",
             "text: I added a true-or-false exercise about the sun and the moon.",
             "round 3 stop",
@@ -393,9 +394,10 @@ async fn two_tool_calls_in_one_round_interleaved_by_index() {
             "tool_start call_a load_skill \"Checking the rules\"",
             "tool_start call_b load_skill \"Checking the rules\"",
             "round 1 tool_calls",
-            "tool_start call_a load_skill \"Checking multiple-choice rules\"",
+            // Both calls' arguments before the first of them runs.
+            "tool_input call_a load_skill \"Checking multiple-choice rules\"",
+            "tool_input call_b load_skill \"Checking true-false rules\"",
             "tool_end call_a success",
-            "tool_start call_b load_skill \"Checking true-false rules\"",
             "tool_end call_b success",
             "text: \n\nI have the rules for both kinds. Which topic should the questions cover?",
             "round 2 stop",
@@ -416,7 +418,7 @@ async fn arguments_in_one_character_pieces_are_reassembled() {
         vec![
             "tool_start call_tiny load_skill \"Checking the rules\"",
             "round 1 tool_calls",
-            "tool_start call_tiny load_skill \"Checking sequencing rules\"",
+            "tool_input call_tiny load_skill \"Checking sequencing rules\"",
             "tool_end call_tiny success",
             "text: Got the sequencing rules.",
             "round 2 stop",
@@ -434,7 +436,7 @@ async fn a_whole_call_in_one_chunk_without_finish_reason() {
         vec![
             "tool_start call_whole load_skill \"Checking the rules\"",
             "round 1 none",
-            "tool_start call_whole load_skill \"Checking true-false rules\"",
+            "tool_input call_whole load_skill \"Checking true-false rules\"",
             "tool_end call_whole success",
             "text: Loaded the true-or-false rules in one go.",
             "round 2 stop",
@@ -450,7 +452,7 @@ async fn truncated_arguments_become_an_error_for_the_model() {
         vec![
             "tool_start call_cut edit_document \"Editing document\"",
             "round 1 length",
-            "tool_start call_cut edit_document \"Editing document\"",
+            "tool_input call_cut edit_document \"Editing document\"",
             "tool_end call_cut error",
             "text: My last edit was cut off, so nothing changed. Shall I try a shorter version?",
             "round 2 stop",

@@ -159,14 +159,14 @@ async fn a_turn_streams_numbered_events_and_is_stored() {
     let events = read_all(res).await;
     let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).filter(|n| *n != "usage" && *n != "round_finished").collect();
     assert_eq!(names.first(), Some(&"tool_start"));
-    // Every call is announced as soon as its name comes, then again with its arguments.
-    assert_eq!(&names[..6], &["tool_start", "tool_start", "tool_end", "tool_start", "tool_start", "tool_end"]);
+    // Every call is announced once, as soon as its name comes, then says its arguments before it runs.
+    assert_eq!(&names[..6], &["tool_start", "tool_input", "tool_end", "tool_start", "tool_input", "tool_end"]);
     assert_eq!(names.last(), Some(&"done"));
     assert_eq!(events.iter().filter(|e| e.event == "done").count(), 1);
     let ids: Vec<u64> = events.iter().map(|e| e.id.as_ref().unwrap().parse().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase: {ids:?}");
 
-    let start_data: Value = serde_json::from_str(&events.iter().filter(|e| e.event == "tool_start").nth(1).unwrap().data).unwrap();
+    let start_data: Value = serde_json::from_str(&events.iter().find(|e| e.event == "tool_input").unwrap().data).unwrap();
     assert_eq!(start_data["displayText"], "Checking fill-blanks rules");
     let edit_end: Value = serde_json::from_str(&events.iter().filter(|e| e.event == "tool_end").nth(1).unwrap().data).unwrap();
     assert_eq!(edit_end["status"], "success");

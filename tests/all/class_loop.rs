@@ -172,8 +172,8 @@ async fn improve_with_these_results_proposes_with_the_evidence_and_holds_it_what
     let started = r.json();
     assert_eq!(started["chatId"], c.chat.as_str(), "in the lesson's latest chat");
     let events = follow(&app, &c.teacher, started["turnId"].as_str().unwrap()).await;
-    // Announced as its name comes, then again with its arguments.
-    let edit = data(&events, "tool_start").into_iter().filter(|s| s["tool"] == "edit_document").last().unwrap_or_else(|| panic!("no edit proposed: {events:?}"));
+    // Announced as its name comes, then with its arguments before it runs.
+    let edit = data(&events, "tool_input").into_iter().filter(|s| s["tool"] == "edit_document").last().unwrap_or_else(|| panic!("no edit proposed: {events:?}"));
     assert_eq!(edit["args"]["evidence"], "b1: 3 answered, 1 right; wrong: “es” ×2", "{edit}");
     let end = data(&events, "tool_end").into_iter().find(|e| e["tool"] == "edit_document").unwrap();
     assert_eq!(end["status"], "proposed", "{end}");

@@ -21,6 +21,7 @@ mod chat_export;
 mod chat_json;
 mod class_loop;
 mod co_editors;
+mod design_protocol;
 mod concurrency;
 mod config;
 mod delivery;

@@ -323,6 +323,23 @@ impl Agent {
         Ok(round)
     }
 
+    /// Says every call's arguments, complete, before the first of the
+    /// round's calls runs (`tool_input`: the step's "Details" show them, and
+    /// a client following the design's rounds gets the round's calls as one
+    /// batch before any result).
+    pub(super) fn announce_inputs(&self, calls: &[AssembledCall], turn: &mut Turn<'_>) {
+        for call in calls {
+            let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
+            turn.emit(ChatEvent::ToolInput(Box::new(ToolStartData {
+                id: call.id.clone(),
+                tool: call.name.clone(),
+                args: ToolArgs::from_model(&call.arguments),
+                display_text: self.tools.display_text(&call.name, &args),
+                round_index: turn.round,
+            })));
+        }
+    }
+
     /// Says how far the calls announced early have come, each time another
     /// `PROGRESS_EVERY` bytes of their arguments are in.
     fn report_progress(&self, calls: &ToolCallAssembler, round: &mut Round, ctx: &ToolContext, turn: &mut Turn<'_>) {
@@ -354,16 +371,6 @@ impl Agent {
         here: &Pausing<'_>,
     ) -> Option<(String, bool)> {
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()));
-        let start = ToolStartData {
-            id: call.id.clone(),
-            tool: call.name.clone(),
-            args: ToolArgs::from_model(&call.arguments),
-            display_text: self.tools.display_text(&call.name, &args),
-            round_index: turn.round,
-        };
-        // A call announced early is announced again, now with its arguments
-        // (the step's "Details" show them).
-        turn.emit(ChatEvent::ToolStart(Box::new(start)));
         let outcome = if cut_off {
             Err(cut_off_error(call, args.is_string()))
         } else {

@@ -256,7 +256,7 @@ impl Reply {
                 self.tail.set(update.tail);
                 None
             }
-            ChatEvent::ToolStart(s) => {
+            ChatEvent::ToolStart(s) | ChatEvent::ToolInput(s) => {
                 self.streaming();
                 // What to do next is offered as buttons under the reply, not as a step.
                 if s.tool == SUGGEST_TOOL {

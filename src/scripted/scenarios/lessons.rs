@@ -217,6 +217,29 @@ pub(super) fn exercise_then_key(c: &Ctx) -> Step {
     }
 }
 
+/// "Take every kind of step": a turn with each kind of round the design's
+/// protocol names (its test): thinking, then text and two calls at once,
+/// one of which fails; then text and an edit (held, with review on); then
+/// the last words.
+pub(super) fn every_kind_of_step(c: &Ctx) -> Step {
+    let Ctx { body, round, .. } = c;
+    let with_text = |text: &str, calls: Vec<Call>| Step::Calls { text_before: Some(text.into()), calls, piece: 7, interleave: false, whole: false, finish: Some("tool_calls"), delay_ms: 0 };
+    match round {
+        0 => Step::Reasoned {
+            reasoning: "Two sets of rules first.".into(),
+            then: Box::new(with_text(
+                "Let me check the rules.",
+                vec![call("call_rules", "load_skill", json!({ "skill": "true-false" })), call("call_nope", "load_skill", json!({ "skill": "no-such-skill" }))],
+            )),
+        },
+        1 => with_text(
+            "Here is the exercise.",
+            vec![call("call_edit", "edit_document", json!({ "documentXml": with_block(&document(body), FIXED_EXERCISE), "summary": "Added a true/false exercise" }))],
+        ),
+        _ => text("The exercise is in the lesson."),
+    }
+}
+
 pub(super) fn fix_itself(c: &Ctx) -> Step {
     let Ctx { body, round, last_tool, .. } = c;
     match (round, last_tool.as_deref()) {

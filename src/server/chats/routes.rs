@@ -27,6 +27,7 @@ use crate::server::{
     lessons::events,
     state::AppState,
     chats::turns::{self, meter, CancelStatus, NewTurn},
+    chats::turn_json::Shape,
 };
 use crate::{
     chat::message::{Attachments, MessageRequest, SessionMessages, TitleRequest, MAX_SELECTION_CHARS},
@@ -55,7 +56,29 @@ pub fn router() -> Router<AppState> {
         .route("/api/ai/usage", get(ai_usage))
 }
 
-async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response> {
+/// `?protocol=004`: the turn in the design's words (`chats::design`).
+#[derive(Deserialize)]
+struct ProtocolQuery {
+    protocol: Option<String>,
+}
+
+impl ProtocolQuery {
+    /// Whether the design's words were asked for; a protocol this server
+    /// does not speak is refused before anything runs.
+    fn design(&self) -> Result<bool> {
+        match self.protocol.as_deref() {
+            None => Ok(false),
+            Some(p) if p == chats::design::PROTOCOL => Ok(true),
+            Some(other) => Err(AppError::BadRequest(format!(
+                "This server does not speak protocol “{other}”. Leave `protocol` out for Margin's events, or ask for `{}`.",
+                chats::design::PROTOCOL
+            ))),
+        }
+    }
+}
+
+async fn stream(State(state): State<AppState>, ApiQuery(query): ApiQuery<ProtocolQuery>, headers: HeaderMap, body: Bytes) -> Result<Response> {
+    let design = query.design()?;
     // The checks answer in the same order as everywhere else (401 first), but
     // the teacher, the chat, its lesson and the conversation so far are one
     // query: this is on the way to the first word of the reply.
@@ -149,8 +172,13 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         // What the reply changes reaches the lesson's versions when it ends.
         turns::tell_lesson_when_done(&state, lesson_id, log.clone());
     }
+    let shape = if design { Shape::Design } else { Shape::Margin };
     if wants_json {
-        return chats::turn_json::answer_live(&state, &user_id, &log).await;
+        return chats::turn_json::answer_live(&state, &user_id, &log, shape).await;
+    }
+    if design {
+        let (turn_id, message_id) = (log.turn_id.clone(), log.message_id.clone());
+        return Ok(chats::design::response(chats::design::log_batches(log), 0, turn_id, message_id, keepalive(&state)));
     }
     Ok(turns::live_response(log, 0, keepalive(&state)))
 }
@@ -190,6 +218,7 @@ fn keepalive(state: &AppState) -> Duration {
 #[derive(Deserialize)]
 struct ResumeQuery {
     after: Option<u64>,
+    protocol: Option<String>,
 }
 
 async fn resume(
@@ -205,28 +234,43 @@ async fn resume(
         .and_then(|v| v.trim().parse::<u64>().ok())
         .or(query.after)
         .unwrap_or(0);
+    let design = ProtocolQuery { protocol: query.protocol }.design()?;
+    let shape = if design { Shape::Design } else { Shape::Margin };
     if let Some(log) = state.turns.get(&turn_id) {
         if log.owner_id != user.id {
             return Err(AppError::NotFound);
         }
         // A script asking again after a decision: the turn at its next pause or end.
         if wants_json(&headers) {
-            return chats::turn_json::answer_live(&state, &user.id, &log).await;
+            return chats::turn_json::answer_live(&state, &user.id, &log, shape).await;
+        }
+        if design {
+            let (turn_id, message_id) = (log.turn_id.clone(), log.message_id.clone());
+            return Ok(chats::design::response(chats::design::log_batches(log), after, turn_id, message_id, keepalive(&state)));
         }
         return Ok(turns::live_response(log, after, keepalive(&state)));
     }
     if wants_json(&headers) {
-        return chats::turn_json::answer_stored(&state, &user.id, &turn_id).await;
+        return chats::turn_json::answer_stored(&state, &user.id, &turn_id, shape).await;
     }
     let message = chats::turn_message(&state.db, &user.id, &turn_id).await?;
     // Running on another instance, or run there lately: its stored events.
     if let Some(reads) = state.turns.stored_reads().filter(|_| state.bus.shared()) {
         if message.status.is_running() || turns::remote::has_stored(&state.db, &turn_id).await? {
+            if design {
+                // The design's words are read from the turn's first event.
+                let batches = turns::remote_batches(state.db.clone(), state.bus.clone(), reads.clone(), user.id.clone(), turn_id.clone(), 0);
+                return Ok(chats::design::response(batches, after, turn_id, message.id, keepalive(&state)));
+            }
             return Ok(turns::remote_response(state.db.clone(), &state.bus, reads.clone(), &user.id, &turn_id, &message.id, after, keepalive(&state)));
         }
     }
     // Not in this process any more: replay what the database kept.
     let lesson_now = chats::turn_lesson(&state.db, &user.id, &turn_id).await?;
+    if design {
+        let events: Vec<(u64, crate::chat::events::ChatEvent)> = chats::design::for_replay(turns::replay(&message, lesson_now)).into_iter().enumerate().map(|(i, e)| (i as u64 + 1, e)).collect();
+        return Ok(chats::design::response(futures::stream::iter(vec![events]), after, turn_id, message.id, keepalive(&state)));
+    }
     Ok(turns::replay_response(&turn_id, &message, lesson_now, after))
 }
 

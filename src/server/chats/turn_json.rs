@@ -31,6 +31,14 @@ use crate::{
 /// How often a turn on another instance is looked at.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
 
+/// Which words a JSON answer is in: Margin's (`TurnAnswer`), or the
+/// design's `FinalResult` (`?protocol=004`, `chats::design`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Margin,
+    Design,
+}
+
 /// A turn as JSON: ended, or paused with what waits for the teacher.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,7 +78,7 @@ struct Pending {
 /// Each wake-up reads only the events after the last it read (a reply is
 /// one event a delta), keeping which calls wait; the whole log is read
 /// once, for the answer of a pause.
-pub async fn answer_live(state: &AppState, user_id: &str, log: &TurnLog) -> Result<Response> {
+pub async fn answer_live(state: &AppState, user_id: &str, log: &TurnLog, shape: Shape) -> Result<Response> {
     let mut changed = log.subscribe();
     let (mut cursor, mut waiting) = (0, Waiting::default());
     loop {
@@ -95,19 +103,19 @@ pub async fn answer_live(state: &AppState, user_id: &str, log: &TurnLog) -> Resu
                 record.apply(e);
             }
             let m = chats::turn_message(&state.db, user_id, &log.turn_id).await?;
-            return Ok(answer(&m, record, MessageStatus::Awaiting, pending));
+            return Ok(answer(&m, record, MessageStatus::Awaiting, pending, shape));
         }
         if changed.changed().await.is_err() {
             break;
         }
     }
     log.finished().await;
-    answer_stored(state, user_id, &log.turn_id).await
+    answer_stored(state, user_id, &log.turn_id, shape).await
 }
 
 /// Answers a turn this process does not hold (another instance's, or
 /// over) from the database, once it has paused or ended.
-pub async fn answer_stored(state: &AppState, user_id: &str, turn_id: &str) -> Result<Response> {
+pub async fn answer_stored(state: &AppState, user_id: &str, turn_id: &str, shape: Shape) -> Result<Response> {
     loop {
         let m = chats::turn_message(&state.db, user_id, turn_id).await?;
         match m.status {
@@ -124,10 +132,10 @@ pub async fn answer_stored(state: &AppState, user_id: &str, turn_id: &str) -> Re
                     tokio::time::sleep(LOOK_EVERY).await;
                     continue;
                 }
-                return Ok(answer(&m, record, MessageStatus::Awaiting, waiting));
+                return Ok(answer(&m, record, MessageStatus::Awaiting, waiting, shape));
             }
             MessageStatus::Running => tokio::time::sleep(LOOK_EVERY).await,
-            status => return Ok(answer(&m, m.record(), status, Vec::new())),
+            status => return Ok(answer(&m, m.record(), status, Vec::new(), shape)),
         }
     }
 }
@@ -161,7 +169,12 @@ impl Waiting {
     }
 }
 
-fn answer(m: &ChatMessage, record: TurnRecord, status: MessageStatus, pending: Vec<Pending>) -> Response {
+fn answer(m: &ChatMessage, record: TurnRecord, status: MessageStatus, pending: Vec<Pending>, shape: Shape) -> Response {
+    if shape == Shape::Design {
+        let waiting = pending.into_iter().map(|p| super::design::Waiting { id: p.id, proposal_id: p.proposal_id, changes: serde_json::json!(p.changes) }).collect();
+        let turn_id = m.turn_id.clone().unwrap_or_default();
+        return Json(super::design::Design::final_of_record(&record, status, waiting, &turn_id, &m.id)).into_response();
+    }
     let reply = TurnAnswer {
         turn_id: m.turn_id.clone().unwrap_or_default(),
         message_id: m.id.clone(),

@@ -31,8 +31,8 @@ pub mod store;
 pub mod stored_reads;
 
 pub use hub::{TurnHub, TurnLog, FINISHED_BUDGET, LEASE, LIVE_EVENTS};
-pub use remote::remote_response;
+pub use remote::{remote_batches, remote_response};
 pub use on_behalf::{start_for, OnBehalf};
-pub use sse::{follow, live_response, replay_response};
+pub use sse::{follow, live_response, replay, replay_response, with_turn_headers};
 pub use kind::TurnKind;
 pub use start::{cancel, start, tell_lesson_when_done, CancelStatus, NewTurn};

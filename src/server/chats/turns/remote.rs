@@ -20,7 +20,7 @@ use std::{
 };
 
 use axum::response::{
-    sse::{Event, KeepAlive, Sse},
+    sse::{KeepAlive, Sse},
     IntoResponse, Response,
 };
 use futures::{Stream, StreamExt};
@@ -69,7 +69,8 @@ pub async fn purge(db: &Db, now: &str) -> Result<u64> {
 
 /// A turn running (or run) on another instance, after `after`, as SSE.
 pub fn remote_response(db: Db, bus: &Arc<Bus>, reads: Arc<StoredReads>, owner: &str, turn_id: &str, message_id: &str, after: u64, keepalive: Duration) -> Response {
-    let stream = follow_stored(db, bus.clone(), reads, owner.to_string(), turn_id.to_string(), after);
+    let stream = remote_batches(db, bus.clone(), reads, owner.to_string(), turn_id.to_string(), after)
+        .flat_map(|batch| futures::stream::iter(batch.into_iter().map(|(n, e)| Ok::<_, Infallible>(sse_event(n, &e))).collect::<Vec<_>>()));
     let body = Sse::new(stream).keep_alive(KeepAlive::new().interval(keepalive).text("keepalive"));
     with_turn_headers(body.into_response(), turn_id, message_id)
 }
@@ -113,7 +114,7 @@ async fn current_documents_only(r: &Reader, mut events: Vec<(u64, ChatEvent)>) -
 /// Reads the stored batches from `after` on, waiting for notes (or `POLL`)
 /// between reads. A turn that ended without its last event stored (its
 /// instance died, and a lease ended it) ends with the end its message has.
-fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Result<Event, Infallible>> {
+pub fn remote_batches(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, turn_id: String, after: u64) -> impl Stream<Item = Vec<(u64, ChatEvent)>> + Send + 'static {
     let notes = bus.subscribe();
     let reader = Reader { db, bus, reads, notes, wanted: None, _open: metrics::reader_opened(), owner, turn_id, cursor: after, done: false };
     futures::stream::unfold(reader, |mut r| async move {
@@ -144,8 +145,7 @@ fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, 
             };
             if let Some((last, event)) = events.last() {
                 (r.cursor, r.done) = (*last, event.is_terminal());
-                let out: Vec<Result<Event, Infallible>> = events.iter().map(|(n, e)| Ok(sse_event(*n, e))).collect();
-                return Some((futures::stream::iter(out), r));
+                return Some((events, r));
             }
             match store::turn_end(&r.db, &r.turn_id).await {
                 Ok(Some(store::TurnEnd { status, error, message_id, lease_until })) if !status.is_running() => {
@@ -169,8 +169,8 @@ fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, 
                     // Told only when the turn's own last batch never came:
                     // its `final` is the record as stored.
                     let record = chats::turn_message(&r.db, &r.owner, &r.turn_id).await.ok().map(|m| m.record());
-                    let end = sse_event(r.cursor + 1, &terminal_event(status, error, &message_id, record.as_ref()));
-                    return Some((futures::stream::iter(vec![Ok(end)]), r));
+                    let end = (r.cursor + 1, terminal_event(status, error, &message_id, record.as_ref()));
+                    return Some((vec![end], r));
                 }
                 Ok(Some(_)) => {}
                 Ok(None) => return None,
@@ -179,7 +179,6 @@ fn follow_stored(db: Db, bus: Arc<Bus>, reads: Arc<StoredReads>, owner: String, 
             r.wait_for_note(if settling { relay::TICK * 2 } else { bus::POLL }).await;
         }
     })
-    .flatten()
 }
 
 impl Reader {

@@ -314,7 +314,7 @@ async fn forward(mut rx: mpsc::UnboundedReceiver<ChatEvent>, log: Arc<TurnLog>, 
                     }
                     continue;
                 }
-                steps_changed |= matches!(event, ChatEvent::ToolStart(_) | ChatEvent::ToolEnd(_));
+                steps_changed |= matches!(event, ChatEvent::ToolStart(_) | ChatEvent::ToolInput(_) | ChatEvent::ToolEnd(_));
                 // Steps are saved as soon as they end; text once per period.
                 let now_please = steps_changed && matches!(event, ChatEvent::ToolEnd(_) | ChatEvent::RoundFinished(_));
                 log.push(event);

@@ -48,7 +48,7 @@ pub fn replay_response(turn_id: &str, message: &ChatMessage, lesson_now: Option<
 /// lesson's current one (`lesson_now`, with its revision): a page following
 /// the replay must never be shown an older document than the lesson has now,
 /// nor save on top of one.
-fn replay(m: &ChatMessage, lesson_now: Option<(String, i64)>) -> Vec<ChatEvent> {
+pub fn replay(m: &ChatMessage, lesson_now: Option<(String, i64)>) -> Vec<ChatEvent> {
     let mut record = m.record();
     if !record.is_over() {
         record.apply(&terminal_event(MessageStatus::Interrupted, None, &m.id, None));
@@ -77,7 +77,7 @@ pub(super) fn sse_event(seq: u64, e: &ChatEvent) -> Event {
     Event::default().event(e.name()).id(seq.to_string()).data(e.data_json())
 }
 
-pub(super) fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Response {
+pub fn with_turn_headers(mut res: Response, turn_id: &str, message_id: &str) -> Response {
     let h = res.headers_mut();
     for (name, value) in [("x-turn-id", turn_id), ("x-message-id", message_id)] {
         if let Ok(v) = HeaderValue::from_str(value) {
