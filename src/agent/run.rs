@@ -134,7 +134,7 @@ impl Agent {
         let definitions = tools.definitions();
         let definitions_without_material =
             definitions.iter().filter(|d| !matches!(d, async_openai::types::chat::ChatCompletionTools::Function(f) if f.function.name == "read_source")).cloned().collect();
-        let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "") } else { prompt::system_prompt(&base_prompt, &skills, "", &[]) };
+        let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "", None) } else { prompt::system_prompt(&base_prompt, &skills, "", &[]) };
         Self {
             provider: Provider::new(config),
             prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len()) + empty.len(),
@@ -189,7 +189,8 @@ impl Agent {
     /// every model call).
     fn system(&self, ctx: &ToolContext) -> ChatCompletionRequestMessage {
         if self.tutor {
-            return prompt::system(prompt::tutor_system_prompt(&self.base_prompt, &ctx.document.current()));
+            let last_check = ctx.student.as_ref().and_then(|d| d.last_check());
+            return prompt::system(prompt::tutor_system_prompt(&self.base_prompt, &ctx.document.current(), last_check));
         }
         prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current(), &ctx.document.sources()))
     }

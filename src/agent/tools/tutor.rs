@@ -31,6 +31,12 @@ pub trait StudentDesk: Send + Sync {
     fn lesson(&self, id: &str) -> BoxFuture<'_, Result<Option<(String, String)>, String>>;
     /// What the student has saved for an item of the current lesson.
     fn saved_answer(&self, item: &str) -> BoxFuture<'_, Result<Option<String>, String>>;
+    /// The student's last check of the current lesson, in words: the score
+    /// and each item marked wrong with their own answer (never the key),
+    /// for the tutor's prompt. `None` before a first check.
+    fn last_check(&self) -> Option<&str> {
+        None
+    }
 }
 
 fn desk(ctx: &ToolContext) -> Result<&dyn StudentDesk, String> {

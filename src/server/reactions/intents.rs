@@ -143,18 +143,23 @@ const ANSWER_QUOTED: usize = 80;
 /// each item with what the student gave (quoted, cut short) and the right
 /// answer, and which check of theirs it was. No name or email: the model
 /// hears of "a student".
+/// What an answer sheet's item is, in a word: "blank", "question"…
+pub fn item_kind(item: &Item) -> &'static str {
+    match item.key {
+        Key::Blank { .. } => "blank",
+        Key::Choice { .. } => "question",
+        Key::TrueFalse { .. } => "statement",
+        Key::Sequence { .. } => "sequence",
+        Key::Open => "item",
+    }
+}
+
 pub fn answers_wrong(wrong: &[(&Item, &str)], checks: i64) -> Happening {
     let told: Vec<String> = wrong
         .iter()
         .take(WRONG_TOLD)
         .map(|(item, value)| {
-            let kind = match item.key {
-                Key::Blank { .. } => "blank",
-                Key::Choice { .. } => "question",
-                Key::TrueFalse { .. } => "statement",
-                Key::Sequence { .. } => "sequence",
-                Key::Open => "item",
-            };
+            let kind = item_kind(item);
             let value: String = value.chars().take(ANSWER_QUOTED).collect();
             let right = item.key_said().unwrap_or_default();
             format!("{kind} {}: gave {} (right: {})", quoted(&item.id), quoted(&value), quoted(&right))

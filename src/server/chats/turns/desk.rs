@@ -48,6 +48,46 @@ pub struct DbDesk {
     pub student_id: String,
     pub lesson_id: String,
     pub key_xml: String,
+    /// The student's last check of this lesson, as the tutor is told it.
+    pub last_check: Option<String>,
+}
+
+impl DbDesk {
+    /// `student_id`'s desk for `lesson_id`, with their last check read (a
+    /// failure to read it is logged: the tutor answers without it).
+    pub async fn open(db: Db, student_id: String, lesson_id: String, key_xml: String) -> Self {
+        let last_check = match classes::sheets::load(&db, &lesson_id, &student_id).await {
+            Ok(sheet) => last_check(&sheet, &classes::sheets::items_of(&key_xml)),
+            Err(e) => {
+                tracing::warn!(error = %e, "a student's last check could not be read for their tutor");
+                None
+            }
+        };
+        Self { db, student_id, lesson_id, key_xml, last_check }
+    }
+}
+
+/// The most items marked wrong the tutor is told of, and the longest
+/// answer quoted.
+const WRONG_TOLD: usize = 12;
+const ANSWER_QUOTED: usize = 300;
+
+/// What the tutor is told of the student's last check: the score, and each
+/// item marked wrong with the student's own answer (never the key, which
+/// stays on this side). `None` before a first check.
+fn last_check(sheet: &classes::sheets::Sheet, items: &[answers::Item]) -> Option<String> {
+    sheet.checked_at.as_ref()?;
+    let wrong: Vec<String> = items
+        .iter()
+        .filter(|i| sheet.marks.get(&i.id) == Some(&false))
+        .take(WRONG_TOLD)
+        .map(|i| {
+            let said: String = sheet.answers.get(&i.id).map(|a| a.chars().take(ANSWER_QUOTED).collect()).unwrap_or_default();
+            format!("- {} {}: they answered {}", crate::server::reactions::intents::item_kind(i), i.id, serde_json::Value::String(said))
+        })
+        .collect();
+    let score = format!("{} of {} marked right.", sheet.right.unwrap_or(0), sheet.graded.unwrap_or(0));
+    Some(if wrong.is_empty() { format!("{score} None marked wrong.") } else { format!("{score} Marked wrong:\n{}", wrong.join("\n")) })
 }
 
 fn unavailable(e: impl std::fmt::Display) -> String {
@@ -58,6 +98,10 @@ fn unavailable(e: impl std::fmt::Display) -> String {
 impl StudentDesk for DbDesk {
     fn key_xml(&self) -> &str {
         &self.key_xml
+    }
+
+    fn last_check(&self) -> Option<&str> {
+        self.last_check.as_deref()
     }
 
     fn lessons(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, String>> {

@@ -101,7 +101,7 @@ pub async fn run(job: TurnJob) {
     let lesson = lesson_id.clone();
     let student = kind == super::kind::TurnKind::Student;
     let ctx = if student {
-        let desk = super::desk::DbDesk { db: db.clone(), student_id: log.owner_id.clone(), lesson_id, key_xml: document.0 };
+        let desk = super::desk::DbDesk::open(db.clone(), log.owner_id.clone(), lesson_id, document.0).await;
         ToolContext { document: Arc::new(super::desk::StudentDocument::new(&desk.key_xml)), student: Some(Arc::new(desk)), approvals: None }
     } else {
         let review_edits = edit_mode == crate::models::EditMode::Every || kind.holds_edits();
