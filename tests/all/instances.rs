@@ -555,3 +555,62 @@ async fn readers_of_many_replies_are_answered_by_one_statement_each_in_order() {
     reads.since("turn-1", 0).await.unwrap();
     assert_eq!(reads.statements(), 2);
 }
+
+/// Issue #66, item 7, across instances: a reader leaves a reply paused on
+/// A, the stored events are purged as if hours had passed, the teacher
+/// decides on B, and the reader comes back on B from its last id: it gets
+/// exactly the rest of that turn, numbered on; the whole turn is still
+/// readable from its start; the chat's next turn has its own id and events.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_back_on_the_other_instance_after_a_purge_gets_the_rest_of_that_turn_only() {
+    use margin::server::{chats::turns::remote, db::time};
+    let Some(two) = two_instances().await else { return };
+    let on = two.http.put(format!("{}/api/lessons/{}/review", two.a.base, two.lesson)).header("authorization", &two.auth).json(&json!({"reviewEdits": true})).send().await.unwrap();
+    assert_eq!(on.status(), 200);
+    let chat = two.chat(&two.a).await;
+    let (mut on_a, turn) = two.started(&two.a, &chat, "Add an exercise and then its answer key").await;
+    let awaiting = |got: &[margin::chat::sse::SseMessage], n: usize| got.iter().filter(|m| m.event == "awaiting_approval").count() >= n;
+    let seen = read_until(&mut on_a, &mut margin::chat::sse::SseParser::new(), |got| awaiting(got, 1)).await;
+    let cursor = *ids(&seen).last().unwrap();
+    let proposal = |m: &margin::chat::sse::SseMessage| serde_json::from_str::<Value>(&m.data).unwrap()["proposalId"].as_str().unwrap().to_string();
+    let first = proposal(seen.iter().rfind(|m| m.event == "awaiting_approval").unwrap());
+    drop(on_a); // the reader leaves during the pause
+
+    // Purged as if two hours had passed; the teacher decides on B.
+    let later = time::shifted(&time::now(), Duration::from_secs(7_200), true).unwrap();
+    remote::purge(&two.db, &later).await.unwrap();
+    two.decide(&two.b, &first, None).await;
+
+    // Back on B, from its last id: the rest, numbered on from there.
+    let mut on_b = two.get(&two.b, &format!("/api/chat/turns/{turn}/events"), Some(cursor)).await;
+    assert_eq!(on_b.status(), 200);
+    let mut parser = margin::chat::sse::SseParser::new();
+    let mut rest = read_until(&mut on_b, &mut parser, |got| awaiting(got, 1)).await;
+    let second = proposal(rest.iter().rfind(|m| m.event == "awaiting_approval").unwrap());
+    two.decide(&two.b, &second, Some("No keys")).await;
+    rest.extend(read_until(&mut on_b, &mut parser, |got| got.iter().any(|m| m.event == "done")).await);
+    let later_ids = ids(&rest);
+    assert_eq!(later_ids.first(), Some(&(cursor + 1)), "on from {cursor}: {later_ids:?}");
+    assert!(later_ids.windows(2).all(|w| w[0] < w[1]), "{later_ids:?}");
+    let ends: Vec<Value> = rest.iter().filter(|e| e.event == "tool_end").map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    assert_eq!(ends[0]["decided"]["status"], "applied", "the decision made while nobody read: {ends:?}");
+    assert_eq!(rest.last().unwrap().event, "done");
+
+    // The whole turn from its start, on either instance: the first part and the rest.
+    let whole = format!("{}{}", text_of(&seen), text_of(&rest));
+    for on in [&two.a, &two.b] {
+        let all = two.get(on, &format!("/api/chat/turns/{turn}/events"), None).await.text().await.unwrap();
+        let all = margin::chat::sse::SseParser::new().push(all.as_bytes());
+        assert_eq!(text_of(&all), whole, "the whole turn on {}", on.base);
+        assert_eq!(all.iter().filter(|m| m.event == "done").count(), 1);
+    }
+
+    // The chat's next turn, on B: its own id, only its own events.
+    let (next_res, next) = two.started(&two.b, &chat, "test").await;
+    assert_ne!(next, turn);
+    let next_text = text_of(&margin::chat::sse::SseParser::new().push(next_res.text().await.unwrap().as_bytes()));
+    assert!(next_text.starts_with("Hello!") && !next_text.contains("First the exercise."), "{next_text}");
+    let old = two.get(&two.a, &format!("/api/chat/turns/{turn}/events"), None).await.text().await.unwrap();
+    let old = text_of(&margin::chat::sse::SseParser::new().push(old.as_bytes()));
+    assert!(old.starts_with("First the exercise.") && !old.contains("Hello!"), "{old}");
+}
