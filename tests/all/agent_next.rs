@@ -107,18 +107,19 @@ async fn each_step_keeps_its_input_and_what_the_model_was_told() {
     let edit = &r.result.tool_calls[1];
     assert!(edit.args.json().contains("documentXml"));
     assert!(edit.output.as_deref().unwrap().starts_with("Saved as version 2"), "{:?}", edit.output);
-    // The edit was announced early, then again with its arguments.
-    let starts: Vec<String> = r
+    // The edit was announced early, once, then said its arguments before it ran.
+    let said: Vec<(&str, String)> = r
         .events
         .iter()
         .filter_map(|e| match e {
-            ChatEvent::ToolStart(s) if s.id == "call_edit" => Some(s.args.json().to_string()),
+            ChatEvent::ToolStart(s) if s.id == "call_edit" => Some(("start", s.args.json().to_string())),
+            ChatEvent::ToolInput(s) if s.id == "call_edit" => Some(("input", s.args.json().to_string())),
             _ => None,
         })
         .collect();
-    assert_eq!(starts.len(), 2);
-    assert_eq!(starts[0], "{}");
-    assert!(starts[1].contains("documentXml"));
+    assert_eq!(said.iter().map(|(k, _)| *k).collect::<Vec<_>>(), ["start", "input"]);
+    assert_eq!(said[0].1, "{}");
+    assert!(said[1].1.contains("documentXml"));
 }
 
 #[tokio::test]

@@ -73,6 +73,18 @@ impl Item {
     /// assistant told of a wrong answer): a blank's answer and the others
     /// it accepts, the right option ids, true or false, the item ids in
     /// order; `None` for items the teacher marks.
+    /// What the item is, in a word: "blank", "question", "statement",
+    /// "sequence", or "item" (an open one).
+    pub fn kind_word(&self) -> &'static str {
+        match self.key {
+            Key::Blank { .. } => "blank",
+            Key::Choice { .. } => "question",
+            Key::TrueFalse { .. } => "statement",
+            Key::Sequence { .. } => "sequence",
+            Key::Open => "item",
+        }
+    }
+
     pub fn key_said(&self) -> Option<String> {
         Some(match &self.key {
             Key::Blank { answer, alts, .. } if alts.is_empty() => answer.clone(),

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::{
     chat::message::thousands,
-    lesson::answers::{Item, Key},
+    lesson::answers::Item,
     server::{
         db::Db,
         error::{AppError, Result},
@@ -143,23 +143,12 @@ const ANSWER_QUOTED: usize = 80;
 /// each item with what the student gave (quoted, cut short) and the right
 /// answer, and which check of theirs it was. No name or email: the model
 /// hears of "a student".
-/// What an answer sheet's item is, in a word: "blank", "question"…
-pub fn item_kind(item: &Item) -> &'static str {
-    match item.key {
-        Key::Blank { .. } => "blank",
-        Key::Choice { .. } => "question",
-        Key::TrueFalse { .. } => "statement",
-        Key::Sequence { .. } => "sequence",
-        Key::Open => "item",
-    }
-}
-
 pub fn answers_wrong(wrong: &[(&Item, &str)], checks: i64) -> Happening {
     let told: Vec<String> = wrong
         .iter()
         .take(WRONG_TOLD)
         .map(|(item, value)| {
-            let kind = item_kind(item);
+            let kind = item.kind_word();
             let value: String = value.chars().take(ANSWER_QUOTED).collect();
             let right = item.key_said().unwrap_or_default();
             format!("{kind} {}: gave {} (right: {})", quoted(&item.id), quoted(&value), quoted(&right))
@@ -235,6 +224,7 @@ pub fn turn_message(happened: &[Happening]) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lesson::answers::Key;
 
     #[test]
     fn a_burst_is_one_note_and_one_message_with_each_kinds_instructions_once() {

@@ -83,7 +83,7 @@ fn last_check(sheet: &classes::sheets::Sheet, items: &[answers::Item]) -> Option
         .take(WRONG_TOLD)
         .map(|i| {
             let said: String = sheet.answers.get(&i.id).map(|a| a.chars().take(ANSWER_QUOTED).collect()).unwrap_or_default();
-            format!("- {} {}: they answered {}", crate::server::reactions::intents::item_kind(i), i.id, serde_json::Value::String(said))
+            format!("- {} {}: they answered {}", i.kind_word(), i.id, serde_json::Value::String(said))
         })
         .collect();
     let score = format!("{} of {} marked right.", sheet.right.unwrap_or(0), sheet.graded.unwrap_or(0));
