@@ -91,15 +91,12 @@ pub struct Design {
     /// Text said after its round's model call was over (a closing note):
     /// said whole, as the design says its own "max rounds" note.
     late: String,
-    executed: Vec<Value>,
     /// Each round's thinking and calls, by Margin's number: the `final`
     /// reads these, whatever order the events came in.
     by_round: BTreeMap<u32, RoundLog>,
     /// Calls waiting for the teacher, with the number of their pause.
     waiting: Vec<(u64, Waiting)>,
     ended: bool,
-    /// Read from a stored record rather than followed.
-    replayed: bool,
 }
 
 fn design_round(margin: u32) -> u32 {
@@ -261,7 +258,6 @@ impl Design {
             "thinking": self.round.thinking,
             "tool_calls": calls,
         }));
-        self.executed.push(json!({ "thinking": self.round.thinking, "tool_calls": calls }));
     }
 
     fn next_round(&mut self, margin: u32, out: &mut Vec<Value>) {
@@ -301,17 +297,14 @@ impl Design {
         } else {
             Vec::new()
         };
-        // Each round whose calls ran, in order: as said, or (read from a
-        // record, which keeps no round's end) as the rounds' own events say.
-        let executed: Vec<Value> = if self.replayed {
-            self.by_round
-                .values()
-                .filter(|r| r.ran && !r.calls.is_empty())
-                .map(|r| json!({ "thinking": r.thinking, "tool_calls": r.calls.iter().map(Call::json).collect::<Vec<_>>() }))
-                .collect()
-        } else {
-            self.executed.clone()
-        };
+        // Each round whose calls ran, in order, as the rounds' own events
+        // say (a record keeps no round's end).
+        let executed: Vec<Value> = self
+            .by_round
+            .values()
+            .filter(|r| r.ran && !r.calls.is_empty())
+            .map(|r| json!({ "thinking": r.thinking, "tool_calls": r.calls.iter().map(Call::json).collect::<Vec<_>>() }))
+            .collect();
         json!({
             "text": self.text,
             "thinking": self.thinking,
@@ -326,7 +319,7 @@ impl Design {
     /// The `final` of a turn read from its record (the JSON answer): as it
     /// ended, or paused on `waiting`.
     pub fn final_of_record(record: &TurnRecord, status: MessageStatus, waiting: Vec<Waiting>, turn_id: &str, message_id: &str) -> Value {
-        let mut d = Design { replayed: true, ..Design::new() };
+        let mut d = Design::new();
         for (n, e) in for_replay(record.events(message_id)).iter().enumerate() {
             let waits = matches!(e, ChatEvent::ToolEnd(end) if waiting.iter().any(|w| w.id == end.id));
             if !e.is_terminal() && !waits {
