@@ -37,8 +37,8 @@ impl DocumentStore for Lesson {
     fn reviews_edits(&self) -> bool {
         false
     }
-    fn propose(&self, _xml: String, _summary: String, _changes: Vec<margin::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
-        Box::pin(async { Ok("p".into()) })
+    fn propose(&self, _xml: String, _summary: String, _changes: Vec<margin::lesson::Change>) -> BoxFuture<'_, Result<margin::agent::tools::Proposed, SaveRejection>> {
+        Box::pin(async { Ok(margin::agent::tools::Proposed { id: "p".into(), digest: "d".into() }) })
     }
 }
 

@@ -266,7 +266,7 @@ mod tests {
         use crate::chat::proposal::{ProposalMark, ProposalStatus};
         let mut r = TurnRecord::default();
         step(&mut r, "b", "edit_document", "{}", "Editing document", Some("Added a verb exercise"));
-        let mark = |status, revision, reason: Option<&str>| ProposalMark { id: "p1".into(), status, revision, reason: reason.map(str::to_string) };
+        let mark = |status, revision, reason: Option<&str>| ProposalMark::decided("p1", status, revision, reason.map(str::to_string));
         r.tool_calls[0].proposal = Some(mark(ProposalStatus::Discarded, None, Some("Too hard for year 7")));
         assert_eq!(
             steps_line(&r.tool_calls).unwrap(),

@@ -64,8 +64,8 @@ pub trait DocumentStore: Send + Sync {
     }
     /// Keeps a new, already validated document as a proposal for the teacher
     /// to apply or discard, on top of the revision the turn works on; nothing
-    /// is saved to the lesson. Returns the proposal's id.
-    fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>>;
+    /// is saved to the lesson. Returns the proposal's id and digest.
+    fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<Proposed, SaveRejection>>;
     /// Reads the lesson again after the teacher applied an edit of this
     /// turn's, so the turn goes on from the version they made.
     fn reload(&self) -> BoxFuture<'_, Result<(), String>> {
@@ -194,6 +194,15 @@ pub enum SaveRejection {
 /// Why a turn the teacher did not ask for may not change their lessons.
 pub const NOT_ASKED: &str = "Nothing was changed: this reply was started by the app, not by the teacher, so it may only suggest. Say in a sentence or two what you would change and why; the teacher will ask if they want it.";
 
+/// An edit kept for the teacher's review (`DocumentStore::propose`): its
+/// id, and the digest of what it would change that a decision on it names
+/// (made by the store, which holds what the digest is made with).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Proposed {
+    pub id: String,
+    pub digest: String,
+}
+
 /// What a successful tool call produced.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolOutput {
@@ -207,7 +216,9 @@ pub struct ToolOutput {
     /// What an edit changed (or would change), in the teacher's words.
     pub changes: Vec<crate::lesson::Change>,
     /// An edit held for the teacher's review: nothing was saved.
-    pub proposal_id: Option<String>,
+    pub proposal: Option<Proposed>,
+    /// How the teacher may decide that held edit: the tool's own word.
+    pub decisions: Vec<crate::chat::proposal::DecisionKind>,
     /// Follow-ups and page actions offered under the reply (`suggest_next`).
     pub replies: Vec<String>,
     pub actions: Vec<crate::chat::actions::PageAction>,
@@ -438,8 +449,8 @@ mod tests {
         fn reviews_edits(&self) -> bool {
             false
         }
-        fn propose(&self, _xml: String, _summary: String, _changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
-            Box::pin(async { Ok("proposal-1".to_string()) })
+        fn propose(&self, _xml: String, _summary: String, _changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<Proposed, SaveRejection>> {
+            Box::pin(async { Ok(Proposed { id: "proposal-1".into(), digest: "d".into() }) })
         }
     }
 
@@ -527,7 +538,7 @@ mod tests {
         fn has_read_results(&self) -> bool {
             self.read_results
         }
-        fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+        fn propose(&self, xml: String, summary: String, changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<Proposed, SaveRejection>> {
             self.memory.propose(xml, summary, changes)
         }
     }

@@ -184,6 +184,14 @@ pub struct AwaitingData {
     pub proposal_id: String,
     #[serde(default)]
     pub changes: Vec<crate::lesson::Change>,
+    /// The digest a decision on the proposal names (see
+    /// [`super::proposal::ProposalMark::digest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// How it may be decided, as its tool says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub decisions: Vec<super::proposal::DecisionKind>,
     #[serde(default)]
     pub round_index: u32,
 }
@@ -247,6 +255,14 @@ pub struct ToolEndData {
     /// The proposal a held edit became (`status: "proposed"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal_id: Option<String>,
+    /// The digest a decision on that proposal names (see
+    /// [`super::proposal::ProposalMark::digest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// How that proposal may be decided, as its tool says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub decisions: Vec<super::proposal::DecisionKind>,
     /// What the model was told, as the step's "Details" show it (cut to
     /// [`OUTPUT_SHOWN`] bytes; a failed call's answer is its `error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,6 +313,8 @@ impl ToolEndData {
             revision: None,
             changes: Vec::new(),
             proposal_id: None,
+            digest: None,
+            decisions: Vec::new(),
             output: None,
             replies: Vec::new(),
             actions: Vec::new(),

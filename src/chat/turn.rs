@@ -124,7 +124,7 @@ impl ToolCallRecord {
         self.revision = end.revision;
         self.changes = end.changes.clone();
         // Decided, when the reply went on from the teacher's decision.
-        self.proposal = end.decided.clone().or_else(|| end.proposal_id.as_ref().map(ProposalMark::pending));
+        self.proposal = end.decided.clone().or_else(|| end.proposal_id.as_ref().map(|id| ProposalMark::held(id, end.digest.clone(), end.decisions.clone())));
         self.output = end.output.clone();
         self.replies = end.replies.clone();
         self.actions = end.actions.clone();
@@ -184,6 +184,8 @@ impl ToolCallRecord {
             revision: None,
             changes: self.changes.clone(),
             proposal_id: self.proposal.as_ref().map(|p| p.id.clone()),
+            digest: self.proposal.as_ref().and_then(|p| p.digest.clone()),
+            decisions: self.proposal.as_ref().map(|p| p.decisions.clone()).unwrap_or_default(),
             output: self.output.clone(),
             replies: self.replies.clone(),
             actions: self.actions.clone(),
@@ -276,7 +278,7 @@ impl TurnRecord {
                     c.status = ToolStatus::Proposed;
                     c.error = None;
                     c.changes.clone_from(&a.changes);
-                    c.proposal = Some(ProposalMark::pending(&a.proposal_id));
+                    c.proposal = Some(ProposalMark::held(&a.proposal_id, a.digest.clone(), a.decisions.clone()));
                 }
             }
             // A warning is one reader's, never the turn's; a round's whole

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::{
     chat::client::ClientError,
-    lesson::{Change, LessonHtml},
-    models::{DiscardRequest, RestoreRequest, ShownParts, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
+    lesson::Change,
+    models::{ApplyRequest, DiscardRequest, RestoreRequest, ShownParts, ReviewSetting, RevisionReply, RevisionSummary, SaveReply, SaveRequest},
 };
 
 async fn call<T: serde::de::DeserializeOwned>(method: &str, url: &str, body: Option<&impl Serialize>) -> Result<T, String> {
@@ -78,19 +78,23 @@ pub async fn set_review(id: &str, mode: crate::models::EditMode) -> Result<(), S
     Ok(())
 }
 
-/// The lesson a proposed edit would make, rendered (for its preview).
-pub async fn proposal_html(id: &str) -> Result<LessonHtml, String> {
-    call::<ShownParts>("GET", &format!("/api/proposals/{id}"), NO_BODY).await.map(|p| p.html.unwrap_or_default())
+/// A proposed edit as it stands: the lesson it would make, rendered (for
+/// its preview), what it would change, and while it waits a fresh digest.
+pub async fn proposal_now(id: &str) -> Result<ShownParts, String> {
+    call::<ShownParts>("GET", &format!("/api/proposals/{id}"), NO_BODY).await
 }
 
-/// Applies a proposed edit. A refusal keeps the changes that collide.
-pub async fn apply_proposal(id: &str) -> Result<SaveReply, ClientError> {
-    saving("POST", &format!("/api/proposals/{id}/apply"), None).await
+/// Applies a proposed edit, naming the digest shown with it. A refusal
+/// keeps the changes that collide.
+pub async fn apply_proposal(id: &str, digest: String) -> Result<SaveReply, ClientError> {
+    let body = serde_json::to_string(&ApplyRequest { digest }).unwrap_or_default();
+    saving("POST", &format!("/api/proposals/{id}/apply"), Some(body)).await
 }
 
-/// Discards a proposed edit, with the teacher's reason if they gave one.
-pub async fn discard_proposal(id: &str, reason: Option<String>) -> Result<(), String> {
+/// Discards a proposed edit, naming the digest shown with it, with the
+/// teacher's reason if they gave one.
+pub async fn discard_proposal(id: &str, reason: Option<String>, digest: String) -> Result<(), ClientError> {
     let reason = reason.unwrap_or_default();
-    let _: serde::de::IgnoredAny = call("POST", &format!("/api/proposals/{id}/discard"), Some(&DiscardRequest { reason })).await?;
+    let _: serde::de::IgnoredAny = crate::chat::client::json("POST", &format!("/api/proposals/{id}/discard"), Some(&DiscardRequest { reason, digest })).await?;
     Ok(())
 }

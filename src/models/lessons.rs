@@ -310,6 +310,9 @@ pub struct ProposalReply {
     pub base_revision: i64,
     pub changes: Vec<crate::lesson::Change>,
     pub html: LessonHtml,
+    /// While it waits: a fresh digest, which a decision on it names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// What the browser reads of the answers it only shows a part of: a
@@ -322,6 +325,9 @@ pub struct ShownParts {
     pub html: Option<LessonHtml>,
     #[serde(default)]
     pub changes: Vec<crate::lesson::Change>,
+    /// A proposal's fresh digest, while it waits.
+    #[serde(default)]
+    pub digest: Option<String>,
 }
 
 /// The body of `POST /api/proposals/{id}/discard`: why, if the teacher says
@@ -330,6 +336,17 @@ pub struct ShownParts {
 pub struct DiscardRequest {
     #[serde(default)]
     pub reason: String,
+    /// The digest the teacher was shown with the change.
+    #[serde(default)]
+    pub digest: String,
+}
+
+/// The body of `POST /api/proposals/{id}/apply`: the digest the teacher was
+/// shown with the change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyRequest {
+    #[serde(default)]
+    pub digest: String,
 }
 
 /// The answer of `GET /api/lessons/{id}/changes`.

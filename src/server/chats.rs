@@ -23,7 +23,7 @@ use crate::server::{
 use crate::{
     chat::{
         events::{ErrorData, UsageData},
-        proposal::ProposalMark,
+        proposal::{ProposalMark, ProposalStatus},
         message::{Attachments, ChatMessage, ChatSession, MessageStatus, Role, ToolCallRecord, DEFAULT_CHAT_TITLE, MAX_CHAT_TITLE_CHARS},
     },
 };
@@ -186,10 +186,26 @@ fn message(row: MessageRow) -> ChatMessage {
 /// as pending; the decision is the proposal's).
 fn with_marks(calls: &mut [ToolCallRecord], marks: &HashMap<String, ProposalMark>) {
     for c in calls {
-        if let Some(mark) = c.proposal.as_ref().and_then(|p| marks.get(&p.id)) {
-            c.proposal = Some(mark.clone());
+        let Some(p) = c.proposal.as_mut() else { continue };
+        if let Some(mark) = marks.get(&p.id) {
+            (p.status, p.revision, p.reason) = (mark.status, mark.revision, mark.reason.clone());
+            if p.status != ProposalStatus::Pending {
+                (p.digest, p.decisions) = (None, Vec::new());
+            }
         }
     }
+}
+
+/// Each proposal still waiting among these messages' steps, with a fresh
+/// digest to decide it by: the page shows it now, so a decision made from
+/// what it shows names a digest that is good.
+pub async fn with_fresh_digests(db: &Db, clock: &crate::server::clock::ShownClock, messages: &mut [ChatMessage]) -> Result<()> {
+    for p in messages.iter_mut().flat_map(|m| m.tool_calls.iter_mut()).filter_map(|c| c.proposal.as_mut()) {
+        if p.status == ProposalStatus::Pending {
+            p.digest = proposals::fresh_digest(db, &p.id, clock).await?;
+        }
+    }
+    Ok(())
 }
 
 /// All messages of one of the teacher's sessions, oldest first.

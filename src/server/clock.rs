@@ -1,5 +1,6 @@
 //! The clocks that matter to behaviour, each real in production and moved by
-//! hand in tests: the month budgets are counted in (`MonthClock`), the rate
+//! hand in tests: the month budgets are counted in (`MonthClock`), how long
+//! what the teacher was shown of a held edit stays good (`ShownClock`), the rate
 //! limits' clock (`LimitClock`), and the clock automatic turns are timed by
 //! (`ReactionClock`). They live here, apart from what reads them, so the
 //! shared state can hold them without importing the domains.
@@ -16,12 +17,29 @@ use governor::{clock::Clock, nanos::Nanos};
 use time::OffsetDateTime;
 use tokio::sync::watch;
 
-/// The clock months are read from: real time until a test sets a time (every
-/// copy of the state shares it).
+/// A wall clock: real time until a test sets a time (every copy shares it).
 #[derive(Clone, Debug, Default)]
-pub struct MonthClock(Arc<Mutex<Option<OffsetDateTime>>>);
+pub struct WallClock(Arc<Mutex<Option<OffsetDateTime>>>);
 
-impl MonthClock {
+/// The clock months are read from (budgets).
+pub type MonthClock = WallClock;
+
+/// How long the digest of a held edit the teacher was shown stays good (the
+/// time a paused reply waits, `MARGIN_APPROVAL_WAIT_SECS`), on a wall clock
+/// of its own that tests set (`lessons::shown`).
+#[derive(Clone, Debug)]
+pub struct ShownClock {
+    pub clock: WallClock,
+    pub lasts: Duration,
+}
+
+impl ShownClock {
+    pub fn real(lasts: Duration) -> Self {
+        Self { clock: WallClock::real(), lasts }
+    }
+}
+
+impl WallClock {
     pub fn real() -> Self {
         Self::default()
     }

@@ -67,6 +67,13 @@ pub enum AppError {
     /// A lesson document with these problems (nothing was stored).
     #[error("The lesson has problems, so nothing was created. Each is listed with its line.")]
     InvalidLesson(Vec<crate::lesson::LessonError>),
+    /// A decision on a held edit that names no digest the server gave for
+    /// it as it now stands (`lessons::shown`).
+    #[error("This is not the change you were shown, so nothing was done. Look at the suggestion again, then decide.")]
+    NotAsShown,
+    /// A decision naming a digest older than a paused reply waits.
+    #[error("This suggestion was shown a while ago, so nothing was done. Look at its changes again, then decide.")]
+    ShownTooLongAgo,
     /// An edit that collides with changes made since: these of its changes.
     #[error("The lesson was changed in the same places since, so nothing was changed. Look at the changes below and make them by hand if you still want them.")]
     Overlap(Vec<crate::lesson::Change>),
@@ -79,7 +86,7 @@ impl AppError {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::BadRequest(_) | Self::InvalidLesson(_) => StatusCode::BAD_REQUEST,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::Conflict(_) | Self::Overlap(_) => StatusCode::CONFLICT,
+            Self::Conflict(_) | Self::Overlap(_) | Self::NotAsShown | Self::ShownTooLongAgo => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -112,6 +119,8 @@ impl AppError {
             Self::InvalidLesson(_) => "invalid_lesson",
             Self::Forbidden(_) => "forbidden",
             Self::Conflict(_) | Self::Overlap(_) => "conflict",
+            Self::NotAsShown => "not_as_shown",
+            Self::ShownTooLongAgo => "shown_too_long_ago",
             Self::PayloadTooLarge(_) => "too_large",
             Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::RequestTimeout => "timeout",

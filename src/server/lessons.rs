@@ -24,6 +24,7 @@ pub mod print;
 pub mod proposal_routes;
 pub mod proposals;
 pub mod routes;
+pub mod shown;
 pub mod sharing;
 pub mod word;
 pub mod worksheets;

@@ -9,7 +9,7 @@ use leptos::config::LeptosOptions;
 use crate::server::{
     chats::ai::AiRuntime,
     lessons::announce::ChangeListener,
-    clock::{LimitClock, MonthClock, ReactionClock},
+    clock::{LimitClock, MonthClock, ReactionClock, ShownClock},
     bus::Bus,
     config::Config,
     db::Db,
@@ -40,6 +40,9 @@ pub struct AppState {
     pub lesson_pages: Arc<crate::server::lessons::live::LessonPages>,
     /// The clock budgets read their month from (tests set it).
     pub clock: MonthClock,
+    /// How long what the teacher is shown of a held edit stays good, on a
+    /// clock tests set (the turn hub's, shared).
+    pub shown: ShownClock,
     /// The clock automatic turns are timed by (tests move it).
     pub reactions: ReactionClock,
     /// Reads material in child processes with limits.
@@ -105,6 +108,7 @@ impl AppState {
             limits,
             hash_gate: Arc::new(HashGate::default()),
             ai: Arc::new(ai),
+            shown: turns.shown.clone(),
             turns,
             bus,
             clock: MonthClock::real(),

@@ -145,7 +145,7 @@ async fn a_pause_answers_at_once_and_each_decision_goes_on_with_the_same_turn() 
     // Another school's teacher can neither read the turn nor decide for it.
     let bo = teacher(&app, "bo@y.org").await;
     assert_eq!(again_json(&app, &bo.token, &turn).await.status, StatusCode::NOT_FOUND);
-    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), common::Auth::Bearer(&bo.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{p1}/apply"), common::Auth::Bearer(&bo.token), json!({})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
 
     // Asked again before deciding: the same pause, at once.
@@ -153,7 +153,7 @@ async fn a_pause_answers_at_once_and_each_decision_goes_on_with_the_same_turn() 
     assert_eq!(same["pending"][0]["proposalId"].as_str(), Some(p1.as_str()));
 
     // Apply: the same turn goes on to its next pause.
-    let r = app.post_json(&format!("/api/proposals/{p1}/apply"), common::Auth::Bearer(&ana.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{p1}/apply"), common::Auth::Bearer(&ana.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let next = is_json(&tokio::time::timeout(guard, again_json(&app, &ana.token, &turn)).await.expect("answered at the next pause"));
     assert_eq!(next["status"], "awaiting", "{next}");
@@ -163,7 +163,7 @@ async fn a_pause_answers_at_once_and_each_decision_goes_on_with_the_same_turn() 
     assert_eq!(next["final"]["steps"][0]["proposal"]["status"], "applied", "{next}");
 
     // Discard: the turn ends, and its answer is the stored reply's.
-    let r = app.post_json(&format!("/api/proposals/{p2}/discard"), common::Auth::Bearer(&ana.token), json!({"reason": "No keys"})).await;
+    let r = app.decide(&format!("/api/proposals/{p2}/discard"), common::Auth::Bearer(&ana.token), json!({"reason": "No keys"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let done = is_json(&tokio::time::timeout(guard, again_json(&app, &ana.token, &turn)).await.expect("answered at the end"));
     assert_eq!(done["status"], "complete", "{done}");

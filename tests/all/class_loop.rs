@@ -185,7 +185,7 @@ async fn improve_with_these_results_proposes_with_the_evidence_and_holds_it_what
     let messages = app.get(&format!("/api/chats/{}/messages", c.chat), Auth::Bearer(&c.teacher)).await.json().to_string();
     assert!(messages.contains("Improve with these results"), "{messages}");
     let proposal = end["proposalId"].as_str().unwrap();
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&c.teacher), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&c.teacher), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert!(document(&app, &c).await.contains("Hint from the results"));
 

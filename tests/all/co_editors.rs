@@ -185,12 +185,12 @@ async fn the_assistant_edits_for_whoever_asked_and_only_they_decide_on_its_propo
     let id = end["proposalId"].as_str().unwrap().to_string();
     for r in [
         app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&head.token)).await,
-        app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&head.token), json!({})).await,
-        app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&head.token), json!({})).await,
+        app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&head.token), json!({})).await,
+        app.decide(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&head.token), json!({})).await,
     ] {
         assert_eq!(r.status, StatusCode::NOT_FOUND, "the owner does not decide on a colleague's proposal: {}", r.body);
     }
-    let r = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&colleague), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&colleague), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let newest = revisions(&app, &head.token, &lesson).await[0].clone();
     assert_eq!((newest["author"].as_str(), newest["reviewed"].as_bool(), newest["by"].as_str()), (Some("agent"), Some(true), Some("t@x.org")), "{newest}");

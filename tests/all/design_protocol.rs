@@ -121,11 +121,11 @@ async fn a_client_written_to_the_design_follows_pauses_approves_and_finishes_a_t
 
     // Another school's teacher can neither follow the turn nor decide for it.
     assert_eq!(again(&app, &bo.token, &turn, None, "text/event-stream").await.status, StatusCode::NOT_FOUND);
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), common::Auth::Bearer(&bo.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), common::Auth::Bearer(&bo.token), json!({})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
 
     // Approve; the same turn goes on from the pause's id, in the same words.
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), common::Auth::Bearer(&ana.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), common::Auth::Bearer(&ana.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let (rest, _) = design_events(&again(&app, &ana.token, &turn, last_id.as_deref(), "text/event-stream").await);
     assert_eq!(shape(&rest), ["tool_result 1", "round_executed 1", "assistant_text_chunk 2", "assistant_text_done 2", "done"], "{rest:#?}");
@@ -168,7 +168,7 @@ async fn the_same_turn_without_streaming_answers_at_the_pause_and_at_the_end() {
     assert_eq!(paused["executed_rounds"][0]["tool_calls"][1]["arguments"]["skill"], "no-such-skill", "{paused}");
     let proposal = paused["tool_calls"][0]["proposal_id"].as_str().unwrap().to_string();
 
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), common::Auth::Bearer(&cy.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), common::Auth::Bearer(&cy.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let end = again(&app, &cy.token, &turn, None, "application/json").await.json();
     assert_eq!(end["turn_id"], Value::Null, "{end}");

@@ -102,6 +102,8 @@ async fn a_paused_reply_outlives_a_restart_and_a_kill_and_goes_on_with_the_teach
     let turn = res.headers()["x-turn-id"].to_str().unwrap().to_string();
     let before = until(&mut res, "awaiting_approval").await;
     let p1 = data(&before, "awaiting_approval")["proposalId"].as_str().unwrap().to_string();
+    // The digest the first process gave with it; another process checks it.
+    let d1 = data(&before, "awaiting_approval")["digest"].as_str().unwrap().to_string();
     let mut last = *ids(&before).last().unwrap();
 
     // Stopped in the pause: the stream ends with no end of the reply.
@@ -118,10 +120,11 @@ async fn a_paused_reply_outlives_a_restart_and_a_kill_and_goes_on_with_the_teach
     assert_eq!(messages["messages"][1]["status"], "awaiting", "{messages}");
     assert_eq!(messages["runningTurnId"].as_str(), Some(turn.as_str()));
     let mut follower = t.follow(&second, &turn, last).await;
-    let applied = t.post(&second, &format!("/api/proposals/{p1}/apply"), json!({})).await;
+    let applied = t.post(&second, &format!("/api/proposals/{p1}/apply"), json!({"digest": d1})).await;
     assert_eq!(applied.status(), 200, "{}", applied.text().await.unwrap());
     let between = until(&mut follower, "awaiting_approval").await;
     let p2 = data(&between, "awaiting_approval")["proposalId"].as_str().unwrap().to_string();
+    let d2 = data(&between, "awaiting_approval")["digest"].as_str().unwrap().to_string();
     assert_ne!(p1, p2);
     let numbers = ids(&between);
     assert!(numbers.first().is_some_and(|n| *n == last + 1), "goes on from event {last}: {numbers:?}");
@@ -139,7 +142,7 @@ async fn a_paused_reply_outlives_a_restart_and_a_kill_and_goes_on_with_the_teach
     drop(follower);
     let third = Server::start(&database.url, dir.path(), &SERVER_ENV).await;
     let mut follower = t.follow(&third, &turn, last).await;
-    let discarded = t.post(&third, &format!("/api/proposals/{p2}/discard"), json!({"reason": "Keep keys out of the lesson"})).await;
+    let discarded = t.post(&third, &format!("/api/proposals/{p2}/discard"), json!({"reason": "Keep keys out of the lesson", "digest": d2})).await;
     assert_eq!(discarded.status(), 200);
     let end = until(&mut follower, "done").await;
     let numbers = ids(&end);

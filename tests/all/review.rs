@@ -128,13 +128,13 @@ async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed
     let ben = app.sign_up("ben@x.org").await;
     for r in [
         app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&ben)).await,
-        app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&ben), json!({})).await,
-        app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&ben), json!({})).await,
+        app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&ben), json!({})).await,
+        app.decide(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&ben), json!({})).await,
     ] {
         assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
     }
 
-    let applied = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let applied = app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(applied.status, StatusCode::OK, "{}", applied.body);
     let a = applied.json();
     assert_eq!(a["outcome"]["Saved"]["revision"], 2);
@@ -147,10 +147,10 @@ async fn with_review_on_an_edit_waits_then_apply_saves_it_as_the_agents_reviewed
     assert_eq!((&history[0]["author"], &history[0]["reviewed"]), (&json!("agent"), &json!(true)));
 
     // Applied twice, or discarded after: a clear conflict, nothing changes.
-    let again = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let again = app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!((again.status, again.json()["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")));
     assert!(again.json()["error"].as_str().unwrap().contains("already applied"), "{}", again.body);
-    let late = app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&t.token), json!({})).await;
+    let late = app.decide(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(late.status, StatusCode::CONFLICT);
     assert_eq!(lesson(&app, &t).await.1, 2);
 
@@ -176,6 +176,7 @@ async fn a_proposal_is_never_seen_applied_before_its_lesson_is_saved() {
     review(&app, &t, true).await;
     let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
     let postgres = Backend::of(&app.state.db) == Backend::Postgres;
+    let digest = app.get(&format!("/api/proposals/{id}"), Auth::Bearer(&t.token)).await.json()["digest"].clone();
 
     let mut holding = begin_write(&app.state.db).await.unwrap();
     if postgres {
@@ -186,7 +187,7 @@ async fn a_proposal_is_never_seen_applied_before_its_lesson_is_saved() {
         .uri(format!("/api/proposals/{id}/apply"))
         .header(header::AUTHORIZATION, format!("Bearer {}", t.token))
         .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from("{}"))
+        .body(Body::from(serde_json::json!({ "digest": digest }).to_string()))
         .unwrap();
     let applying = tokio::spawn(app.router.clone().oneshot(req));
     if postgres {
@@ -234,10 +235,10 @@ async fn a_discard_is_remembered_and_the_next_turn_tells_the_model_why() {
     let t = teacher(&app, "ana@x.org").await;
     review(&app, &t, true).await;
     let id = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
-    let r = app.post_json(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&t.token), json!({"reason": "  Too hard   for year 7 "})).await;
+    let r = app.decide(&format!("/api/proposals/{id}/discard"), Auth::Bearer(&t.token), json!({"reason": "  Too hard   for year 7 "})).await;
     assert_eq!((r.status, r.json()["status"].as_str()), (StatusCode::OK, Some("discarded")), "{}", r.body);
     assert_eq!(lesson(&app, &t).await.1, 1, "the lesson is unchanged");
-    let again = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let again = app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert!(again.json()["error"].as_str().unwrap().contains("discarded"));
 
@@ -262,7 +263,7 @@ async fn applying_after_the_teacher_edited_elsewhere_keeps_both() {
     // Meanwhile the teacher rewrites the heading.
     let (xml, rev) = lesson(&app, &t).await;
     save(&app, &t, &xml.replace(">Verbs<", ">French verbs<"), rev).await;
-    let r = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let (now, rev) = lesson(&app, &t).await;
     assert_eq!(rev, 3);
@@ -281,7 +282,7 @@ async fn applying_over_a_change_to_the_same_block_is_refused_with_the_colliding_
     let (xml, rev) = lesson(&app, &t).await;
     save(&app, &t, &xml.replace("Read the poem twice", "Read the poem aloud"), rev).await;
     let before = lesson(&app, &t).await;
-    let r = app.post_json(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{id}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!((r.status, r.json()["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")), "{}", r.body);
     let conflicts = r.json()["conflicts"].as_array().unwrap().clone();
     assert!(conflicts.iter().any(|c| c["text"].as_str().unwrap().starts_with("Removed the paragraph “Read the poem twice")), "{conflicts:?}");
@@ -299,10 +300,10 @@ async fn a_newer_proposal_replaces_a_pending_one() {
     let first = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
     let second = edit_end(&turn(&app, &t, ASK).await)["proposalId"].as_str().unwrap().to_string();
     assert_ne!(first, second);
-    let r = app.post_json(&format!("/api/proposals/{first}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{first}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::CONFLICT);
     assert!(r.json()["error"].as_str().unwrap().contains("newer suggestion"), "{}", r.body);
-    let r = app.post_json(&format!("/api/proposals/{second}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{second}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
 }
 

@@ -288,7 +288,7 @@ async fn the_assistant_reads_the_results_as_counts_and_quoted_answers_and_its_ed
         let sent = request.to_string();
         assert!(!sent.contains("ana@x.org") && !sent.contains("ben@x.org") && !sent.contains("cy@x.org"), "{sent}");
     }
-    let r = app.post_json(&format!("/api/proposals/{}/discard", waiting[0]["proposalId"].as_str().unwrap()), Auth::Bearer(&c.teacher), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{}/discard", waiting[0]["proposalId"].as_str().unwrap()), Auth::Bearer(&c.teacher), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let rest = common::read_events(&mut body, &mut parser, usize::MAX).await;
     assert_eq!(rest.last().unwrap().event, "done");

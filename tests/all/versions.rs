@@ -199,7 +199,7 @@ async fn a_core_edit_reaches_each_version_as_a_change_to_review_and_the_versions
     let mine = with_text(&document_of(&app, &t.token, &grade).await, "h1", "Plants, our way");
     save_xml(&app, &t.token, &grade, &mine).await;
     let proposal = pending_proposal(&app, &grade).await;
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let now = document_of(&app, &t.token, &grade).await;
     for kept in ["Roots take in water", "Stems carry the water", "Our class garden grows beans", "Plants, our way", margin::scripted::PLAIN_SENTENCES] {
@@ -207,7 +207,7 @@ async fn a_core_edit_reaches_each_version_as_a_change_to_review_and_the_versions
     }
     // The Spanish one is discarded: it stays as it was.
     let proposal = pending_proposal(&app, &spanish).await;
-    let r = app.post_json(&format!("/api/proposals/{proposal}/discard"), Auth::Bearer(&t.token), json!({"reason": "I will translate it myself"})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/discard"), Auth::Bearer(&t.token), json!({"reason": "I will translate it myself"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(document_of(&app, &t.token, &spanish).await, es);
     // Applying in a version asks nothing of anyone.
@@ -238,7 +238,7 @@ async fn a_core_edit_reaches_each_version_as_a_change_to_review_and_the_versions
     // A stranger cannot see or decide a version's change.
     let stranger = teacher(&app, "other@y.org").await;
     let proposal = pending_proposal(&app, &spanish).await;
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&stranger.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&stranger.token), json!({})).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
     let r = app.get(&format!("/api/lessons/{}/versions", t.lesson_id), Auth::Bearer(&stranger.token)).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
@@ -302,7 +302,7 @@ async fn a_block_the_teacher_adds_to_a_version_and_one_added_to_the_core_never_s
     let told = app.state.ai.scripted().unwrap().requests().iter().filter_map(|r| r["messages"].as_array()?.last()?["content"].as_str().map(str::to_string)).filter(|m| m.contains("Carry the same changes into this version")).last().unwrap();
     assert!(told.contains(&format!("<p id=\"{core_id}\">Roots drink water")), "{told}");
     let proposal = pending_proposal(&app, &grade).await;
-    let r = app.post_json(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&t.token), json!({})).await;
+    let r = app.decide(&format!("/api/proposals/{proposal}/apply"), Auth::Bearer(&t.token), json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let now = document_of(&app, &t.token, &grade).await;
     assert_eq!(id_of_paragraph(&now, "Our class garden"), mine_id, "the teacher's own paragraph stays as it was: {now}");

@@ -382,14 +382,16 @@ impl Agent {
                     id: call.id.clone(),
                     tool: call.name.clone(),
                     round_index: turn.round,
-                    status: if out.proposal_id.is_some() { ToolStatus::Proposed } else { ToolStatus::Success },
+                    status: if out.proposal.is_some() { ToolStatus::Proposed } else { ToolStatus::Success },
                     error: None,
                     summary: out.summary,
                     document_html: out.document_xml.as_deref().map(crate::lesson::render_both),
                     document_xml: out.document_xml,
                     revision: out.revision,
                     changes: out.changes,
-                    proposal_id: out.proposal_id,
+                    proposal_id: out.proposal.as_ref().map(|p| p.id.clone()),
+                    digest: out.proposal.map(|p| p.digest),
+                    decisions: out.decisions,
                     output: Some(shown(&out.content)),
                     replies: out.replies,
                     actions: out.actions.iter().map(|a| a.as_str().to_string()).collect(),
@@ -437,6 +439,8 @@ impl Agent {
             id: end.id.clone(),
             proposal_id: proposal.to_string(),
             changes: end.changes.clone(),
+            digest: end.digest.clone(),
+            decisions: end.decisions.clone(),
             round_index: turn.round,
         })));
     }
@@ -467,7 +471,7 @@ impl Agent {
         if decision.is_none() && approvals.stopping() {
             return None;
         }
-        let proposal_mark = |status, revision, reason| ProposalMark { id: proposal.clone(), status, revision, reason };
+        let proposal_mark = |status, revision, reason| ProposalMark::decided(proposal.clone(), status, revision, reason);
         end.decided = match &decision {
             None | Some(Decision::NotYet) => None,
             Some(Decision::Applied { revision }) => Some(proposal_mark(ProposalStatus::Applied, *revision, None)),

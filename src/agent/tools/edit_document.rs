@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{parse_args, refused_document, SaveRejection, Tool, ToolContext, ToolOutput};
-use crate::lesson;
+use crate::{chat::proposal::DecisionKind, lesson};
 
 pub struct EditDocument;
 
@@ -116,7 +116,7 @@ impl Tool for EditDocument {
                 Some(format!(", with your earlier edits in this reply, {reason}"))
             });
             if destructive.is_some() || ctx.document.reviews_edits() {
-                let id = ctx.document.propose(xml, summary.clone(), changes.clone()).await.map_err(|e| {
+                let proposed = ctx.document.propose(xml, summary.clone(), changes.clone()).await.map_err(|e| {
                     format!("The document was valid but could not be kept for review: {}", rejection_for_the_model(e))
                 })?;
                 let why = match destructive {
@@ -125,13 +125,15 @@ impl Tool for EditDocument {
                 };
                 return Ok(ToolOutput {
                     content: format!(
-                        "{why}: it waits for the teacher to apply or discard it (proposal {id}). The lesson is unchanged until then. \
+                        "{why}: it waits for the teacher to apply or discard it (proposal {}). The lesson is unchanged until then. \
                          The proposed changes:\n{}\nTell the teacher in a sentence or two what you propose. Do not send the same edit again.",
+                        proposed.id,
                         change_lines(&changes)
                     ),
                     summary: Some(summary),
                     changes,
-                    proposal_id: Some(id),
+                    proposal: Some(proposed),
+                    decisions: vec![DecisionKind::Apply, DecisionKind::Discard],
                     ..ToolOutput::default()
                 });
             }

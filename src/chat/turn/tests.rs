@@ -108,12 +108,7 @@ fn the_browser_reads_a_stored_step_as_the_server_does() {
         ..ToolEndData::bare("n".into(), ToolStatus::Success)
     });
     r.tool_calls.push(next);
-    r.tool_calls[1].proposal = Some(ProposalMark {
-        id: "p1".into(),
-        status: crate::chat::proposal::ProposalStatus::Discarded,
-        revision: None,
-        reason: Some("Too long".into()),
-    });
+    r.tool_calls[1].proposal = Some(ProposalMark::decided("p1", crate::chat::proposal::ProposalStatus::Discarded, None, Some("Too long".into())));
     r.tool_calls[1].changes = vec![Change { kind: crate::lesson::ChangeKind::Added, block: Some("ex-1".into()), text: "Added exercise 1".into() }];
     let mut unfinished = TurnRecord::default();
     unfinished.apply(&start("x", "t", "{}", "T"));

@@ -213,6 +213,7 @@ pub fn act(action: StepAction, id: String, reply: Reply, lesson: LessonState) {
     // reply goes on past it (as a paused reply does once they decide).
     reply.open_step(&id);
     let proposal = step.proposal.as_ref().map(|p| p.id.clone()).unwrap_or_default();
+    let digest = step.proposal.as_ref().and_then(|p| p.digest.clone()).unwrap_or_default();
     let reason = if action == StepAction::Discard {
         // Cancelling the question keeps the proposal; an empty answer discards it without a reason.
         let Some(r) = ask("Discard this change? You can tell the assistant why (optional).", "") else { return };
@@ -221,30 +222,30 @@ pub fn act(action: StepAction, id: String, reply: Reply, lesson: LessonState) {
         None
     };
     let settle = move |s: &mut Step, status: ProposalStatus, revision: Option<i64>, reason: Option<String>| {
-        s.proposal = Some(ProposalMark { id: s.proposal.take().map(|p| p.id).unwrap_or_default(), status, revision, reason });
+        s.proposal = Some(ProposalMark::decided(s.proposal.take().map(|p| p.id).unwrap_or_default(), status, revision, reason));
         s.outcome = None;
         s.conflicts.clear();
     };
     reply.update_step(&id, |s| s.busy = true);
     spawn_local(async move {
         let result: Box<dyn FnOnce(&mut Step)> = match action {
-            StepAction::Apply => match lesson_calls::apply_proposal(&proposal).await.map(|r| landed(r, lesson)) {
+            StepAction::Apply => match lesson_calls::apply_proposal(&proposal, digest).await.map(|r| landed(r, lesson)) {
                 Ok(revision) => Box::new(move |s| settle(s, ProposalStatus::Applied, Some(revision), None)),
-                Err(e) => refused(e.message(), e.conflicts().to_vec()),
+                Err(e) => shown_again(&proposal, refused(e.message(), e.conflicts().to_vec())).await,
             },
-            StepAction::Preview => match lesson_calls::proposal_html(&proposal).await {
-                Ok(html) => {
-                    lesson.preview.set(Some(html));
-                    Box::new(|_| {})
+            StepAction::Preview => match lesson_calls::proposal_now(&proposal).await {
+                Ok(now) => {
+                    lesson.preview.set(Some(now.html.clone().unwrap_or_default()));
+                    Box::new(move |s| as_shown(s, now))
                 }
                 Err(e) => refused(e, Vec::new()),
             },
-            StepAction::Discard => match lesson_calls::discard_proposal(&proposal, reason.clone()).await {
+            StepAction::Discard => match lesson_calls::discard_proposal(&proposal, reason.clone(), digest).await {
                 Ok(()) => {
                     lesson.preview.set(None);
                     Box::new(move |s| settle(s, ProposalStatus::Discarded, None, reason))
                 }
-                Err(e) => refused(e, Vec::new()),
+                Err(e) => shown_again(&proposal, refused(e.message(), Vec::new())).await,
             },
             StepAction::Undo => {
                 let revision = undo_revision(&step).unwrap_or(0);
@@ -276,6 +277,30 @@ fn landed(r: SaveReply, lesson: LessonState) -> i64 {
         SaveOutcome::Conflict { current } => current,
         SaveOutcome::Invalid { .. } => lesson.revision.get_untracked(),
     }
+}
+
+/// A step's proposal as the server just showed it: its changes, and the
+/// digest a decision on it names (none once it no longer waits).
+fn as_shown(s: &mut Step, now: crate::models::ShownParts) {
+    if let Some(p) = s.proposal.as_mut().filter(|p| p.status == ProposalStatus::Pending) {
+        if now.digest.is_some() {
+            s.changes = now.changes;
+        }
+        p.digest = now.digest;
+    }
+}
+
+/// After a refused decision (shown too long ago, decided elsewhere, or in
+/// the way of later changes): the proposal as it stands now, so that the
+/// teacher's next decision is made on what they see.
+async fn shown_again(proposal: &str, refusal: Box<dyn FnOnce(&mut Step)>) -> Box<dyn FnOnce(&mut Step)> {
+    let now = lesson_calls::proposal_now(proposal).await.ok();
+    Box::new(move |s| {
+        if let Some(now) = now {
+            as_shown(s, now);
+        }
+        refusal(s);
+    })
 }
 
 fn refused(message: String, conflicts: Vec<Change>) -> Box<dyn FnOnce(&mut Step)> {

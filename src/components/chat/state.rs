@@ -323,7 +323,7 @@ impl Reply {
                         // decided: what they decided stays shown.
                         let decided = step.proposal.as_ref().is_some_and(|p| Some(&p.id) == end.proposal_id.as_ref() && p.status != ProposalStatus::Pending);
                         if !decided {
-                            step.proposal = end.proposal_id.clone().map(ProposalMark::pending);
+                            step.proposal = end.proposal_id.clone().map(|id| ProposalMark::held(id, end.digest.clone(), Vec::new()));
                         }
                         said = Some(format!(
                             "{}: {}",
@@ -366,7 +366,7 @@ impl Reply {
                     step.status = StepStatus::Proposed;
                     step.changes.clone_from(&a.changes);
                     if step.proposal.as_ref().is_none_or(|p| p.id != a.proposal_id) {
-                        step.proposal = Some(ProposalMark::pending(&a.proposal_id));
+                        step.proposal = Some(ProposalMark::held(&a.proposal_id, a.digest.clone(), Vec::new()));
                     }
                     said = Some(format!("{}: waiting for your review. The reply goes on once you apply or discard it.", step.label));
                 });

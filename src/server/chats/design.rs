@@ -80,6 +80,9 @@ pub struct Waiting {
     pub id: String,
     pub proposal_id: String,
     pub changes: Value,
+    /// The digest a decision names, and the decisions the call's tool allows.
+    pub digest: Option<String>,
+    pub decisions: Vec<crate::chat::proposal::DecisionKind>,
 }
 
 /// Reads Margin's events of one turn and says them in the design's words.
@@ -165,7 +168,7 @@ impl Design {
             ChatEvent::AwaitingApproval(a) => {
                 self.close(&mut out);
                 self.say_calls(&mut out);
-                let waiting = Waiting { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: json!(a.changes) };
+                let waiting = Waiting { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: json!(a.changes), digest: a.digest.clone(), decisions: a.decisions.clone() };
                 self.waiting.retain(|(_, w)| w.id != a.id);
                 self.waiting.push((seq, waiting));
             }
@@ -291,6 +294,8 @@ impl Design {
                     v.insert("arguments".into(), call.map_or(Value::Null, |c| c.arguments.clone()));
                     v.insert("proposal_id".into(), json!(w.proposal_id));
                     v.insert("changes".into(), w.changes.clone());
+                    v.insert("digest".into(), json!(w.digest));
+                    v.insert("decisions".into(), json!(w.decisions));
                     Value::Object(v)
                 })
                 .collect()

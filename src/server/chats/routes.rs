@@ -335,7 +335,7 @@ async fn tell_chats(state: &AppState, user: &crate::models::UserInfo, lesson_id:
 }
 
 async fn messages(State(state): State<AppState>, Member(user): Member, ApiPath(id): ApiPath<String>) -> Result<Response> {
-    let messages = match chats::list_messages(&state.db, &user.id, &id).await {
+    let mut messages = match chats::list_messages(&state.db, &user.id, &id).await {
         // A student asking for someone else's chat (their teacher's, say) is
         // told plainly that it is not for them.
         Err(AppError::NotFound) if user.is_student() && chats::exists(&state.db, &id).await? => {
@@ -343,6 +343,7 @@ async fn messages(State(state): State<AppState>, Member(user): Member, ApiPath(i
         }
         found => found?,
     };
+    chats::with_fresh_digests(&state.db, &state.shown, &mut messages).await?;
     let mut running_turn_id = state.turns.running_in(&id).map(|l| l.turn_id.clone());
     if running_turn_id.is_none() && state.bus.shared() {
         // Running on another instance: the page follows it through this one.

@@ -19,9 +19,9 @@ use serde::Serialize;
 use super::turns::TurnLog;
 use crate::{
     chat::{
-        events::{ChatEvent, ErrorData, UsageData},
+        events::{AwaitingData, ChatEvent, ErrorData, UsageData},
         message::ChatMessage,
-        proposal::ProposalStatus,
+        proposal::{DecisionKind, ProposalMark, ProposalStatus},
         turn::{MessageStatus, ToolCallRecord, TurnFinal, TurnRecord},
     },
     lesson::Change,
@@ -65,13 +65,22 @@ struct TurnAnswer {
     record: TurnFinal,
 }
 
-/// A call waiting for the teacher: decide it with its proposal's id.
+/// A call waiting for the teacher: decide it with its proposal's id and
+/// the digest given with it, in one of the ways its tool allows.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Pending {
     id: String,
     proposal_id: String,
     changes: Vec<Change>,
+    digest: Option<String>,
+    decisions: Vec<DecisionKind>,
+}
+
+impl Pending {
+    fn of(a: &AwaitingData) -> Self {
+        Self { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: a.changes.clone(), digest: a.digest.clone(), decisions: a.decisions.clone() }
+    }
 }
 
 /// Answers `log`'s turn when it ends or pauses, whichever comes first.
@@ -125,12 +134,20 @@ pub async fn answer_stored(state: &AppState, user_id: &str, turn_id: &str, shape
                     .tool_calls
                     .iter()
                     .filter(|c| c.proposal.as_ref().is_some_and(|p| p.status == ProposalStatus::Pending))
-                    .map(|c| Pending { id: c.call.id.clone(), proposal_id: c.proposal.as_ref().map(|p| p.id.clone()).unwrap_or_default(), changes: c.changes.clone() })
+                    .map(|c| {
+                        let p = c.proposal.clone().unwrap_or_else(|| ProposalMark::held("", None, Vec::new()));
+                        Pending { id: c.call.id.clone(), proposal_id: p.id, changes: c.changes.clone(), digest: p.digest, decisions: p.decisions }
+                    })
                     .collect();
                 if waiting.is_empty() {
                     // Decided, and not taken on again yet.
                     tokio::time::sleep(LOOK_EVERY).await;
                     continue;
+                }
+                // Shown now: with digests good from now.
+                let mut waiting = waiting;
+                for p in &mut waiting {
+                    p.digest = proposals::fresh_digest(&state.db, &p.proposal_id, &state.shown).await?.or(p.digest.take());
                 }
                 return Ok(answer(&m, record, MessageStatus::Awaiting, waiting, shape));
             }
@@ -151,7 +168,7 @@ impl Waiting {
         for (n, e) in events {
             match e {
                 ChatEvent::AwaitingApproval(a) => {
-                    self.0.insert(a.id.clone(), (*n, Pending { id: a.id.clone(), proposal_id: a.proposal_id.clone(), changes: a.changes.clone() }));
+                    self.0.insert(a.id.clone(), (*n, Pending::of(a)));
                 }
                 ChatEvent::ToolEnd(end) => {
                     self.0.remove(&end.id);
@@ -171,7 +188,10 @@ impl Waiting {
 
 fn answer(m: &ChatMessage, record: TurnRecord, status: MessageStatus, pending: Vec<Pending>, shape: Shape) -> Response {
     if shape == Shape::Design {
-        let waiting = pending.into_iter().map(|p| super::design::Waiting { id: p.id, proposal_id: p.proposal_id, changes: serde_json::json!(p.changes) }).collect();
+        let waiting = pending
+            .into_iter()
+            .map(|p| super::design::Waiting { id: p.id, proposal_id: p.proposal_id, changes: serde_json::json!(p.changes), digest: p.digest, decisions: p.decisions })
+            .collect();
         let turn_id = m.turn_id.clone().unwrap_or_default();
         return Json(super::design::Design::final_of_record(&record, status, waiting, &turn_id, &m.id)).into_response();
     }

@@ -2,7 +2,10 @@
 //! apply it, or discard it. JSON in and out, errors in the API's one shape; a
 //! proposal of another teacher's is not found, one already decided is a
 //! conflict, and one whose changes collide with later edits is a conflict
-//! that names the colliding changes.
+//! that names the colliding changes. Apply and Discard name the digest the
+//! teacher was shown with the change (`lessons::shown`): without one the
+//! request is refused, and one not given for this change as it stands, or
+//! given too long ago, is a conflict; nothing is decided then.
 
 use axum::{
     extract::State,
@@ -21,7 +24,7 @@ use crate::server::{
 };
 use crate::{
     chat::proposal::ProposalStatus,
-    models::{DiscardRequest, ProposalReply, SaveReply},
+    models::{ApplyRequest, DiscardRequest, ProposalReply, SaveReply},
 };
 
 pub fn router() -> Router<AppState> {
@@ -32,12 +35,19 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn open(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<ProposalReply>> {
-    proposals::open(&state.db, &user.id, &id).await.map(Json)
+    proposals::open(&state.db, &user.id, &id, &state.shown).await.map(Json)
 }
 
-async fn apply(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>) -> Result<Json<SaveReply>> {
+async fn apply(
+    State(state): State<AppState>,
+    CurrentUser(user): CurrentUser,
+    ApiPath(id): ApiPath<String>,
+    body: Option<ApiJson<ApplyRequest>>,
+) -> Result<Json<SaveReply>> {
+    // Another teacher's proposal is not found, whatever the body says.
     let lesson_id = proposals::lesson_of(&state.db, &user.id, &id).await?;
-    let reply = proposals::apply(&state.db, &user.id, &id).await;
+    let digest = body.map(|ApiJson(b)| b.digest).unwrap_or_default();
+    let reply = proposals::apply(&state.db, &user.id, &id, &digest, &state.shown).await;
     // A turn paused on it goes on (with what became of it, applied or not).
     state.bus.publish(&state.db, bus::PROPOSALS, &id).await;
     let reply = reply?;
@@ -57,8 +67,9 @@ async fn discard(
     ApiPath(id): ApiPath<String>,
     body: Option<ApiJson<DiscardRequest>>,
 ) -> Result<Json<Discarded>> {
-    let reason = body.map(|ApiJson(b)| b.reason).unwrap_or_default();
-    proposals::discard(&state.db, &user.id, &id, &reason).await?;
+    proposals::lesson_of(&state.db, &user.id, &id).await?;
+    let DiscardRequest { reason, digest } = body.map(|ApiJson(b)| b).unwrap_or_default();
+    proposals::discard(&state.db, &user.id, &id, &reason, &digest, &state.shown).await?;
     state.bus.publish(&state.db, bus::PROPOSALS, &id).await;
     Ok(Json(Discarded { status: ProposalStatus::Discarded }))
 }

@@ -5,11 +5,14 @@
 //! discarding it records the decision (and the reason, which the model reads
 //! in the next turn). A newer proposal for the same lesson replaces a pending
 //! one. Every query is scoped to the owner: another teacher's proposal is
-//! `NotFound`.
+//! `NotFound`. A decision names the digest the teacher was shown with the
+//! change (`shown`), checked before anything is decided.
 
 use std::collections::HashMap;
 
+use super::shown::{self, Content};
 use crate::server::{
+    clock::ShownClock,
     db::{self, Db},
     error::{AppError, Result},
     ids,
@@ -33,8 +36,11 @@ pub struct NewProposal<'a> {
 }
 
 /// Stores a proposal; a pending one for the same lesson is replaced by it.
-pub async fn create(db: &Db, p: NewProposal<'_>) -> Result<String> {
+/// Returns its id and the digest a decision on it names.
+pub async fn create(db: &Db, p: NewProposal<'_>, clock: &ShownClock) -> Result<(String, String)> {
     let id = ids::new_id();
+    let seal = ids::random_hex(16);
+    let changes = serde_json::to_string(p.changes).unwrap_or_else(|_| "[]".into());
     let mut tx = db::begin_write(db).await?;
     // Holds the lesson's row until the commit, so two turns proposing for
     // the same lesson at once take turns (SQLite's write lock already does).
@@ -49,8 +55,8 @@ pub async fn create(db: &Db, p: NewProposal<'_>) -> Result<String> {
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT INTO proposals (id, lesson_id, owner_id, message_id, base_revision, document_xml, summary, changes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "INSERT INTO proposals (id, lesson_id, owner_id, message_id, base_revision, document_xml, summary, changes, seal)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(&id)
     .bind(p.lesson_id)
@@ -59,11 +65,13 @@ pub async fn create(db: &Db, p: NewProposal<'_>) -> Result<String> {
     .bind(p.base_revision)
     .bind(p.document_xml)
     .bind(p.summary)
-    .bind(serde_json::to_string(p.changes).unwrap_or_else(|_| "[]".into()))
+    .bind(&changes)
+    .bind(&seal)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(id)
+    let digest = shown::issue(clock, &seal, &Content { id: &id, changes: &changes, document_xml: p.document_xml });
+    Ok((id, digest))
 }
 
 #[derive(sqlx::FromRow)]
@@ -75,11 +83,36 @@ struct Row {
     summary: String,
     changes: String,
     status: String,
+    seal: String,
+}
+
+impl Row {
+    fn content(&self) -> Content<'_> {
+        Content { id: &self.id, changes: &self.changes, document_xml: &self.document_xml }
+    }
+
+    /// A fresh digest while it waits.
+    fn digest(&self, clock: &ShownClock) -> Option<String> {
+        (ProposalStatus::from_str(&self.status) == ProposalStatus::Pending).then(|| shown::issue(clock, &self.seal, &self.content()))
+    }
+
+    /// Whether it still waits and `digest` names it as it is: else why not
+    /// (decided already says so first, digest or not).
+    fn decidable(&self, clock: &ShownClock, digest: &str) -> Result<()> {
+        let status = ProposalStatus::from_str(&self.status);
+        if status != ProposalStatus::Pending {
+            return Err(decided(status));
+        }
+        match digest.trim() {
+            "" => Err(AppError::BadRequest("Name the change you decide on: send the digest that came with it (open the suggestion to get one).".into())),
+            digest => shown::check(clock, &self.seal, &self.content(), digest),
+        }
+    }
 }
 
 async fn get(db: &Db, owner_id: &str, id: &str) -> Result<Row> {
     sqlx::query_as::<_, Row>(
-        "SELECT id, lesson_id, base_revision, document_xml, summary, changes, status FROM proposals
+        "SELECT id, lesson_id, base_revision, document_xml, summary, changes, status, seal FROM proposals
          WHERE id = $1 AND owner_id = $2 AND lesson_id IN (SELECT id FROM lessons WHERE deleted_at IS NULL)",
     )
     .bind(id)
@@ -100,9 +133,11 @@ pub async fn lesson_of(db: &Db, owner_id: &str, id: &str) -> Result<String> {
         .ok_or(AppError::NotFound)
 }
 
-pub async fn open(db: &Db, owner_id: &str, id: &str) -> Result<ProposalReply> {
+/// Opened while it waits, it comes with a fresh digest to decide it by.
+pub async fn open(db: &Db, owner_id: &str, id: &str, clock: &ShownClock) -> Result<ProposalReply> {
     let row = get(db, owner_id, id).await?;
     Ok(ProposalReply {
+        digest: row.digest(clock),
         html: lesson::render_both(&row.document_xml),
         changes: serde_json::from_str(&row.changes).unwrap_or_default(),
         id: row.id,
@@ -130,12 +165,9 @@ fn decided(status: ProposalStatus) -> AppError {
 /// agent's, applied by the teacher. When the lesson changed since the
 /// proposal was made, its changes are made on top of the later ones; if they
 /// touch the same blocks, nothing is saved and the answer names them.
-pub async fn apply(db: &Db, owner_id: &str, id: &str) -> Result<SaveReply> {
+pub async fn apply(db: &Db, owner_id: &str, id: &str, digest: &str, clock: &ShownClock) -> Result<SaveReply> {
     let row = get(db, owner_id, id).await?;
-    let status = ProposalStatus::from_str(&row.status);
-    if status != ProposalStatus::Pending {
-        return Err(decided(status));
-    }
+    row.decidable(clock, digest)?;
     let current = lessons::get_editable(db, owner_id, &row.lesson_id).await?;
     let xml = if current.revision == row.base_revision {
         row.document_xml
@@ -166,7 +198,8 @@ async fn decided_meanwhile(db: &Db, owner_id: &str, id: &str) -> AppError {
 
 /// Discards a pending proposal, with the teacher's reason (tidied; empty
 /// means none).
-pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<()> {
+pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str, digest: &str, clock: &ShownClock) -> Result<()> {
+    get(db, owner_id, id).await?.decidable(clock, digest)?;
     let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(MAX_REASON_CHARS).collect();
     let decided_now = super::decisions::decide(&mut *db.acquire().await?, owner_id, id, ProposalStatus::Discarded, Some(reason).filter(|r| !r.is_empty())).await?;
     if !decided_now {
@@ -177,6 +210,16 @@ pub async fn discard(db: &Db, owner_id: &str, id: &str, reason: &str) -> Result<
 
 /// Longest reason for a discard kept, in characters.
 pub const MAX_REASON_CHARS: usize = 500;
+
+/// A fresh digest for a proposal that still waits (`None` once decided or
+/// gone). Scoped by the caller: it names a proposal of steps it read.
+pub async fn fresh_digest(db: &Db, id: &str, clock: &ShownClock) -> Result<Option<String>> {
+    let row: Option<Row> = sqlx::query_as("SELECT id, lesson_id, base_revision, document_xml, summary, changes, status, seal FROM proposals WHERE id = $1 AND status = 'pending'")
+        .bind(id)
+        .fetch_optional(db)
+        .await?;
+    Ok(row.and_then(|r| r.digest(clock)))
+}
 
 /// Where one of the teacher's proposals stands; `None` when there is no
 /// such proposal (or its lesson is in the trash).
@@ -216,7 +259,7 @@ pub async fn marks_for_message(db: &Db, message_id: &str) -> Result<HashMap<Stri
 pub fn marks(rows: Vec<(String, String, Option<i64>, Option<String>)>) -> HashMap<String, ProposalMark> {
     rows.into_iter()
         .map(|(id, status, revision, reason)| {
-            let mark = ProposalMark { id: id.clone(), status: ProposalStatus::from_str(&status), revision, reason };
+            let mark = ProposalMark::decided(id.clone(), ProposalStatus::from_str(&status), revision, reason);
             (id, mark)
         })
         .collect()

@@ -13,7 +13,7 @@ use margin::{
         config::AiConfig,
         prompt::PastMessage,
         run::{Agent, TurnRequest, TurnResult},
-        tools::{DocumentStore, SaveRejection, ToolContext},
+        tools::{DocumentStore, Proposed, SaveRejection, ToolContext},
     },
     chat::events::ChatEvent,
     scripted::ScriptedLlm,
@@ -66,11 +66,11 @@ impl DocumentStore for Memory {
     fn reviews_edits(&self) -> bool {
         self.1
     }
-    fn propose(&self, xml: String, summary: String, _changes: Vec<margin::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+    fn propose(&self, xml: String, summary: String, _changes: Vec<margin::lesson::Change>) -> BoxFuture<'_, Result<Proposed, SaveRejection>> {
         Box::pin(async move {
             let mut g = self.2.lock().unwrap();
             g.push((xml, summary));
-            Ok(format!("proposal-{}", g.len()))
+            Ok(Proposed { id: format!("proposal-{}", g.len()), digest: format!("digest-{}", g.len()) })
         })
     }
 }

@@ -209,6 +209,19 @@ impl TestApp {
         self.send_json(Method::POST, path, auth, body).await
     }
 
+    /// A decision on a proposal (`path`: `/api/proposals/{id}/apply` or
+    /// `…/discard`), made as a teacher makes it from what they see: naming
+    /// the digest the proposal's own page gives the caller (none when it is
+    /// not theirs to see), with `body`.
+    pub async fn decide(&self, path: &str, auth: Auth<'_>, mut body: Value) -> Reply {
+        let id = path.split('/').nth(3).expect("/api/proposals/{id}/…");
+        let shown = self.get(&format!("/api/proposals/{id}"), auth).await;
+        if let (Some(digest), Some(fields)) = (shown.json().get("digest").cloned(), body.as_object_mut()) {
+            fields.insert("digest".into(), digest);
+        }
+        self.post_json(path, auth, body).await
+    }
+
     pub async fn put_json(&self, path: &str, auth: Auth<'_>, body: Value) -> Reply {
         self.send_json(Method::PUT, path, auth, body).await
     }

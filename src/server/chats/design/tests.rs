@@ -25,7 +25,7 @@ fn three_rounds() -> Vec<ChatEvent> {
     let reason = |t: &str, r| ChatEvent::Reasoning(TextData { content: t.into(), round_index: r });
     let mut applied = end("c3", "edit_document", ToolStatus::Proposed, 2);
     if let ChatEvent::ToolEnd(e) = &mut applied {
-        e.decided = Some(ProposalMark { id: "p1".into(), status: ProposalStatus::Applied, revision: Some(2), reason: None });
+        e.decided = Some(ProposalMark::decided("p1", ProposalStatus::Applied, Some(2), None));
     }
     vec![
         reason("Plan: ", 1),
@@ -44,7 +44,14 @@ fn three_rounds() -> Vec<ChatEvent> {
         ChatEvent::ToolStart(Box::new(start("c3", "edit_document", "{}", 2))),
         finished(2, "tool_calls"),
         ChatEvent::ToolInput(Box::new(start("c3", "edit_document", r#"{"summary":"Added"}"#, 2))),
-        ChatEvent::AwaitingApproval(Box::new(AwaitingData { id: "c3".into(), proposal_id: "p1".into(), changes: Vec::new(), round_index: 2 })),
+        ChatEvent::AwaitingApproval(Box::new(AwaitingData {
+            id: "c3".into(),
+            proposal_id: "p1".into(),
+            changes: Vec::new(),
+            digest: Some("d1".into()),
+            decisions: vec![crate::chat::proposal::DecisionKind::Apply, crate::chat::proposal::DecisionKind::Discard],
+            round_index: 2,
+        })),
         applied,
         ChatEvent::text_in(3, "Done."),
         finished(3, "stop"),
@@ -131,7 +138,7 @@ fn a_pause_is_said_as_an_early_done_naming_the_turn_and_what_waits() {
                 {"id": "c1", "name": "load_skill", "arguments": {"skill": "true-false"}},
                 {"id": "c2", "name": "load_skill", "arguments": {"skill": "nope"}},
             ]}],
-            "tool_calls": [{"id": "c3", "name": "edit_document", "arguments": {"summary": "Added"}, "proposal_id": "p1", "changes": []}],
+            "tool_calls": [{"id": "c3", "name": "edit_document", "arguments": {"summary": "Added"}, "proposal_id": "p1", "changes": [], "digest": "d1", "decisions": ["apply", "discard"]}],
             "turn_id": "t1",
             "message_id": "m1",
             "status": "awaiting",

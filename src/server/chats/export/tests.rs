@@ -50,7 +50,7 @@ fn a_chat_reads_in_order_with_steps_where_they_happened_and_what_became_of_each_
     edit.revision = Some(3);
     edit.changes = vec![Change { kind: ChangeKind::Added, block: Some("e1".into()), text: "Added exercise 1 (Multiple choice, 2 questions)".into() }];
     let mut held = step("Editing document", ToolStatus::Proposed, 27);
-    held.proposal = Some(ProposalMark { id: "p".into(), status: ProposalStatus::Discarded, revision: None, reason: Some("too long".into()) });
+    held.proposal = Some(ProposalMark::decided("p", ProposalStatus::Discarded, None, Some("too long".into())));
     answer.tool_calls = vec![step("Loading skill", ToolStatus::Success, 13), edit, held];
     let mut auto = message(Role::User, "This message was not typed by the teacher. Internal instructions.");
     auto.attachments = Some(Attachments { trigger: Some("You added Chapter 5.pdf".into()), selected_text: None });

@@ -38,7 +38,7 @@ impl DocumentStore for StudentDocument {
         true
     }
 
-    fn propose(&self, _xml: String, _summary: String, _changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+    fn propose(&self, _xml: String, _summary: String, _changes: Vec<crate::lesson::Change>) -> BoxFuture<'_, Result<crate::agent::tools::Proposed, SaveRejection>> {
         Box::pin(async { Err(SaveRejection::Unavailable) })
     }
 }

@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 
 use super::gate::Stored;
 use crate::{
-    agent::tools::{DocumentStore, SaveRejection, SourcePage},
+    agent::tools::{DocumentStore, Proposed, SaveRejection, SourcePage},
     chat::events::MadeLesson,
     lesson::Change,
     models::{Author, LessonEvent, SaveOutcome, SourceSummary},
@@ -47,6 +47,8 @@ pub struct DbDocument {
     made: std::sync::atomic::AtomicUsize,
     /// The turn has read the students' results: its edits are all held.
     read_results: std::sync::atomic::AtomicBool,
+    /// What a held edit's digest is dated by.
+    shown: crate::server::clock::ShownClock,
 }
 
 /// The most lessons one reply may make. The teacher's own lesson limit is
@@ -67,9 +69,9 @@ pub struct DocumentTarget {
 }
 
 impl DbDocument {
-    pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored) -> Self {
+    pub fn new(db: Db, bus: Arc<Bus>, target: DocumentTarget, stored: Stored, shown: crate::server::clock::ShownClock) -> Self {
         let DocumentTarget { owner_id, lesson_id, message_id, document, review_edits, suggest_only, sources } = target;
-        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, suggest_only, sources, stored, made: Default::default(), read_results: Default::default() }
+        Self { db, bus, owner_id, lesson_id, message_id, found: document.0.clone(), state: Mutex::new(document), review_edits, suggest_only, sources, stored, made: Default::default(), read_results: Default::default(), shown }
     }
 
     fn set(&self, xml: String, revision: i64) {
@@ -259,7 +261,7 @@ impl DocumentStore for DbDocument {
         })
     }
 
-    fn propose(&self, xml: String, summary: String, changes: Vec<Change>) -> BoxFuture<'_, Result<String, SaveRejection>> {
+    fn propose(&self, xml: String, summary: String, changes: Vec<Change>) -> BoxFuture<'_, Result<Proposed, SaveRejection>> {
         Box::pin(async move {
             if !self.stored.wait().await {
                 return Err(SaveRejection::Unavailable);
@@ -283,10 +285,11 @@ impl DocumentStore for DbDocument {
                 summary: &summary,
                 changes: &changes,
             };
-            proposals::create(&self.db, proposal).await.map_err(|e| {
+            let (id, digest) = proposals::create(&self.db, proposal, &self.shown).await.map_err(|e| {
                 tracing::error!(error = ?e, "could not store the agent's proposal");
                 SaveRejection::Unavailable
-            })
+            })?;
+            Ok(Proposed { id, digest })
         })
     }
 }

@@ -260,6 +260,9 @@ pub struct TurnHub {
     /// How long a turn paused on a held edit waits for the teacher
     /// (`MARGIN_APPROVAL_WAIT_SECS`).
     pub approval_wait: Duration,
+    /// How long the digest of a held edit shown to the teacher stays good:
+    /// as long as a paused turn waits.
+    pub shown: crate::server::clock::ShownClock,
 }
 
 /// How long a paused turn waits for the teacher's decision unless configured.
@@ -295,12 +298,14 @@ impl TurnHub {
             reads: std::sync::OnceLock::new(),
             live_events: LIVE_EVENTS,
             approval_wait: APPROVAL_WAIT,
+            shown: crate::server::clock::ShownClock::real(APPROVAL_WAIT),
         }
     }
 
     /// The same hub with paused turns waiting at most `wait` for the teacher.
     pub fn with_approval_wait(mut self, wait: Duration) -> Self {
         self.approval_wait = wait;
+        self.shown.lasts = wait;
         self
     }
 

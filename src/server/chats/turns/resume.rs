@@ -92,6 +92,9 @@ impl Resumer {
             id: paused.end.id.clone(),
             proposal_id: paused.proposal_id.clone(),
             changes: paused.end.changes.clone(),
+            // A digest good from now: the page that follows the resumed turn shows it now.
+            digest: crate::server::lessons::proposals::fresh_digest(&self.db, &paused.proposal_id, &self.hub.shown).await?.or_else(|| paused.end.digest.clone()),
+            decisions: paused.end.decisions.clone(),
             round_index: paused.round,
         })));
         let written = parked.seq.saturating_sub(before.len() as u64);

@@ -120,7 +120,7 @@ pub async fn run(job: TurnJob) {
                 slot: slot.clone(),
             }) as _
         });
-        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone())), student: None, approvals }
+        ToolContext { document: Arc::new(DbDocument::new(db.clone(), bus.clone(), target, stored.clone(), hub.shown.clone())), student: None, approvals }
     };
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
