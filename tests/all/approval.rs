@@ -360,6 +360,8 @@ async fn a_decision_that_does_not_name_what_the_teacher_was_shown_decides_nothin
 
     // Shown again: the chat's history and the proposal itself each give a
     // fresh digest; the one from the history decides it, and the reply goes on.
+    // (The pause is stored a moment after it is said.)
+    common::waits::until(&app, &format!("SELECT COUNT(*) FROM chat_messages WHERE session_id = '{}' AND resume_state IS NOT NULL", t.session_id), 1).await;
     let history = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
     let step = &history["messages"][1]["toolCalls"][0];
     assert_eq!(step["proposal"]["status"], "pending", "{history}");
