@@ -8,9 +8,19 @@ async function recordTimeline(page: Page) {
   await page.evaluate(() => {
     const seen: string[] = [];
     (window as any).__timeline = seen;
-    const note = (s: string) => { if (!seen.includes(s)) seen.push(s); };
+    // The task each state was first drawn in: changes drawn in one task
+    // reach the screen together (the browser paints between tasks), though
+    // this observer may hear them in two callbacks. A message to itself
+    // starts the next number once the task that drew something is over.
+    const tasks: Record<string, number> = {};
+    (window as any).__tasks = tasks;
+    let task = 0, ticking = false;
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { task++; ticking = false; };
+    const note = (s: string) => { if (!seen.includes(s)) { seen.push(s); tasks[s] = task; } };
     const stepsIn = (root: ParentNode) => root.querySelectorAll(".step");
     const check = (records: MutationRecord[] = []) => {
+      if (!ticking) { ticking = true; channel.port2.postMessage(0); }
       // Steps added, changed or removed since the last call: several events
       // handled in one task (a step ending, then the reply folding its steps
       // away) reach this callback once, and a removed step's last state is
@@ -56,6 +66,7 @@ async function recordTimeline(page: Page) {
 }
 
 const timeline = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__timeline);
+const drawnIn = (page: Page): Promise<Record<string, number>> => page.evaluate(() => (window as any).__tasks);
 
 test.beforeEach(async ({ page }) => {
   page.on("dialog", (d) => { throw new Error(`unexpected dialog: ${d.message()}`); });
@@ -109,7 +120,12 @@ test("adding an exercise shows each step live, updates the lesson, then folds in
   expect(at("thinking")).toBeLessThan(at("step Checking fill-blanks rules ok"));
   expect(at("step Checking fill-blanks rules ok")).toBeLessThan(at("step Editing document running"));
   expect(at("step Editing document running")).toBeLessThan(at("step Editing document ok"));
-  expect(at("lesson updated")).toBeLessThan(at("folded"));
+  // The lesson changed on screen no later than the steps folded away: in the
+  // same task at the latest (one paint shows both), never after.
+  const drawn = await drawnIn(page);
+  at("lesson updated");
+  at("folded");
+  expect(drawn["lesson updated"], JSON.stringify({ seen, drawn })).toBeLessThanOrEqual(drawn["folded"]);
 
   await expect(lastReply(page).locator(".step")).toHaveCount(0);
   await toggle.click();

@@ -183,6 +183,14 @@ async fn the_same_turn_without_streaming_answers_at_the_pause_and_at_the_end() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
     let m = app.get(&format!("/api/chats/{}/messages", cy.session_id), common::Auth::Bearer(&cy.token)).await.json();
     assert_eq!(m["messages"].as_array().unwrap().len(), 2, "no message was stored for the refused request");
+    // Without a sign-in, that is said first, whatever the protocol.
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream?protocol=003")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"sessionId": cy.session_id, "content": ASK}).to_string()))
+        .unwrap();
+    assert_eq!(app.send(req).await.status, StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]

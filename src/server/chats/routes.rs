@@ -78,11 +78,11 @@ impl ProtocolQuery {
 }
 
 async fn stream(State(state): State<AppState>, ApiQuery(query): ApiQuery<ProtocolQuery>, headers: HeaderMap, body: Bytes) -> Result<Response> {
-    let design = query.design()?;
     // The checks answer in the same order as everywhere else (401 first), but
     // the teacher, the chat, its lesson and the conversation so far are one
     // query: this is on the way to the first word of the reply.
     let token = auth::token_from_headers(&headers).ok_or(AppError::Unauthorized)?;
+    let design = query.design()?;
     let is_json = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
