@@ -1,6 +1,6 @@
 import { Page } from "@playwright/test";
 import { expect, test } from "./csp";
-import { lastReply, openLesson, send } from "./helpers";
+import { hydrated, lastReply, openLesson, send } from "./helpers";
 
 // The reply card is made of typed parts that are never drawn again whole:
 // what the teacher opened stays open, and the button they used keeps the
@@ -62,6 +62,8 @@ test("Apply and Undo keep the step open and the keyboard focus on the button use
   await apply.focus();
   await page.keyboard.press("Enter");
   await expect(card).toContainText("Applied as version 2.");
+  // Its step no longer says it waits.
+  await expect(steps(page).nth(1).locator("summary").first()).toContainText("(applied)");
   const undo = card.getByRole("button", { name: "Undo version 2" });
   await expect(undo).toBeFocused();
   await expect(stepDetails(page, 1)).toHaveAttribute("open", "");
@@ -69,9 +71,25 @@ test("Apply and Undo keep the step open and the keyboard focus on the button use
 
   await page.keyboard.press("Enter");
   await expect(card).toContainText("Undone: the lesson is now version 3.");
-  await expect(undo).toBeFocused();
+  // The card says what is true, and offers no second Undo: the button
+  // (the focus still on it) reads "Undone" and does nothing.
+  await expect(card).toContainText("Undone: version 3 took back version 2.");
+  await expect(card).not.toContainText("Applied as version 2.");
+  await expect(steps(page).nth(1).locator("summary").first()).toContainText("(applied, then undone)");
+  const undone = card.getByRole("button", { name: "Undone" });
+  await expect(undone).toBeFocused();
+  await expect(undone).toHaveAttribute("aria-disabled", "true");
+  await expect(card.getByRole("button", { name: /^Undo version/ })).toHaveCount(0);
   await expect(rawDetails(page, 1)).toHaveAttribute("open", "");
   await expect(page.locator(".document-pane .lesson-view .exercise")).toHaveCount(0);
+
+  // The same after a reload.
+  await page.reload();
+  await hydrated(page);
+  const again = lastReply(page).locator(".proposal");
+  await expect(again).toContainText("Undone: version 3 took back version 2.");
+  await expect(again.getByRole("button", { name: "Undone" })).toHaveAttribute("aria-disabled", "true");
+  await expect(again.getByRole("button", { name: /^Undo version/ })).toHaveCount(0);
 });
 
 test("the chat's buttons and the History list keep the keyboard focus through a redraw", async ({ page }) => {

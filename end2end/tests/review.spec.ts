@@ -160,6 +160,9 @@ test("Undo takes back the first of two edits and keeps the second", async ({ pag
   await expect(first.getByRole("list", { name: "Changes" })).toHaveText(ADDED);
   await first.getByRole("button", { name: "Undo version 2" }).click();
   await expect(first).toContainText("Undone: the lesson is now version 4.");
+  // No second Undo: the button says it is done.
+  await expect(first.getByRole("button", { name: "Undone" })).toHaveAttribute("aria-disabled", "true");
+  await expect(first.getByRole("button", { name: "Undo version 2" })).toHaveCount(0);
   await expect(lessonView(page).locator(".exercise")).toHaveCount(1);
   await expect(lessonView(page).locator(".exercise")).toContainText("The sun is a star.");
 });

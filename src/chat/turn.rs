@@ -83,6 +83,10 @@ pub struct ToolCallRecord {
     pub actions: Vec<String>,
     /// The lesson a `create_lesson` call made.
     pub lesson: Option<super::events::MadeLesson>,
+    /// The version that undid this step's edit, when the teacher took it
+    /// back (read from the lesson's versions when the chat is read; never
+    /// stored with the step).
+    pub undone: Option<i64>,
     /// Where in the reply's text the step was called (its length then, in
     /// bytes): the reply reads as text and groups of steps in that order.
     pub at: u32,
@@ -113,6 +117,7 @@ impl ToolCallRecord {
             actions: Vec::new(),
             lesson: None,
             at: 0,
+            undone: None,
             running: true,
         }
     }
@@ -141,12 +146,15 @@ impl ToolCallRecord {
             proposal: Option<ProposalMark>,
             #[serde(default)]
             at: u32,
+            #[serde(default)]
+            undone: Option<i64>,
         }
         let mut step = Self::started(serde_json::from_str(json)?);
         step.end(&serde_json::from_str(json)?);
         let decided = serde_json::from_str::<Decided>(json)?;
         step.proposal = decided.proposal;
         step.at = decided.at;
+        step.undone = decided.undone;
         Ok(step)
     }
 

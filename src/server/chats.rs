@@ -196,6 +196,29 @@ fn with_marks(calls: &mut [ToolCallRecord], marks: &HashMap<String, ProposalMark
     }
 }
 
+/// Each edit among these messages' steps that the teacher undid, with the
+/// version that took it back (the lesson's undos, one query, only when a
+/// step made a version).
+async fn with_undos(db: &Db, session_id: &str, messages: &mut [ChatMessage]) -> Result<()> {
+    let made = |c: &ToolCallRecord| c.proposal.as_ref().filter(|p| p.status == ProposalStatus::Applied).and_then(|p| p.revision).or(c.revision);
+    if !messages.iter().any(|m| m.tool_calls.iter().any(|c| made(c).is_some())) {
+        return Ok(());
+    }
+    let undos: HashMap<i64, i64> = sqlx::query_as::<_, (i64, i64)>(
+        "SELECT r.undoes, MIN(r.number) FROM lesson_revisions r JOIN chat_sessions s ON s.lesson_id = r.lesson_id
+         WHERE s.id = $1 AND r.undoes IS NOT NULL GROUP BY r.undoes",
+    )
+    .bind(session_id)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .collect();
+    for c in messages.iter_mut().flat_map(|m| m.tool_calls.iter_mut()) {
+        c.undone = made(c).and_then(|n| undos.get(&n).copied());
+    }
+    Ok(())
+}
+
 /// Each proposal still waiting among these messages' steps, with a fresh
 /// digest to decide it by: the page shows it now, so a decision made from
 /// what it shows names a digest that is good.
@@ -223,6 +246,7 @@ pub async fn list_messages(db: &Db, owner: &str, session_id: &str) -> Result<Vec
             with_marks(&mut m.tool_calls, &marks);
         }
     }
+    with_undos(db, session_id, &mut messages).await?;
     Ok(messages)
 }
 

@@ -419,6 +419,14 @@ pub async fn undo_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Re
         return Err(AppError::BadRequest("The first version of a lesson has nothing before it to go back to.".into()));
     }
     let undone = get_revision(db, owner_id, id, number).await?;
+    let by: Option<i64> = sqlx::query_scalar("SELECT MIN(number) FROM lesson_revisions WHERE lesson_id = $1 AND undoes = $2")
+        .bind(id)
+        .bind(number)
+        .fetch_one(db)
+        .await?;
+    if let Some(by) = by {
+        return Err(AppError::Conflict(format!("Version {number} was already undone (version {by} took it back).")));
+    }
     // The version before it: the one just before, unless older autosaves
     // were thinned (`thin_revisions`), then the latest kept before it.
     let before_number: Option<i64> = sqlx::query_scalar("SELECT MAX(number) FROM lesson_revisions WHERE lesson_id = $1 AND number < $2")
@@ -435,6 +443,9 @@ pub async fn undo_revision(db: &Db, owner_id: &str, id: &str, number: i64) -> Re
     };
     let summary = format!("Undid version {number} ({})", undone.summary);
     let outcome = save_document(db, owner_id, id, &xml, current.revision, Author::Teacher, &summary).await?;
+    if let SaveOutcome::Saved { revision, .. } = &outcome {
+        sqlx::query("UPDATE lesson_revisions SET undoes = $1 WHERE lesson_id = $2 AND number = $3").bind(number).bind(id).bind(revision).execute(db).await?;
+    }
     edit_reply(outcome, &current.document_xml)
 }
 

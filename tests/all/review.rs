@@ -324,6 +324,15 @@ async fn undo_takes_back_one_edit_even_after_later_ones() {
     assert!(now.contains(">French verbs<") && !now.contains("exercise"), "{now}");
     let history = app.get(&format!("/api/lessons/{}/revisions", t.lesson_id), Auth::Bearer(&t.token)).await.json();
     assert_eq!(history[0]["summary"], "Undid version 2 (Added a fill-in-the-blank exercise on être and avoir)");
+    // Undone once: a second undo of it is refused, and nothing changes.
+    let r = app.post_json(&format!("/api/lessons/{}/revisions/2/undo", t.lesson_id), Auth::Bearer(&t.token), json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("already undone"), "{}", r.body);
+    assert_eq!(lesson(&app, &t).await.1, 4);
+    // The reply whose edit it was says so when the chat is read (a reload).
+    let chat = app.get(&format!("/api/chats/{}/messages", t.session_id), Auth::Bearer(&t.token)).await.json();
+    let edit = chat["messages"][1]["toolCalls"].as_array().unwrap().iter().find(|c| c["revision"] == 2).cloned().unwrap_or_default();
+    assert_eq!(edit["undone"], 4, "{chat}");
 
     // Version 3 changed the heading and version 4 only the exercise, so
     // version 3 can be undone on its own too.

@@ -41,6 +41,8 @@ pub struct Step {
     lesson: Option<MadeLesson>,
     #[serde(default, skip_serializing_if = "is_zero")]
     at: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    undone: Option<i64>,
 }
 
 impl From<Step> for super::ToolCallRecord {
@@ -59,6 +61,7 @@ impl From<Step> for super::ToolCallRecord {
             actions: s.actions,
             lesson: s.lesson,
             at: s.at,
+            undone: s.undone,
             running: false,
         }
     }
@@ -84,6 +87,7 @@ impl From<super::ToolCallRecord> for Step {
             actions: r.actions,
             lesson: r.lesson,
             at: r.at,
+            undone: r.undone,
         }
     }
 }

@@ -79,8 +79,11 @@ fn Outcome(step: StepView) -> impl IntoView {
 }
 
 /// The revision Undo takes back: the edit's own, or the one its proposal
-/// was applied as.
+/// was applied as; none once it was undone.
 fn undo_revision(s: &Step) -> Option<i64> {
+    if s.undone.is_some() {
+        return None;
+    }
     match (&s.status, s.revision, &s.proposal) {
         (_, _, Some(p)) if p.status == ProposalStatus::Applied => p.revision,
         (StepStatus::Success, Some(n), None) => Some(n),
@@ -134,7 +137,10 @@ fn ProposalCard(step: StepView, reply: Reply) -> impl IntoView {
             let Some(mark) = &s.proposal else { return String::new() };
             let status = match (mark.status, mark.revision, mark.reason.as_deref()) {
                 (ProposalStatus::Pending, ..) => "Waiting for your review: nothing has changed yet.".to_string(),
-                (ProposalStatus::Applied, Some(n), _) => format!("Applied as version {n}."),
+                (ProposalStatus::Applied, Some(n), _) => match s.undone {
+                    Some(u) => format!("Undone: version {u} took back version {n}."),
+                    None => format!("Applied as version {n}."),
+                },
                 (ProposalStatus::Applied, None, _) => "Applied.".to_string(),
                 (ProposalStatus::Discarded, _, Some(r)) => format!("Discarded: “{r}”"),
                 (ProposalStatus::Discarded, _, None) => "Discarded.".to_string(),
@@ -146,6 +152,7 @@ fn ProposalCard(step: StepView, reply: Reply) -> impl IntoView {
     // Apply while it waits, Undo once applied: one button, so the keyboard
     // focus stays where the teacher's next action is.
     let undo = move || step.with(undo_revision);
+    let undone = move || step.with(|s| s.undone.is_some());
     let first = move || if pending() { Some(StepAction::Apply) } else { undo().map(|_| StepAction::Undo) };
     let busy = move || step.with(|s| s.busy);
     let run = move |action: Option<StepAction>| {
@@ -157,14 +164,15 @@ fn ProposalCard(step: StepView, reply: Reply) -> impl IntoView {
         <div class="proposal" class:pending=pending>
             <p class="proposal-head">{head}</p>
             {move || view! { <ChangeList changes=step.with(|s| s.changes.clone()) label="Proposed changes"/> }}
-            <div class="proposal-actions" hidden=move || first().is_none()>
+            <div class="proposal-actions" hidden=move || first().is_none() && !undone()>
+                // Undone, the button stays (the focus with it) and says so.
                 <button
                     type="button"
                     class=move || if pending() { "primary" } else { "undo" }
                     aria-label=move || undo().filter(|_| !pending()).map(|n| format!("Undo version {n}"))
-                    aria-disabled=move || busy().then_some("true")
+                    aria-disabled=move || (busy() || undone()).then_some("true")
                     on:click=move |_| run(first())
-                >{move || if pending() { "Apply" } else { "Undo" }}</button>
+                >{move || if pending() { "Apply" } else if undone() { "Undone" } else { "Undo" }}</button>
                 <button type="button" hidden=move || !pending() aria-disabled=move || busy().then_some("true") on:click=move |_| run(Some(StepAction::Preview))>"Preview"</button>
                 <button type="button" hidden=move || !pending() aria-disabled=move || busy().then_some("true") on:click=move |_| run(Some(StepAction::Discard))>"Discard"</button>
             </div>
@@ -189,15 +197,16 @@ pub fn StepActions(step: StepView, reply: Reply) -> impl IntoView {
     let lesson = expect_context::<LessonState>();
     let own = move || step.with(|s| s.proposal.is_none());
     let undo = move || step.with(|s| if s.proposal.is_none() { undo_revision(s) } else { None });
+    let undone = move || step.with(|s| s.proposal.is_none() && s.undone.is_some());
     view! {
         <button
             type="button"
             class="undo"
-            hidden=move || undo().is_none()
+            hidden=move || undo().is_none() && !undone()
             aria-label=move || undo().map(|n| format!("Undo version {n}"))
-            aria-disabled=move || step.with(|s| s.busy).then_some("true")
-            on:click=move |_| act(StepAction::Undo, step.with_untracked(|s| s.id.clone()), reply, lesson)
-        >"Undo"</button>
+            aria-disabled=move || (step.with(|s| s.busy) || undone()).then_some("true")
+            on:click=move |_| if undo().is_some() { act(StepAction::Undo, step.with_untracked(|s| s.id.clone()), reply, lesson) }
+        >{move || if undone() { "Undone" } else { "Undo" }}</button>
         <Show when=own><Outcome step/></Show>
     }
 }
@@ -251,6 +260,7 @@ pub fn act(action: StepAction, id: String, reply: Reply, lesson: LessonState) {
                 let revision = undo_revision(&step).unwrap_or(0);
                 match lesson_calls::undo(&lesson.id.get_value(), revision).await.map(|r| landed(r, lesson)) {
                     Ok(now) => Box::new(move |s| {
+                        s.undone = Some(now);
                         s.outcome = Some((true, format!("Undone: the lesson is now version {now}.")));
                         s.conflicts.clear();
                     }),

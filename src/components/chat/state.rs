@@ -62,6 +62,8 @@ pub struct Step {
     pub revision: Option<i64>,
     /// An edit held for review, and what the teacher decided.
     pub proposal: Option<ProposalMark>,
+    /// The version that undid its edit, once the teacher took it back.
+    pub undone: Option<i64>,
     /// What came of the teacher's last action on this step (applied,
     /// undone, refused), and whether it went well.
     pub outcome: Option<(bool, String)>,
@@ -98,6 +100,7 @@ impl Step {
             evidence: String::new(),
             revision: None,
             proposal: None,
+            undone: None,
             outcome: None,
             conflicts: Vec::new(),
             busy: false,
@@ -178,6 +181,7 @@ impl Reply {
                 if let Some(step) = steps.iter_mut().find(|s| s.id == c.id) {
                     step.proposal.clone_from(&c.proposal);
                     step.revision = c.revision;
+                    step.undone = c.undone;
                 }
             }
         });

@@ -11,6 +11,7 @@ use super::{
     review::{step_view, StepActions, StepChanges, StepView},
     state::{PartMark, Phase, Reply, Step, StepStatus},
 };
+use crate::chat::proposal::ProposalStatus;
 
 /// The group of steps that is part `index` of a reply, from step `from` to
 /// where the next group begins, with its fold once the reply has gone on
@@ -71,6 +72,12 @@ fn of<T: Clone + Send + Sync + 'static>(step: StepView, f: fn(&Step) -> T) -> Si
     Signal::derive(move || step.with(f))
 }
 
+/// What the teacher decided about a held edit's step, once they did: the
+/// step then says so rather than that it waits.
+fn decided(s: &Step) -> Option<ProposalStatus> {
+    s.proposal.as_ref().map(|p| p.status).filter(|st| *st != ProposalStatus::Pending)
+}
+
 #[component]
 fn StepItem(step: StepView, reply: Reply) -> impl IntoView {
     let class = of(step, |s| match s.status {
@@ -79,18 +86,23 @@ fn StepItem(step: StepView, reply: Reply) -> impl IntoView {
         StepStatus::Failed(_) => "step failed",
         StepStatus::Proposed => "step proposed",
     });
-    let icon = of(step, |s| match s.status {
-        StepStatus::Running => "",
-        StepStatus::Success => "✓",
-        StepStatus::Failed(_) => "✗",
-        StepStatus::Proposed => "?",
+    let icon = of(step, |s| match (&s.status, decided(s)) {
+        (StepStatus::Running, _) => "",
+        (StepStatus::Success, _) | (StepStatus::Proposed, Some(ProposalStatus::Applied)) => "✓",
+        (StepStatus::Failed(_), _) => "✗",
+        (StepStatus::Proposed, Some(_)) => "–",
+        (StepStatus::Proposed, None) => "?",
     });
     let running = of(step, |s| s.status == StepStatus::Running);
-    let said = of(step, |s| match s.status {
-        StepStatus::Running => " (in progress)",
-        StepStatus::Success => " (done)",
-        StepStatus::Failed(_) => " (failed)",
-        StepStatus::Proposed => " (waiting for your review)",
+    let said = of(step, |s| match (&s.status, decided(s)) {
+        (StepStatus::Running, _) => " (in progress)",
+        (StepStatus::Success, _) => " (done)",
+        (StepStatus::Failed(_), _) => " (failed)",
+        (StepStatus::Proposed, Some(ProposalStatus::Applied)) if s.undone.is_some() => " (applied, then undone)",
+        (StepStatus::Proposed, Some(ProposalStatus::Applied)) => " (applied)",
+        (StepStatus::Proposed, Some(ProposalStatus::Discarded)) => " (discarded)",
+        (StepStatus::Proposed, Some(_)) => " (replaced by a newer suggestion)",
+        (StepStatus::Proposed, None) => " (waiting for your review)",
     });
     let label = of(step, |s| s.label.clone());
     let detail = of(step, |s| s.detail.clone());
