@@ -20,12 +20,26 @@ export const editor = (page: Page) => page.locator(".document-pane .editor");
 /** The editable text of block `id` in the editor. */
 export const editable = (page: Page, id: string) => editor(page).locator(`[data-id="${id}"] .block-text`);
 
-export async function signUp(page: Page, email: string): Promise<void> {
+/**
+ * Signs up a new teacher. Unless `reactions` is asked for, their automatic
+ * replies are switched off (as a teacher can, on any lesson's Material), so
+ * that the assistant's greeting of each new lesson does not take turns in
+ * tests about something else; reactions.spec.ts has those.
+ */
+export async function signUp(page: Page, email: string, opts: { reactions?: boolean } = {}): Promise<void> {
   await page.goto("/signup");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign up" }).click();
   await expect(page.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  if (!opts.reactions) await reactions(page, false);
+}
+
+/** Switches the signed-in teacher's automatic replies on or off. */
+export async function reactions(page: Page, on: boolean): Promise<void> {
+  const origin = new URL(page.url()).origin;
+  const r = await page.request.patch("/api/account/reactions", { data: { reactToEvents: on }, headers: { Origin: origin } });
+  expect(r.ok(), await r.text()).toBe(true);
 }
 
 export async function signIn(page: Page, email: string): Promise<void> {
@@ -51,6 +65,7 @@ export async function colleagueOf(admin: Page, browser: Browser, name: string): 
   await colleague.getByLabel("Password").fill(PASSWORD);
   await colleague.getByRole("button", { name: "Sign up" }).click();
   await expect(colleague.getByRole("heading", { name: "Your lessons" })).toBeVisible();
+  await reactions(colleague, false);
   return { colleague, email, context };
 }
 

@@ -11,9 +11,9 @@ test("material is added, listed, refused with a reason, read by the assistant an
   await expect(material.getByText("No material yet.")).toBeVisible();
   // This teacher asks for themselves: no automatic reply to new material
   // (reactions.spec.ts has those). The switch is kept.
-  await material.getByLabel("Let the assistant react to new material").uncheck();
+  await material.getByLabel("Let the assistant react on its own").uncheck();
   await material.getByRole("button", { name: "Update setting" }).click();
-  await expect(material.getByLabel("Let the assistant react to new material")).not.toBeChecked();
+  await expect(material.getByLabel("Let the assistant react on its own")).not.toBeChecked();
 
   await material.getByLabel(/Files/).setInputFiles([
     { name: "Notes.txt", mimeType: "text/plain", buffer: Buffer.from("Rivers begin in the hills.\nThey flow to the sea.") },

@@ -5,11 +5,30 @@ import { createLesson, editable, editor, hydrated, lastReply, send, signUp, uniq
 // automatic reply, shown under a note of what started it; and text selected
 // in the lesson can be asked about.
 
+test("a new lesson is greeted by the assistant on its own, once", async ({ page }) => {
+  await signUp(page, uniqueEmail("greet"), { reactions: true });
+  await createLesson(page, "Volcanoes");
+  await hydrated(page);
+  const note = page.locator(".msg.trigger");
+  await expect(note).toHaveText("You created this lesson");
+  await expect(lastReply(page)).toContainText("I'm here when you need me");
+  await expect(page.locator(".msg.user")).toHaveCount(0);
+  // Opened again the same day: no second greeting.
+  await page.reload();
+  await hydrated(page);
+  await expect(note).toHaveText("You created this lesson");
+  await expect(page.locator(".msg.assistant")).toHaveCount(1);
+});
+
 test("two files added together get one automatic reply that names both", async ({ page }) => {
+  // Switched on once the lesson exists: the reply is to the material alone.
   await signUp(page, uniqueEmail("react"));
   await createLesson(page, "Rivers");
   const material = page.locator("#material");
-  await expect(material.getByLabel("Let the assistant react to new material")).toBeChecked();
+  await expect(material.getByLabel("Let the assistant react on its own")).not.toBeChecked();
+  await material.getByLabel("Let the assistant react on its own").check();
+  await material.getByRole("button", { name: "Update setting" }).click();
+  await expect(material.getByLabel("Let the assistant react on its own")).toBeChecked();
   await material.getByLabel(/Files/).setInputFiles([
     { name: "Notes.txt", mimeType: "text/plain", buffer: Buffer.from("Rivers begin in the hills.\nThey flow to the sea.") },
     { name: "Deltas.md", mimeType: "text/markdown", buffer: Buffer.from("# Deltas\n\nDeltas form where rivers meet the sea.") },

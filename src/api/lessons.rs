@@ -43,7 +43,11 @@ pub async fn get_publication(id: String) -> Result<crate::models::Publication, S
 pub async fn get_lesson(id: String) -> Result<Lesson, ServerFnError> {
     use super::ssr::{fail, require_user};
     let (state, user) = require_user().await?;
-    crate::server::lessons::get_editable(&state.db, &user.id, &id).await.map_err(fail)
+    let lesson = crate::server::lessons::get_editable(&state.db, &user.id, &id).await.map_err(fail)?;
+    // The teacher opened it: the assistant may greet them back
+    // (`sessionStart`), told apart from the page's answer.
+    tokio::spawn(async move { state.lesson_listener.opened(&state, &user.id, &id).await });
+    Ok(lesson)
 }
 
 /// Why the teacher's last lesson file could not be imported (`token` from
@@ -57,7 +61,7 @@ pub async fn find_import_report(token: String) -> Result<Option<ImportReport>, S
 }
 
 /// The lesson's sources (the teacher's material), whether the teacher lets
-/// the assistant react to new material, and why their last upload was
+/// the assistant react on its own, and why their last upload was
 /// refused (`refusal`: the token from the page's address), for the lesson page.
 #[server]
 pub async fn get_sources(id: String, refusal: Option<String>) -> Result<crate::models::Material, ServerFnError> {

@@ -64,10 +64,10 @@ pub fn MaterialSection(lesson_id: String, material: Material) -> impl IntoView {
                 <input type="hidden" name="lesson" value=back/>
                 <label>
                     <input type="checkbox" name="react" value="on" checked=react_to_events/>
-                    " Let the assistant react to new material"
+                    " Let the assistant react on its own"
                 </label>
                 <button type="submit" class="quiet">"Update setting"</button>
-                <p class="muted">"When on, the assistant reads what you add and says what it could build from it. It never changes the lesson on its own."</p>
+                <p class="muted">"When on, the assistant reads what you add and says what it could build from it, helps you start a new lesson, and welcomes you back to a lesson once a day. It never changes the lesson on its own."</p>
             </form>
         </section>
     }

@@ -12,6 +12,7 @@ pub mod gate;
 pub mod intents;
 pub mod routes;
 pub mod scheduler;
+pub mod sessions;
 pub mod versions;
 
 use crate::server::{
@@ -21,7 +22,7 @@ use crate::server::{
 };
 
 /// Whether `user_id` lets the assistant react to events ("Let the assistant
-/// react to new material"; on unless switched off).
+/// react on its own"; on unless switched off).
 pub async fn enabled(db: &Db, user_id: &str) -> Result<bool> {
     let on: Option<Flag> = sqlx::query_scalar("SELECT react_to_events FROM users WHERE id = $1").bind(user_id).fetch_optional(db).await?;
     Ok(on.is_some_and(bool::from))

@@ -261,3 +261,73 @@ async fn a_selection_asked_about_reaches_the_model_as_the_teachers_and_is_kept()
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
     assert_eq!(count(&app, USER_MESSAGES).await, 2);
 }
+
+/// The product sends its own events: "New lesson" sends `lessonCreated`;
+/// opening the lesson's page begins a working session, and a session begun
+/// twelve hours or more after the last sends `sessionStart`, once, however
+/// many tabs or reloads. The first opening of a lesson the teacher did not
+/// create here begins one quietly. Another school's teacher opening the
+/// lesson gets nothing and sends nothing; a teacher who switched automatic
+/// turns off sends neither.
+#[tokio::test]
+async fn a_new_lesson_and_a_teacher_coming_back_are_told_by_the_product_itself() {
+    use margin::server::reactions::sessions::SESSION_GAP_MS;
+    let app = app().await;
+    let ana = app.sign_up("ana@school.test").await;
+    let bo = teacher(&app, "bo@other.test").await;
+    let of = |lesson: &str, intent: &str| format!("SELECT COUNT(*) FROM lesson_pending_events WHERE lesson_id = '{lesson}' AND intent = '{intent}'");
+
+    // "New lesson", from the form and from the API: each is greeted.
+    let r = app.post_form("/lessons/new", Auth::Cookie(&ana), &[("title", "Rivers")]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let rivers = r.location().trim_start_matches("/lessons/").to_string();
+    assert_eq!(count(&app, &of(&rivers, "lessonCreated")).await, 1);
+    let r = app.post_json("/api/lessons", Auth::Bearer(&ana), json!({"title": "Deltas"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let deltas = r.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(count(&app, &of(&deltas, "lessonCreated")).await, 1);
+    let note: String = sqlx::query_scalar("SELECT note FROM lesson_pending_events WHERE lesson_id = $1").bind(&rivers).fetch_one(&app.state.db).await.unwrap();
+    assert_eq!(note, "You created this lesson");
+
+    // Opened now, and again: the session it is in began with its creation.
+    let page = |lesson: String, token: String| {
+        let app = &app;
+        async move { app.get(&format!("/lessons/{lesson}"), Auth::Cookie(&token)).await.status }
+    };
+    let sessions = |lesson: &str| format!("SELECT COUNT(*) FROM lesson_sessions WHERE lesson_id = '{lesson}'");
+    assert_eq!(page(rivers.clone(), ana.clone()).await, StatusCode::OK);
+    assert_eq!(page(rivers.clone(), ana.clone()).await, StatusCode::OK);
+    // Another school's teacher: not found, and nothing begun or sent.
+    assert_eq!(page(rivers.clone(), bo.token.clone()).await, StatusCode::NOT_FOUND);
+    // A lesson Bo did not make with "New lesson": its first opening is quiet.
+    assert_eq!(page(bo.lesson_id.clone(), bo.token.clone()).await, StatusCode::OK);
+    until(&app, &sessions(&bo.lesson_id), 1).await;
+    assert_eq!(count(&app, &sessions(&rivers)).await, 1, "Ana's only");
+
+    // Twelve hours on (the greeting of the new lesson has long been answered):
+    // the next opening sends `sessionStart`, once for two tabs.
+    advance(&app, SESSION_GAP_MS);
+    let (one, two) = tokio::join!(page(rivers.clone(), ana.clone()), page(rivers.clone(), ana.clone()));
+    assert_eq!((one, two), (StatusCode::OK, StatusCode::OK));
+    until(&app, &of(&rivers, "sessionStart"), 1).await;
+    assert_eq!(page(bo.lesson_id.clone(), bo.token.clone()).await, StatusCode::OK);
+    until(&app, &of(&bo.lesson_id, "sessionStart"), 1).await;
+    // Opened again within the session: nothing more (the write that begins
+    // a session is conditional, so a late task could not add one either).
+    assert_eq!(page(rivers.clone(), ana.clone()).await, StatusCode::OK);
+    assert_eq!(count(&app, &of(&rivers, "sessionStart")).await, 1);
+    assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM lesson_pending_events WHERE lesson_id = '{deltas}' AND intent = 'sessionStart'")).await, 0);
+
+    // Switched off: neither is sent.
+    let cy = app.sign_up("cy@school.test").await;
+    let r = app.send_json(Method::PATCH, "/api/account/reactions", Auth::Bearer(&cy), json!({"reactToEvents": false})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = app.post_json("/api/lessons", Auth::Bearer(&cy), json!({"title": "Quiet"})).await;
+    let quiet = r.json()["id"].as_str().unwrap().to_string();
+    advance(&app, SESSION_GAP_MS);
+    assert_eq!(page(quiet.clone(), cy.clone()).await, StatusCode::OK);
+    assert_eq!(page(quiet.clone(), cy.clone()).await, StatusCode::OK);
+    settle().await;
+    assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM lesson_pending_events WHERE lesson_id = '{quiet}'")).await, 0);
+    assert_eq!(count(&app, &sessions(&quiet)).await, 0);
+}

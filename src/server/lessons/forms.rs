@@ -301,7 +301,11 @@ async fn form_create(
         return back(&e, &form.title);
     }
     match lessons::create(&state.db, &user.id, &form.title).await {
-        Ok(lesson) => Redirect::to(&format!("/lessons/{}", lesson.id)).into_response(),
+        Ok(lesson) => {
+            // The assistant may greet the new lesson (`lessonCreated`).
+            state.lesson_listener.created(&state, &user.id, &lesson.id).await;
+            Redirect::to(&format!("/lessons/{}", lesson.id)).into_response()
+        }
         Err(e) => back(&e, &form.title),
     }
 }

@@ -99,7 +99,12 @@ async fn create(State(state): State<AppState>, CurrentUser(user): CurrentUser, A
     state.limits.lesson(&user.id).await?;
     let lesson = match body.xml.as_deref() {
         Some(xml) => library::import(&state.db, &user.id, Some(&body.title), xml).await?,
-        None => lessons::create(&state.db, &user.id, &body.title).await?,
+        None => {
+            let lesson = lessons::create(&state.db, &user.id, &body.title).await?;
+            // The assistant may greet the new lesson (`lessonCreated`).
+            state.lesson_listener.created(&state, &user.id, &lesson.id).await;
+            lesson
+        }
     };
     Ok((StatusCode::CREATED, Json(LessonReply::from(lesson))).into_response())
 }

@@ -1,6 +1,6 @@
 //! `POST /api/chat/events`: something happened that the assistant may react
 //! to; `GET/PATCH /api/account/reactions` and the lesson page's form: the
-//! teacher's "Let the assistant react to new material".
+//! teacher's "Let the assistant react on its own".
 
 use axum::{
     extract::State,

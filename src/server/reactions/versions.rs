@@ -6,8 +6,9 @@ use futures::future::BoxFuture;
 
 use crate::server::{error::Result, lessons::announce::ChangeListener, state::AppState};
 
-/// What hears a lesson's changes for its versions (`lessons::announce`);
-/// handed to the state where it is made.
+/// What hears what a lesson announces (`lessons::announce`): its changes,
+/// for its versions; its creation and openings, for the assistant's
+/// greetings (`sessions`). Handed to the state where it is made.
 pub struct Listener;
 
 impl ChangeListener<AppState> for Listener {
@@ -17,6 +18,22 @@ impl ChangeListener<AppState> for Listener {
             // the editor's error, so it is said in the log.
             if let Err(e) = core_changed(state, lesson_id).await {
                 tracing::warn!(error = %e, lesson = %lesson_id, "could not tell a lesson's versions that it changed");
+            }
+        })
+    }
+
+    fn created<'a>(&'a self, state: &'a AppState, owner_id: &'a str, lesson_id: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Err(e) = super::sessions::created(state, owner_id, lesson_id).await {
+                tracing::warn!(error = %e, lesson = %lesson_id, "could not tell the assistant of a new lesson");
+            }
+        })
+    }
+
+    fn opened<'a>(&'a self, state: &'a AppState, user_id: &'a str, lesson_id: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Err(e) = super::sessions::opened(state, user_id, lesson_id, None).await {
+                tracing::warn!(error = %e, lesson = %lesson_id, "could not tell the assistant a lesson was opened");
             }
         })
     }
