@@ -94,11 +94,15 @@ impl Two {
         req.send().await.unwrap()
     }
 
-    /// Applies a proposal through `on`, or discards it with `reason`.
+    /// Applies a proposal through `on`, or discards it with `reason`, as
+    /// the teacher does from what `on` shows them: naming the digest it gives.
     async fn decide(&self, on: &Server, proposal: &str, discard: Option<&str>) {
+        let shown: Value = self.http.get(format!("{}/api/proposals/{proposal}", on.base)).header("authorization", &self.auth).send().await.unwrap().json().await.unwrap();
+        let digest = shown["digest"].clone();
+        assert!(digest.is_string(), "{shown}");
         let (what, body) = match discard {
-            Some(reason) => ("discard", json!({"reason": reason})),
-            None => ("apply", json!({})),
+            Some(reason) => ("discard", json!({"reason": reason, "digest": digest})),
+            None => ("apply", json!({"digest": digest})),
         };
         let r = self.http.post(format!("{}/api/proposals/{proposal}/{what}", on.base)).header("authorization", &self.auth).json(&body).send().await.unwrap();
         assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
