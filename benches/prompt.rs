@@ -65,6 +65,9 @@ async fn main() {
         let system = first["messages"][0]["content"].as_str().map_or(0, str::len);
         let tools = first.get("tools").map_or(0, |t| t.to_string().len());
         let whole = first.to_string().len();
+        if let Ok(dir) = std::env::var("MARGIN_PROMPT_DUMP") {
+            std::fs::write(format!("{dir}/{name}.json"), serde_json::to_string_pretty(first).unwrap_or_default()).ok();
+        }
         rows.push((name, system, tools, whole, whole.div_ceil(4)));
     }
     let mut out = String::from("# The agents' first request\n\nWritten by `make bench` (`benches/prompt.rs`): each agent's first request on a new lesson, a title and an empty paragraph. Tokens are the bytes over four (tokenizers differ). Budget: the teacher's ≤ 1,800 tokens.\n\n| agent | system prompt | tool definitions | whole request | tokens, estimated |\n|---|---|---|---|---|\n");

@@ -134,7 +134,7 @@ impl Agent {
         let definitions = tools.definitions();
         let definitions_without_material =
             definitions.iter().filter(|d| !matches!(d, async_openai::types::chat::ChatCompletionTools::Function(f) if f.function.name == "read_source")).cloned().collect();
-        let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "", None) } else { prompt::system_prompt(&base_prompt, &skills, "", &[]) };
+        let empty = if tutor { prompt::tutor_system_prompt(&base_prompt, "", None) } else { prompt::system_prompt(&base_prompt, "", &[]) };
         Self {
             provider: Provider::new(config),
             prompt_bytes: serde_json::to_vec(&definitions).map_or(0, |v| v.len()) + empty.len(),
@@ -192,7 +192,7 @@ impl Agent {
             let last_check = ctx.student.as_ref().and_then(|d| d.last_check());
             return prompt::system(prompt::tutor_system_prompt(&self.base_prompt, &ctx.document.current(), last_check));
         }
-        prompt::system(prompt::system_prompt(&self.base_prompt, &self.skills, &ctx.document.current(), &ctx.document.sources()))
+        prompt::system(prompt::system_prompt(&self.base_prompt, &ctx.document.current(), &ctx.document.sources()))
     }
 
     /// What a turn's first call is reserved by before it starts: the fixed

@@ -145,9 +145,14 @@ async fn adding_a_fill_in_the_blank_exercise_loads_the_skill_then_edits() {
     // A lesson without material: `read_source` is not described (every call
     // carries the definitions); `material.rs` checks it is when there is some.
     assert_eq!(tools, vec!["load_skill", "edit_document", "read_results", "suggest_next", "read_lesson", "list_lessons", "create_lesson", "check_reading_level", "find_standards"]);
-    // The system prompt carries the base prompt, the skills and the current lesson.
+    // The system prompt carries the base prompt and the current lesson; the
+    // skills are named once, in `load_skill`'s schema (#67: every byte of
+    // the first request is read by a school's own model before it answers).
     let system = requests[0]["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("Margin's teaching assistant") && system.contains("`fill-blanks`") && system.contains(START.trim()));
+    assert!(system.contains("Margin's teaching assistant") && system.contains(START.trim()));
+    let skills = &requests[0]["tools"][0]["function"]["parameters"]["properties"]["skill"]["enum"];
+    assert!(skills.as_array().unwrap().iter().any(|s| s == "fill-blanks"), "{skills}");
+    assert!(!system.contains("Skills you can load"));
 }
 
 fn edit_end(r: &Run) -> margin::chat::events::ToolEndData {

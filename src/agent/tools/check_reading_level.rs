@@ -31,14 +31,14 @@ impl Tool for CheckReadingLevel {
     }
 
     fn description(&self) -> String {
-        "The reading level of what students read in the lesson now, against a school grade: its level, whether it is within ±0.5, and the blocks furthest from it.".into()
+        "The reading level of what students read now, against a school grade: the level, whether it is within ±0.5, and the furthest blocks.".into()
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
-                "target": { "type": "number", "minimum": 1, "maximum": 16, "description": "The target school grade, e.g. 4." }
+                "target": { "type": "number", "minimum": 1, "maximum": 16, "description": "A school grade, e.g. 4." }
             },
             "required": ["target"],
             "additionalProperties": false

@@ -31,15 +31,15 @@ impl Tool for CreateLesson {
     }
 
     fn description(&self) -> String {
-        "A new lesson of its own (the open one stays as it is), only when the teacher asks for one. The whole document, <lesson> to </lesson>.".into()
+        "A new lesson (the open one stays as it is), only when the teacher asks for one.".into()
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
-                "title": { "type": "string", "description": "The new lesson's title, as the teacher's lesson list shows it." },
-                "documentXml": { "type": "string", "description": "The complete lesson XML." }
+                "title": { "type": "string", "description": "Its title." },
+                "documentXml": { "type": "string", "description": "The whole lesson, <lesson> to </lesson>." }
             },
             "required": ["title", "documentXml"],
             "additionalProperties": false

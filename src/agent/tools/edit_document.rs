@@ -42,16 +42,16 @@ impl Tool for EditDocument {
     }
 
     fn description(&self) -> String {
-        "Replace the lesson with a new version. Send the whole document, from <lesson> to </lesson>, keeping the id of every element you do not delete. Only call this when the teacher asked for a change.".into()
+        "Replace the lesson with a new version, only when the teacher asked for a change.".into()
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
-                "documentXml": { "type": "string", "description": "The complete new lesson XML." },
-                "summary": { "type": "string", "description": "One short line saying what changed, for the lesson's history." },
-                "evidence": { "type": "string", "description": "Only after read_results: the counts this change answers, e.g. \"7 of 12 wrote 'ran' for blank 3\"." }
+                "documentXml": { "type": "string", "description": "The whole new lesson, <lesson> to </lesson>, every element kept with its id." },
+                "summary": { "type": "string", "description": "One line on what changed, for the history." },
+                "evidence": { "type": "string", "description": "Only after read_results: the counts it answers, e.g. \"7 of 12 wrote 'ran' for blank 3\"." }
             },
             "required": ["documentXml", "summary"],
             "additionalProperties": false

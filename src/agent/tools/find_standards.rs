@@ -25,14 +25,14 @@ impl Tool for FindStandards {
     }
 
     fn description(&self) -> String {
-        "The school's standards by the start of a code (\"RL.4\") or by words, with what each asks. Name them with standards=\"CODE …\" on a lesson or exercise; only codes found here are accepted.".into()
+        "The school's standards by a code's start (\"RL.4\") or by words. Put codes found here in standards=\"CODE …\" on a lesson or exercise; no others are accepted.".into()
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
-                "query": { "type": "string", "maxLength": 200, "description": "The start of a code, or words of the standard." }
+                "query": { "type": "string", "maxLength": 200, "description": "A code's start, or words." }
             },
             "required": ["query"],
             "additionalProperties": false

@@ -32,9 +32,9 @@ impl Tool for LoadSkill {
     }
 
     fn description(&self) -> String {
-        // What each skill is for is listed once, in the system prompt
-        // (`prompt::system_prompt`): every word here is sent with every call.
-        "The rules for one kind of exercise (the skills are listed in the system prompt). Load the matching one before you write or change an exercise.".into()
+        // The skills are named once, in the schema's `enum`; their names
+        // say what they are for. Every word here is sent with every call.
+        "The rules for one kind of exercise or task, by name. Load the matching one before you write or change an exercise.".into()
     }
 
     fn parameters(&self) -> Value {

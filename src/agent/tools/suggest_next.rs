@@ -43,7 +43,7 @@ impl Tool for SuggestNext {
     }
 
     fn description(&self) -> String {
-        "Buttons under your final reply, at most once: up to three follow-ups in the teacher's words, and page actions: student_preview, undo_edit (only after an edit that was saved), print (answerKey: true for the key).".into()
+        "Buttons under your final reply, once: up to three follow-ups in the teacher's words, and page actions (undo_edit only after a saved edit).".into()
     }
 
     fn parameters(&self) -> Value {
@@ -54,7 +54,7 @@ impl Tool for SuggestNext {
                     "type": "array",
                     "maxItems": MOST,
                     "items": { "type": "string", "maxLength": LONGEST_REPLY },
-                    "description": "Short follow-ups in the teacher's voice, e.g. \"Make it harder\"."
+                    "description": "E.g. \"Make it harder\"."
                 },
                 "actions": {
                     "type": "array",
@@ -63,7 +63,7 @@ impl Tool for SuggestNext {
                         "type": "object",
                         "properties": {
                             "name": { "type": "string", "enum": OFFERED_NAMES },
-                            "answerKey": { "type": "boolean", "description": "For print only: the answer key instead of the worksheet." }
+                            "answerKey": { "type": "boolean", "description": "print: the answer key." }
                         },
                         "required": ["name"],
                         "additionalProperties": false

@@ -67,13 +67,13 @@ impl Tool for ReadLesson {
     }
 
     fn description(&self) -> String {
-        "A lesson: the open one without lessonId, or another by its id from list_lessons (a student's tutor reads them as students see them).".into()
+        "A lesson: the open one, or another by its id from list_lessons.".into()
     }
 
     fn parameters(&self) -> Value {
         json!({
             "type": "object",
-            "properties": { "lessonId": { "type": "string", "description": "An id from list_lessons; none for the open lesson." } },
+            "properties": { "lessonId": { "type": "string", "description": "None for the open lesson." } },
             "additionalProperties": false
         })
     }
@@ -126,7 +126,7 @@ impl Tool for ListLessons {
     }
 
     fn description(&self) -> String {
-        "List lessons by id and title: the teacher's own, newest first; for a student, those published to their classes.".into()
+        "Lessons by id and title, newest first (a student's: those published to them).".into()
     }
 
     fn parameters(&self) -> Value {
