@@ -304,9 +304,12 @@ async fn a_new_lesson_and_a_teacher_coming_back_are_told_by_the_product_itself()
     until(&app, &sessions(&bo.lesson_id), 1).await;
     assert_eq!(count(&app, &sessions(&rivers)).await, 1, "Ana's only");
 
-    // Twelve hours on (the greeting of the new lesson has long been answered):
-    // the next opening sends `sessionStart`, once for two tabs.
-    advance(&app, SESSION_GAP_MS);
+    // The new lessons' greetings are answered (two automatic replies), then
+    // twelve hours on, the next opening sends `sessionStart`, once for two
+    // tabs. (It waits at the gate: the test's clock does not move again.)
+    advance(&app, DEBOUNCE_MS);
+    until(&app, DONE_REPLIES, 2).await;
+    advance(&app, SESSION_GAP_MS - DEBOUNCE_MS);
     let (one, two) = tokio::join!(page(rivers.clone(), ana.clone()), page(rivers.clone(), ana.clone()));
     assert_eq!((one, two), (StatusCode::OK, StatusCode::OK));
     until(&app, &of(&rivers, "sessionStart"), 1).await;
