@@ -621,3 +621,27 @@ async fn hostile_packages_and_word_files_are_read_in_the_bounded_reader_once_eac
     let page = imported(&app, &t.token, "good.imscc", &qti_quiz_listed(1, 2)).await;
     assert!(page.contains("could not read the file just now"), "{page}");
 }
+
+/// Deleting a class cannot be undone, so the class page's form deletes only
+/// with its box ticked; another school's teacher deletes nothing, ticked or not.
+#[tokio::test]
+async fn a_class_is_deleted_from_its_page_only_when_the_teacher_confirms() {
+    let app = app().await;
+    let t = teacher(&app, "del@school.test").await;
+    let bo = teacher(&app, "bo@other.test").await;
+    let class = app.post_json("/api/classes", Auth::Bearer(&t.token), json!({"name": "Year 8"})).await.json();
+    let id = class["id"].as_str().unwrap().to_string();
+    let path = format!("/classes/{id}/delete");
+    let exists = || async { app.get(&format!("/api/classes/{id}"), Auth::Bearer(&t.token)).await.status };
+
+    let page = app.get(&format!("/classes/{id}"), Auth::Cookie(&t.token)).await;
+    assert!(page.body.contains(r#"name="confirm" value="yes" required"#), "the box the browser asks for: {}", page.body);
+    let r = app.post_form(&path, Auth::Cookie(&bo.token), &[("confirm", "yes")]).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    let r = app.post_form(&path, Auth::Cookie(&t.token), &[]).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(exists().await, StatusCode::OK, "not deleted without the box");
+    let r = app.post_form(&path, Auth::Cookie(&t.token), &[("confirm", "yes")]).await;
+    assert_eq!((r.status, r.location()), (StatusCode::SEE_OTHER, "/classes"), "{}", r.body);
+    assert_eq!(exists().await, StatusCode::NOT_FOUND);
+}

@@ -129,9 +129,14 @@ fn Class(page: ClassPage) -> impl IntoView {
                 <super::standards_page::CoverageTable rows=coverage/>
             </section>
         })}
+        // Deleting cannot be undone: the browser asks for the box first.
         <form method="post" action=format!("/classes/{id}/delete") class="danger-zone">
+            <label>
+                <input type="checkbox" name="confirm" value="yes" required/>
+                {format!(" Delete “{}”: its students will no longer see its lessons (the lessons and the answers stay). This cannot be undone.", class.name)}
+            </label>
+            " "
             <button type="submit" class="quiet">"Delete class"</button>
-            " " <span class="muted">"Its students no longer see its lessons. The lessons and the answers stay."</span>
         </form>
     }
 }

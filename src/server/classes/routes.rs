@@ -253,7 +253,19 @@ async fn form_remove_student(State(state): State<AppState>, TeacherPage(user): T
     Ok(to(&format!("/classes/{id}")))
 }
 
-async fn form_delete(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>) -> Result<Response> {
+/// The class page's "Delete class": only with its box ticked (the
+/// browser asks for it; a form sent without it deletes nothing).
+#[derive(Deserialize)]
+struct DeleteForm {
+    #[serde(default)]
+    confirm: String,
+}
+
+async fn form_delete(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<DeleteForm>) -> Result<Response> {
+    super::get(&state.db, &user.id, &id).await?;
+    if form.confirm != "yes" {
+        return Err(AppError::BadRequest("Tick the box to say you mean to delete this class, then delete it.".into()));
+    }
     super::delete(&state.db, &user.id, &id).await?;
     Ok(to("/classes"))
 }
