@@ -66,7 +66,8 @@ test("an admin invites a teacher with a link that works once", async ({ page, br
   await page.goto("/school");
   await page.getByRole("button", { name: "Invite a teacher" }).click();
   const link = await page.getByLabel("Invitation link").inputValue();
-  expect(link).toMatch(/^\/signup\?invite=[0-9a-f]+$/);
+  // The whole address, to paste into an email.
+  expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/signup\?invite=[0-9a-f]+$/);
   await expect(page.getByRole("button", { name: "Revoke" })).toBeVisible();
 
   const other = await browser.newContext();

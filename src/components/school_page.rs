@@ -59,16 +59,20 @@ pub fn SchoolPage() -> impl IntoView {
             </div>
             {move || notice().map(|n| view! { <p class="form-ok" role="status">{n}</p> })}
             {move || error().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
-            {move || invited().map(|token| view! {
-                <div class="invite-link" role="status">
-                    <p>"Send this link to the teacher you are inviting. It works once, for 7 days, and is shown only now:"</p>
-                    <InviteLink token/>
-                </div>
-            })}
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match overview.await {
-                        Ok(o) => Either::Left(view! { <Overview o registration=registration()/> }),
+                        Ok(o) => {
+                            // The whole address, to paste into an email.
+                            let origin = o.origin.clone();
+                            let invite = invited().map(|token| view! {
+                                <div class="invite-link" role="status">
+                                    <p>"Send this link to the teacher you are inviting. It works once, for 7 days, and is shown only now:"</p>
+                                    <InviteLink token origin/>
+                                </div>
+                            });
+                            Either::Left(view! { {invite}<Overview o registration=registration()/> })
+                        }
                         Err(e) => Either::Right(view! { <p class="form-error" role="alert">{error_text(&e)}</p> }),
                     }
                 })}
@@ -77,11 +81,11 @@ pub fn SchoolPage() -> impl IntoView {
     }
 }
 
-/// The invitation link (its path on this site), selectable to copy.
+/// The invitation link, the whole address, selectable to copy.
 #[component]
-fn InviteLink(token: String) -> impl IntoView {
-    let path = format!("/signup?invite={token}");
-    view! { <p><input class="invite-url" readonly aria-label="Invitation link" value=path.clone()/></p> }
+fn InviteLink(token: String, origin: String) -> impl IntoView {
+    let link = format!("{origin}/signup?invite={token}");
+    view! { <p><input class="invite-url" readonly aria-label="Invitation link" value=link size="64"/></p> }
 }
 
 #[component]
