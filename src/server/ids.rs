@@ -3,11 +3,16 @@
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 
+/// `bytes` as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// `bytes` random bytes as lowercase hex.
 pub fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     OsRng.fill_bytes(&mut buf);
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&buf)
 }
 
 /// A new id for a row: 128 random bits, unguessable so that ids in URLs leak nothing.
@@ -19,11 +24,11 @@ pub fn new_id() -> String {
 /// of the database opens no session and accepts no invite.
 pub fn token_hash(token: &str) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(token.as_bytes()))
 }
 
 /// SHA-256 of `bytes` in hex: whether a file is one already loaded.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(bytes))
 }

@@ -15,7 +15,7 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::server::{clock::ShownClock, error::AppError};
+use crate::server::{clock::ShownClock, error::AppError, ids};
 
 /// What a digest is made over: the proposal as stored.
 pub struct Content<'a> {
@@ -39,9 +39,7 @@ fn mac(seal: &str, c: &Content<'_>, expires: i64) -> Hmac<Sha256> {
 /// A digest of `c`, good until the clock's `lasts` from now: `{expires}.{hex}`.
 pub fn issue(clock: &ShownClock, seal: &str, c: &Content<'_>) -> String {
     let expires = clock.clock.now().unix_timestamp() + i64::try_from(clock.lasts.as_secs()).unwrap_or(i64::MAX / 2);
-    let tag = mac(seal, c, expires).finalize().into_bytes();
-    let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{expires}.{hex}")
+    format!("{expires}.{}", ids::hex(&mac(seal, c, expires).finalize().into_bytes()))
 }
 
 /// Whether `digest` was issued for exactly `c` and is still good.

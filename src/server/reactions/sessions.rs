@@ -30,17 +30,27 @@ pub async fn opened(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: 
         return Ok(None);
     }
     let now = state.reactions.now_ms();
-    let first = sqlx::query("INSERT INTO lesson_sessions (owner_id, lesson_id, started_ms) VALUES ($1, $2, $3) ON CONFLICT (owner_id, lesson_id) DO NOTHING")
+    // Read first: most openings are within a session and write nothing (a
+    // page load is no reason to wait for the database's one writer).
+    let last: Option<i64> = sqlx::query_scalar("SELECT started_ms FROM lesson_sessions WHERE owner_id = $1 AND lesson_id = $2")
         .bind(owner_id)
         .bind(lesson_id)
-        .bind(now)
-        .execute(&state.turn_writer)
-        .await?
-        .rows_affected()
-        == 1;
-    if first {
-        return Ok(None);
+        .fetch_optional(&state.db)
+        .await?;
+    match last {
+        None => {
+            sqlx::query("INSERT INTO lesson_sessions (owner_id, lesson_id, started_ms) VALUES ($1, $2, $3) ON CONFLICT (owner_id, lesson_id) DO NOTHING")
+                .bind(owner_id)
+                .bind(lesson_id)
+                .bind(now)
+                .execute(&state.turn_writer)
+                .await?;
+            return Ok(None);
+        }
+        Some(started) if started > now - SESSION_GAP_MS => return Ok(None),
+        Some(_) => {}
     }
+    // Conditional, so that of two tabs or instances one begins it.
     let began = sqlx::query("UPDATE lesson_sessions SET started_ms = $3 WHERE owner_id = $1 AND lesson_id = $2 AND started_ms <= $4")
         .bind(owner_id)
         .bind(lesson_id)
@@ -54,7 +64,7 @@ pub async fn opened(state: &AppState, owner_id: &str, lesson_id: &str, chat_id: 
         return Ok(None);
     }
     let happened = intents::from_request(&state.db, lesson_id, Intent::SessionStart, &serde_json::Value::Null).await?;
-    super::react(state, owner_id, lesson_id, chat_id, &happened).await
+    super::queue(state, owner_id, lesson_id, chat_id, &happened).await.map(Some)
 }
 
 /// `owner_id` created `lesson_id` ("New lesson"): queued as
@@ -73,5 +83,5 @@ pub async fn created(state: &AppState, owner_id: &str, lesson_id: &str) -> Resul
     .execute(&state.turn_writer)
     .await?;
     let happened = intents::from_request(&state.db, lesson_id, Intent::LessonCreated, &serde_json::Value::Null).await?;
-    super::react(state, owner_id, lesson_id, None, &happened).await
+    super::queue(state, owner_id, lesson_id, None, &happened).await.map(Some)
 }
