@@ -7,6 +7,7 @@ pub mod auth_pages;
 pub mod chat;
 pub mod classes;
 pub mod client_only;
+pub mod client_view;
 pub mod editor;
 pub mod history_panel;
 pub mod hydrated;

@@ -9,6 +9,7 @@
 //! at hydration. The list is keyed by version number, so choosing one
 //! redraws no button and the keyboard focus stays on it.
 
+use crate::components::client_view::IntoClientView;
 use leptos::{prelude::*, task::spawn_local};
 
 use super::{
@@ -100,9 +101,9 @@ pub fn HistoryPanel() -> impl IntoView {
     let said = move || {
         message.get().map(|(ok, text)| {
             if ok {
-                view! { <p class="form-ok" role="status">{text}</p> }.into_any()
+                view! { <p class="form-ok" role="status">{text}</p> }.into_client_view()
             } else {
-                view! { <p class="form-error" role="alert">{text}</p> }.into_any()
+                view! { <p class="form-error" role="alert">{text}</p> }.into_client_view()
             }
         })
     };
@@ -110,8 +111,8 @@ pub fn HistoryPanel() -> impl IntoView {
     // only its rows change after that.
     let waiting = move || {
         revisions.with(|r| match r {
-            None => Some(view! { <p class="muted">"Loading the history…"</p> }.into_any()),
-            Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_any()),
+            None => Some(view! { <p class="muted">"Loading the history…"</p> }.into_client_view()),
+            Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_client_view()),
             Some(Ok(_)) => None,
         })
     };
@@ -125,14 +126,14 @@ pub fn HistoryPanel() -> impl IntoView {
                 let changes = move || {
                     let from = compare_from.get().unwrap_or(n - 1);
                     compared.with(|c| match c {
-                        Some(Ok(changes)) if changes.is_empty() => view! { <p class="muted">"No changes from version "{from}"."</p> }.into_any(),
+                        Some(Ok(changes)) if changes.is_empty() => view! { <p class="muted">"No changes from version "{from}"."</p> }.into_client_view(),
                         Some(Ok(changes)) => view! {
                             <p class="muted">"Changes from version "{from}":"</p>
                             <ChangeList changes=changes.clone() label="Changes between versions"/>
                         }
-                        .into_any(),
-                        Some(Err(e)) => view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_any(),
-                        None => ().into_any(),
+                        .into_client_view(),
+                        Some(Err(e)) => view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_client_view(),
+                        None => ().into_client_view(),
                     })
                 };
                 Some(view! {
@@ -160,9 +161,9 @@ pub fn HistoryPanel() -> impl IntoView {
                         <article class="lesson-view" inner_html=html></article>
                     </section>
                 }
-                .into_any())
+                .into_client_view())
             }
-            Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_any()),
+            Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.clone()}</p> }.into_client_view()),
             None => None,
         })
     };

@@ -5,6 +5,7 @@
 //! one island (they share the lesson through context, so they hydrate as
 //! one), and it receives the lesson as its props.
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{
     either::{Either, EitherOf3},
     prelude::*,
@@ -221,20 +222,20 @@ pub fn LessonWorkspace(lesson: Lesson, html: LessonHtml) -> impl IntoView {
 
 /// The lesson editor, its code in a part of the bundle of its own.
 #[lazy]
-fn editor_view() -> AnyView {
-    view! { <super::editor::LessonEditor/> }.into_any()
+fn editor_view() -> ClientView {
+    view! { <super::editor::LessonEditor/> }.into_client_view()
 }
 
 /// The XML editor, its code in a part of the bundle of its own.
 #[lazy]
-fn xml_editor_view() -> AnyView {
-    view! { <XmlEditor/> }.into_any()
+fn xml_editor_view() -> ClientView {
+    view! { <XmlEditor/> }.into_client_view()
 }
 
 /// The history, its code in a part of the bundle of its own.
 #[lazy]
-fn history_view() -> AnyView {
-    view! { <HistoryPanel/> }.into_any()
+fn history_view() -> ClientView {
+    view! { <HistoryPanel/> }.into_client_view()
 }
 
 /// How the assistant's edits reach the lesson: as they come, asking before

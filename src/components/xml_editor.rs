@@ -2,6 +2,7 @@
 //! problem is listed with its line (click one to jump there) and the text the
 //! teacher typed stays exactly as it was.
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{html, prelude::*, task::spawn_local};
 
 use super::{lesson_calls, lesson_state::LessonState};
@@ -87,18 +88,18 @@ pub fn XmlEditor() -> impl IntoView {
 }
 
 /// What came of the last save; a problem's "Line N" goes to its line.
-fn status_view(status: &Status, go_to_line: impl Fn(u32) + Copy + Send + Sync + 'static) -> Option<AnyView> {
+fn status_view(status: &Status, go_to_line: impl Fn(u32) + Copy + Send + Sync + 'static) -> Option<ClientView> {
     Some(match status {
         Status::Idle => return None,
-        Status::Saved(n) => view! { <p class="form-ok" role="status">"Saved as version "{*n}"."</p> }.into_any(),
+        Status::Saved(n) => view! { <p class="form-ok" role="status">"Saved as version "{*n}"."</p> }.into_client_view(),
         Status::Conflict(n) => view! {
             <p class="form-error" role="alert">
                 "Not saved: this lesson changed since you opened it (it is now version "{*n}"). "
                 "Your text is still here. Copy what you need, then reload the page to see the latest version."
             </p>
         }
-        .into_any(),
-        Status::Failed(msg) => view! { <p class="form-error" role="alert">"Not saved: "{msg.clone()}</p> }.into_any(),
+        .into_client_view(),
+        Status::Failed(msg) => view! { <p class="form-error" role="alert">"Not saved: "{msg.clone()}</p> }.into_client_view(),
         Status::Invalid(errors) => {
             let what = if errors.len() == 1 { "this problem".to_string() } else { format!("these {} problems", errors.len()) };
             let items = errors
@@ -110,7 +111,7 @@ fn status_view(status: &Status, go_to_line: impl Fn(u32) + Copy + Send + Sync + 
                     view! { <li><button type="button" class="line-link" on:click=move |_| go_to_line(line)>{label}</button>" "{detail}</li> }
                 })
                 .collect_view();
-            view! { <div class="xml-errors" role="alert"><p>"Not saved. Fix "{what}":"</p><ul>{items}</ul></div> }.into_any()
+            view! { <div class="xml-errors" role="alert"><p>"Not saved. Fix "{what}":"</p><ul>{items}</ul></div> }.into_client_view()
         }
     })
 }

@@ -2,6 +2,7 @@
 //! their thinking above them, their text and groups of steps in the order
 //! they came, and what the teacher can do under them.
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{html, prelude::*};
 
 use super::{
@@ -26,8 +27,8 @@ pub fn MessageList() -> impl IntoView {
     view! {
         <For each=move || chat.conversation.messages.get() key=|m: &UiMessage| m.key children=move |m: UiMessage| {
             match m.reply {
-                Some(reply) => view! { <AssistantMessage reply/> }.into_any(),
-                None => view! { <UserMessage m/> }.into_any(),
+                Some(reply) => view! { <AssistantMessage reply/> }.into_client_view(),
+                None => view! { <UserMessage m/> }.into_client_view(),
             }
         }/>
     }
@@ -39,14 +40,14 @@ pub fn MessageList() -> impl IntoView {
 #[component]
 fn UserMessage(m: UiMessage) -> impl IntoView {
     match m.trigger {
-        Some(note) => view! { <div class="msg trigger"><p class="trigger-note">{note}</p></div> }.into_any(),
+        Some(note) => view! { <div class="msg trigger"><p class="trigger-note">{note}</p></div> }.into_client_view(),
         None => view! {
             <div class="msg user">
                 {m.quote.map(|q| view! { <blockquote class="selection-chip">{q}</blockquote> })}
                 <div class="bubble">{m.text}</div>
             </div>
         }
-        .into_any(),
+        .into_client_view(),
     }
 }
 
@@ -60,8 +61,8 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
         <div class="msg assistant">
             <Thinking reply/>
             <For each=parts key=|(i, _)| *i children=move |(index, part)| match part {
-                PartMark::Text { from } => view! { <ReplyText reply index from/> }.into_any(),
-                PartMark::Steps { from, expanded } => Suspend::new(steps_view(reply, index, from, expanded)).into_any(),
+                PartMark::Text { from } => view! { <ReplyText reply index from/> }.into_client_view(),
+                PartMark::Steps { from, expanded } => Suspend::new(steps_view(reply, index, from, expanded)).into_client_view(),
             }/>
             {move || (reply.phase.get() == Phase::Thinking).then(|| view! {
                 <p class="thinking" role="status"><span class="spinner" aria-hidden="true"></span>" Thinking…"</p>
@@ -111,15 +112,15 @@ fn ReplyText(reply: Reply, index: usize, from: usize) -> impl IntoView {
 /// A group of a reply's steps, its code in a part of the bundle of its own
 /// (`--split`): loaded with the first step, not before the page is usable.
 #[lazy]
-fn steps_view(reply: Reply, index: usize, from: usize, expanded: RwSignal<bool>) -> AnyView {
-    view! { <Steps reply index from expanded/> }.into_any()
+fn steps_view(reply: Reply, index: usize, from: usize, expanded: RwSignal<bool>) -> ClientView {
+    view! { <Steps reply index from expanded/> }.into_client_view()
 }
 
 /// Under a reply: its proposals and how it ended (Retry, suggestions), in
 /// the same part as the steps.
 #[lazy]
-fn review_view(reply: Reply, chat: Chat) -> AnyView {
-    view! { <Proposals reply/><MadeLessons reply/><ReplyEnd reply chat/> }.into_any()
+fn review_view(reply: Reply, chat: Chat) -> ClientView {
+    view! { <Proposals reply/><MadeLessons reply/><ReplyEnd reply chat/> }.into_client_view()
 }
 
 /// What a reasoning model thought, above its reply: open while it thinks,
@@ -164,8 +165,8 @@ fn ReplyEnd(reply: Reply, chat: Chat) -> impl IntoView {
     view! {
         <div class="reply-end">
             {move || match reply.phase.get() {
-                Phase::Done if last() => Some(view! { <Suggestions reply off/> }.into_any()),
-                Phase::Stopped => Some(view! { <p class="stopped">"Stopped."</p> }.into_any()),
+                Phase::Done if last() => Some(view! { <Suggestions reply off/> }.into_client_view()),
+                Phase::Stopped => Some(view! { <p class="stopped">"Stopped."</p> }.into_client_view()),
                 Phase::Failed(message) => Some(
                     view! {
                         <div class="reply-error" role="alert">
@@ -173,7 +174,7 @@ fn ReplyEnd(reply: Reply, chat: Chat) -> impl IntoView {
                             <button type="button" disabled=move || chat.turn.busy.get() on:click=retry>"Retry"</button>
                         </div>
                     }
-                    .into_any(),
+                    .into_client_view(),
                 ),
                 _ => None,
             }}

@@ -9,6 +9,7 @@
 //! focus stays on the one used; Apply becomes Undo in place (the same
 //! button), which is where the teacher's next action is.
 
+use crate::components::client_view::IntoClientView;
 use leptos::{prelude::*, task::spawn_local};
 
 use super::state::{Reply, Step, StepStatus};
@@ -69,9 +70,9 @@ fn Outcome(step: StepView) -> impl IntoView {
                 let said = view! { <p>{text}</p> };
                 let collided = (!conflicts.is_empty()).then(|| view! { <ChangeList changes=conflicts label="Changes that collide"/> });
                 if ok {
-                    view! { <div class="form-ok" role="status">{said}{collided}</div> }.into_any()
+                    view! { <div class="form-ok" role="status">{said}{collided}</div> }.into_client_view()
                 } else {
-                    view! { <div class="form-error" role="alert">{said}{collided}</div> }.into_any()
+                    view! { <div class="form-error" role="alert">{said}{collided}</div> }.into_client_view()
                 }
             })
         })

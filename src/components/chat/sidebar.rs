@@ -1,5 +1,6 @@
 //! `ChatSidebar`: the assistant beside the lesson.
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{html, prelude::*};
 
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
@@ -123,8 +124,8 @@ fn Announcements(chat: Chat) -> impl IntoView {
 
 /// The conversation, its code in a part of the bundle of its own.
 #[lazy]
-fn message_list_view() -> AnyView {
-    view! { <MessageList/> }.into_any()
+fn message_list_view() -> ClientView {
+    view! { <MessageList/> }.into_client_view()
 }
 
 /// What the sidebar says about the assistant: the offline demo's banner, why

@@ -5,6 +5,7 @@
 //! decision redraws the text that changed and nothing else, so a `<details>`
 //! the teacher opened stays open while the reply goes on.
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::prelude::*;
 
 use super::{
@@ -60,8 +61,8 @@ pub fn Steps(reply: Reply, index: usize, from: usize, expanded: RwSignal<bool>) 
 /// code (the calls that apply, discard and undo) is shared with the reply's
 /// ending, in a part of its own: the steps' part stays small.
 #[lazy]
-fn step_actions_view(step: StepView, reply: Reply) -> AnyView {
-    view! { <StepActions step reply/> }.into_any()
+fn step_actions_view(step: StepView, reply: Reply) -> ClientView {
+    view! { <StepActions step reply/> }.into_client_view()
 }
 
 /// A piece of a step as a signal: every text and attribute of a step is a

@@ -9,6 +9,7 @@
 //! `data-focus` (path and what), so that the focus comes back to the field
 //! after the block is drawn anew.
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{ev, prelude::*};
 
 use super::{surface, Editor};
@@ -56,10 +57,10 @@ pub fn ExerciseView(ed: Editor, key: u64, element: Element) -> impl IntoView {
                 {said}
             </div>
         }
-        .into_any();
+        .into_client_view();
     }
     let Some(kind) = element.attr("type").and_then(ExerciseKind::from_name) else {
-        return view! { <p class="form-error">"This exercise's type is not one the editor knows; change it in the XML tab."</p> }.into_any();
+        return view! { <p class="form-error">"This exercise's type is not one the editor knows; change it in the XML tab."</p> }.into_client_view();
     };
     let title = element.attr("title").unwrap_or_default().to_string();
     // The standards it names, as above the lesson: changed in the Standards page or the XML.
@@ -83,21 +84,21 @@ pub fn ExerciseView(ed: Editor, key: u64, element: Element) -> impl IntoView {
                         {remove(cx, &path, "Remove the instructions".into())}
                     </div>
                 }
-                .into_any(),
+                .into_client_view(),
                 "question" => question(cx, path, part, kind, n),
                 "statement" => statement(cx, path, part, n),
                 "item" => item(cx, path, part, n, items),
                 "p" => sentence(cx, path, part, n),
-                "prompt" => view! { <div class="part" data-part=path_name(&path)>{words(cx, &path, part, "Task".into(), "The writing task")}</div> }.into_any(),
+                "prompt" => view! { <div class="part" data-part=path_name(&path)>{words(cx, &path, part, "Task".into(), "The writing task")}</div> }.into_client_view(),
                 "writing-area" => view! {
                     <div class="part" data-part=path_name(&path)>
                         {writing_area(cx, &path, part)}
                         {remove(cx, &path, "Remove the writing area".into())}
                     </div>
                 }
-                .into_any(),
+                .into_client_view(),
                 "rubric" => rubric(cx, path, part),
-                _ => ().into_any(),
+                _ => ().into_client_view(),
             }
         })
         .collect_view();
@@ -135,7 +136,7 @@ pub fn ExerciseView(ed: Editor, key: u64, element: Element) -> impl IntoView {
             {said}
         </div>
     }
-    .into_any()
+    .into_client_view()
 }
 
 /// The format's problems with the part at `path`, beside it.
@@ -235,7 +236,7 @@ fn add(cx: Cx, path: &[usize], part: Part, label: String) -> impl IntoView {
 
 /// A question: its prompt, then options with the right ones marked (or a
 /// model answer and a rubric).
-fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> AnyView {
+fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> ClientView {
     let several = q.attr("multiple") == Some("true");
     let mut option = 0;
     let parts = q
@@ -245,7 +246,7 @@ fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> An
             let mut at = path.clone();
             at.push(i);
             match part.name.as_str() {
-                "prompt" => view! { <div class="part" data-part=path_name(&at)>{words(cx, &at, part, format!("Question {n}"), "The question")}</div> }.into_any(),
+                "prompt" => view! { <div class="part" data-part=path_name(&at)>{words(cx, &at, part, format!("Question {n}"), "The question")}</div> }.into_client_view(),
                 "option" => {
                     option += 1;
                     let name = format!("Question {n}, option {option}");
@@ -260,7 +261,7 @@ fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> An
                             {remove(cx, &at, format!("Remove {}", name.to_lowercase()))}
                         </div>
                     }
-                    .into_any()
+                    .into_client_view()
                 }
                 "answer" => view! {
                     <div class="part" data-part=path_name(&at)>
@@ -269,9 +270,9 @@ fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> An
                         {remove(cx, &at, format!("Remove the model answer of question {n}"))}
                     </div>
                 }
-                .into_any(),
+                .into_client_view(),
                 "rubric" => rubric(cx, at, part),
-                _ => ().into_any(),
+                _ => ().into_client_view(),
             }
         })
         .collect_view();
@@ -287,13 +288,13 @@ fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> An
                     {format!(" Question {n} has several right answers")}
                 </label>
             }
-            .into_any()
+            .into_client_view()
         }
         _ => view! {
             {(!has("answer")).then(|| add(cx, &path, Part::ModelAnswer, format!("Add a model answer to question {n}")))}
             {(!has("rubric")).then(|| add(cx, &path, Part::Rubric, format!("Add a rubric to question {n}")))}
         }
-        .into_any(),
+        .into_client_view(),
     };
     view! {
         <div class="part question-edit" data-part=path_name(&path)>
@@ -302,10 +303,10 @@ fn question(cx: Cx, path: Path, q: &Element, kind: ExerciseKind, n: usize) -> An
             {problem(cx, &path)}
         </div>
     }
-    .into_any()
+    .into_client_view()
 }
 
-fn statement(cx: Cx, path: Path, s: &Element, n: usize) -> AnyView {
+fn statement(cx: Cx, path: Path, s: &Element, n: usize) -> ClientView {
     let answer = s.attr("answer").unwrap_or("true").to_string();
     let at = path.clone();
     view! {
@@ -319,12 +320,12 @@ fn statement(cx: Cx, path: Path, s: &Element, n: usize) -> AnyView {
             {remove(cx, &path, format!("Remove statement {n}"))}
         </div>
     }
-    .into_any()
+    .into_client_view()
 }
 
 /// An item, with its place in the right order (students see the items in
 /// the order written).
-fn item(cx: Cx, path: Path, it: &Element, n: usize, of: usize) -> AnyView {
+fn item(cx: Cx, path: Path, it: &Element, n: usize, of: usize) -> ClientView {
     let place: usize = it.attr("position").and_then(|p| p.parse().ok()).unwrap_or(0);
     let at = path.clone();
     view! {
@@ -341,12 +342,12 @@ fn item(cx: Cx, path: Path, it: &Element, n: usize, of: usize) -> AnyView {
             {remove(cx, &path, format!("Remove item {n}"))}
         </div>
     }
-    .into_any()
+    .into_client_view()
 }
 
 /// A fill-in sentence: words typed in place, blanks made from selected
 /// words, each blank's answer, other accepted answers and hint.
-fn sentence(cx: Cx, path: Path, p: &Element, n: usize) -> AnyView {
+fn sentence(cx: Cx, path: Path, p: &Element, n: usize) -> ClientView {
     let html = surface::sentence_html(p);
     let selection = StoredValue::new((0usize, 0usize));
     let typed_at = path.clone();
@@ -444,7 +445,7 @@ fn sentence(cx: Cx, path: Path, p: &Element, n: usize) -> AnyView {
             {blanks}
         </div>
     }
-    .into_any()
+    .into_client_view()
 }
 
 /// Lines to write on, and what the empty space says.
@@ -470,7 +471,7 @@ fn writing_area(cx: Cx, path: &[usize], w: &Element) -> impl IntoView {
 
 /// A rubric as a table: a row per criterion, its levels (points and what an
 /// answer at that level does) across.
-fn rubric(cx: Cx, path: Path, r: &Element) -> AnyView {
+fn rubric(cx: Cx, path: Path, r: &Element) -> ClientView {
     let shared = r.attr("shared") == Some("true");
     let share_at = path.clone();
     let rows = r
@@ -536,5 +537,5 @@ fn rubric(cx: Cx, path: Path, r: &Element) -> AnyView {
             {problem(cx, &path)}
         </div>
     }
-    .into_any()
+    .into_client_view()
 }

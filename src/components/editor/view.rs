@@ -1,6 +1,7 @@
 //! The editor drawn: each block with its tools, the save state, offers of
 //! others' changes, and the keys.
 
+use crate::components::client_view::IntoClientView;
 use leptos::{ev, prelude::*};
 
 use super::{surface, Editor, NewBlock, SaveState};
@@ -75,11 +76,11 @@ fn SaveLine(ed: Editor) -> impl IntoView {
             {move || match ed.status.get() {
                 SaveState::Saved if ed.problems.with(|p| !p.is_empty()) => view! {
                     <span class="form-error">"Saved, except an exercise with a problem marked below: it stays here as you wrote it and is saved once it is right."</span>
-                }.into_any(),
-                SaveState::Saved => view! { <span class="muted">"Saved"</span> }.into_any(),
-                SaveState::Saving => view! { <span class="muted">"Saving…"</span> }.into_any(),
-                SaveState::Retrying(why) => view! { <span class="form-error">{format!("Not saved yet: {why} Your text is kept; trying again.")}</span> }.into_any(),
-                SaveState::Refused(why) => view! { <span class="form-error">{format!("Not saved: {why} Your text is kept.")}</span> }.into_any(),
+                }.into_client_view(),
+                SaveState::Saved => view! { <span class="muted">"Saved"</span> }.into_client_view(),
+                SaveState::Saving => view! { <span class="muted">"Saving…"</span> }.into_client_view(),
+                SaveState::Retrying(why) => view! { <span class="form-error">{format!("Not saved yet: {why} Your text is kept; trying again.")}</span> }.into_client_view(),
+                SaveState::Refused(why) => view! { <span class="form-error">{format!("Not saved: {why} Your text is kept.")}</span> }.into_client_view(),
             }}
         </p>
     }
@@ -132,7 +133,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                             on:paste=move |ev| pasted(ed, key, ev)
                             on:drop=|ev: ev::DragEvent| ev.prevent_default()></$tag>
                     }
-                    .into_any()
+                    .into_client_view()
                 };
             }
             match kind {
@@ -143,7 +144,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 TextKind::Note => editable!(div role="textbox" aria-label=label),
             }
         }
-        Block::Other(e) => view! { <super::exercise::ExerciseView ed=ed key=key element=e.clone()/> }.into_any(),
+        Block::Other(e) => view! { <super::exercise::ExerciseView ed=ed key=key element=e.clone()/> }.into_client_view(),
     };
     let text_kind = match &block {
         Block::Text { kind, .. } => Some(*kind),
