@@ -18,6 +18,8 @@ pub mod models;
 pub mod refusals;
 pub mod url;
 mod wire_enum;
+#[cfg(feature = "hydrate")]
+mod split_room;
 
 #[cfg(feature = "ssr")]
 pub mod agent;

@@ -10,7 +10,7 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLesson, hydrated, PASSWORD, signUp, uniqueEmail } from "../tests/helpers";
+import { createLesson, editor, hydrated, PASSWORD, signUp, uniqueEmail } from "../tests/helpers";
 
 const targetDir = join(__dirname, "..", "..", "target");
 const KB = 1024;
@@ -155,10 +155,12 @@ test("bytes on the wire per page, and the lesson page on school Wi-Fi", async ({
       await tab.getByRole("textbox", { name: "Message" }).fill("Add a fill-in-the-blank exercise about French verbs");
       await tab.getByRole("textbox", { name: "Message" }).press("Enter");
       await expect(tab.getByRole("button", { name: "Done (2 steps)" })).toBeVisible();
+      // The exercise it wrote, drawn in the editor: the exercises' part.
+      await expect(editor(tab).getByRole("group", { name: /^Exercise: / })).toBeVisible();
       await w.settled();
       await w.cdp.detach();
-      const [steps, actions, ending] = attribute(w.files, ["steps", "step_actions", "review"], counted, split);
-      parts.push({ name: "a reply's steps", bytes: steps }, { name: "a step's actions", bytes: actions }, { name: "a reply's ending", bytes: ending });
+      const [steps, actions, ending, exercise] = attribute(w.files, ["steps", "step_actions", "review", "exercise"], counted, split);
+      parts.push({ name: "a reply's steps", bytes: steps }, { name: "a step's actions", bytes: actions }, { name: "a reply's ending", bytes: ending }, { name: "an exercise's fields", bytes: exercise });
       for (const [tabName, name] of [["XML", "xml_editor"], ["History", "history"]]) {
         const w = await watch(tab);
         await tab.getByRole("tab", { name: tabName }).click();

@@ -97,13 +97,15 @@ test("adding an exercise shows each step live, updates the lesson, then folds in
   const parts: string[] = [];
   page.on("requestfinished", (r) => parts.push(new URL(r.url()).pathname.split("/").pop() ?? ""));
   await openLesson(page, "fill");
-  // The page settled first: the editor's part in place and the steps' part
-  // (asked for once the page is live) loaded. While a part's code is still
+  // The page settled first: the editor's part in place, and the steps' and
+  // the exercises' parts (asked for once the page and the editor are live)
+  // loaded. While a part's code is still
   // being fetched and compiled the page's one thread is busy, the reply's
   // events wait, and they are drawn together: what this test watches is how
   // a reply is drawn as its events come.
   await expect(editor(page)).toBeVisible();
   await expect.poll(() => parts.some((p) => p.startsWith("split_steps_view") && p.endsWith(".wasm"))).toBe(true);
+  await expect.poll(() => parts.some((p) => p.startsWith("split_exercise_view") && p.endsWith(".wasm"))).toBe(true);
   await recordTimeline(page);
   await send(page, "Add a fill-in-the-blank exercise about French verbs");
   const toggle = lastReply(page).getByRole("button", { name: "Done (2 steps)" });

@@ -8,16 +8,17 @@
 //! hydrated; measured on the editor's part (2026-11-29, code before
 //! `wasm-opt`), that dead code was 110 KB of its 316 KB. This keeps only
 //! building and rebuilding. The server never draws one: `to_html` writes
-//! nothing and hydrating one is a bug (it panics, saying so).
+//! nothing, and hydrating one is a bug (it panics, saying so).
 //!
 //! Attributes spread onto it from outside (`attr:`) are dropped, as for
 //! plain text; none of the parts that use it takes any.
 
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 
 use leptos::{
     prelude::*,
     tachys::{
+        erased::{Erased, ErasedLocal},
         html::attribute::any_attribute::AnyAttribute,
         hydration::Cursor,
         renderer::{types, Rndr},
@@ -26,25 +27,24 @@ use leptos::{
     },
 };
 
-/// A view's state kept behind a pointer, still reachable as its own type.
-trait Held: Mountable + Any {}
-impl<T: Mountable + Any> Held for T {}
-
-type Value = Box<dyn Any + Send>;
-
 /// A view of any type, built in the browser only (see the module's comment).
+/// Like `AnyView`, it holds plain function pointers made where it is made.
 pub struct ClientView {
     type_id: TypeId,
-    value: Value,
-    build: fn(Value) -> ClientViewState,
-    rebuild: fn(Value, &mut ClientViewState),
+    value: Erased,
+    build: fn(Erased) -> ClientViewState,
+    rebuild: fn(Erased, &mut ClientViewState),
 }
 
-/// What a built `ClientView` keeps: its view's own state, and a marker
-/// where a view that draws nothing stands.
+/// What a built `ClientView` keeps: its view's own state, the functions
+/// that reach it, and a marker where a view that draws nothing stands.
 pub struct ClientViewState {
     type_id: TypeId,
-    state: Box<dyn Held>,
+    state: ErasedLocal,
+    mount: fn(&mut ErasedLocal, &types::Element, Option<&types::Node>),
+    unmount: fn(&mut ErasedLocal),
+    insert_before_this: fn(&ErasedLocal, &mut dyn Mountable) -> bool,
+    elements: fn(&ErasedLocal) -> Vec<types::Element>,
     placeholder: Option<types::Placeholder>,
 }
 
@@ -59,26 +59,27 @@ where
     T::State: 'static,
 {
     fn into_client_view(self) -> ClientView {
-        fn build<T: RenderHtml + 'static>(value: Value) -> ClientViewState
+        fn build<T: RenderHtml + 'static>(value: Erased) -> ClientViewState
         where
             T::State: 'static,
         {
-            let view = *value.downcast::<T>().expect("a ClientView holds its own type");
             ClientViewState {
                 type_id: TypeId::of::<T>(),
-                state: Box::new(view.build()),
+                state: ErasedLocal::new(value.into_inner::<T>().build()),
+                mount: |s, parent, marker| s.get_mut::<T::State>().mount(parent, marker),
+                unmount: |s| s.get_mut::<T::State>().unmount(),
+                insert_before_this: |s, child| s.get_ref::<T::State>().insert_before_this(child),
+                elements: |s| s.get_ref::<T::State>().elements(),
                 placeholder: (!T::EXISTS).then(Rndr::create_placeholder),
             }
         }
-        fn rebuild<T: RenderHtml + 'static>(value: Value, state: &mut ClientViewState)
+        fn rebuild<T: RenderHtml + 'static>(value: Erased, state: &mut ClientViewState)
         where
             T::State: 'static,
         {
-            let view = *value.downcast::<T>().expect("a ClientView holds its own type");
-            let held: &mut dyn Any = &mut *state.state;
-            view.rebuild(held.downcast_mut::<T::State>().expect("rebuilt on its own type's state"));
+            value.into_inner::<T>().rebuild(state.state.get_mut::<T::State>());
         }
-        ClientView { type_id: TypeId::of::<T>(), value: Box::new(self), build: build::<T>, rebuild: rebuild::<T> }
+        ClientView { type_id: TypeId::of::<T>(), value: Erased::new(self), build: build::<T>, rebuild: rebuild::<T> }
     }
 }
 
@@ -103,25 +104,25 @@ impl Render for ClientView {
 
 impl Mountable for ClientViewState {
     fn unmount(&mut self) {
-        self.state.unmount();
+        (self.unmount)(&mut self.state);
         if let Some(p) = &mut self.placeholder {
             p.unmount();
         }
     }
 
     fn mount(&mut self, parent: &types::Element, marker: Option<&types::Node>) {
-        self.state.mount(parent, marker);
+        (self.mount)(&mut self.state, parent, marker);
         if let Some(p) = &mut self.placeholder {
             p.mount(parent, marker);
         }
     }
 
     fn insert_before_this(&self, child: &mut dyn Mountable) -> bool {
-        self.state.insert_before_this(child) || self.placeholder.as_ref().is_some_and(|p| p.insert_before_this(child))
+        (self.insert_before_this)(&self.state, child) || self.placeholder.as_ref().is_some_and(|p| p.insert_before_this(child))
     }
 
     fn elements(&self) -> Vec<types::Element> {
-        self.state.elements()
+        (self.elements)(&self.state)
     }
 }
 

@@ -95,7 +95,7 @@ pub struct Editor {
 
 impl Editor {
     pub fn new(state: LessonState) -> Self {
-        let doc = crate::lesson::parse(&state.xml.get_untracked()).map(|r| Doc::from_root(&r)).unwrap_or_default();
+        let doc = surface::read_lesson(&state.xml.get_untracked()).map(|r| Doc::from_root(&r)).unwrap_or_default();
         let blocks: Vec<EdBlock> = doc.blocks.iter().enumerate().map(|(k, b)| EdBlock { key: k as u64 + 1, block: b.clone(), touched: 0 }).collect();
         let next = blocks.len() as u64 + 1;
         let good = parts::others(&doc.blocks);
@@ -375,7 +375,7 @@ impl Editor {
     /// another tab, or this editor's own save): the blocks the teacher has
     /// not touched since the last confirmed save become its.
     pub fn arrive(&self, revision: i64, xml: &str) {
-        let Ok(root) = crate::lesson::parse(xml) else { return };
+        let Some(root) = surface::read_lesson(xml) else { return };
         let incoming = Doc::from_root(&root);
         let confirmed = self.confirmed.get_value();
         let removed: HashSet<String> = self.removed.with_value(|r| r.iter().filter(|(_, n)| *n > confirmed).map(|(id, _)| id.clone()).collect());
@@ -519,6 +519,24 @@ fn focus_later(key: u64, at: usize) {
     let _ = (key, at);
 }
 
+#[cfg(feature = "hydrate")]
+thread_local! {
+    /// The exercise to take the caret once its fields are drawn.
+    static FOCUS_WHEN_DRAWN: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// The exercise drawn with `key` has its fields: the caret goes to the
+/// first if it was asked for before they were there.
+pub(super) fn exercise_drawn(key: u64) {
+    #[cfg(feature = "hydrate")]
+    if FOCUS_WHEN_DRAWN.get() == Some(key) {
+        FOCUS_WHEN_DRAWN.set(None);
+        focus_later(key, 0);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = key;
+}
+
 /// How many microtasks `focus_later` looks in before it waits for a frame.
 #[cfg(feature = "hydrate")]
 const FOCUS_TRIES: u32 = 32;
@@ -540,10 +558,18 @@ fn focus_soon(key: u64, at: usize, tries: u32) {
 }
 
 /// Puts the caret in block `key` (or on its first control), if it is drawn.
+/// An exercise whose fields are not drawn yet (its part of the bundle still
+/// loading) takes the caret when they are (`exercise_drawn`).
 #[cfg(feature = "hydrate")]
 fn focus_now(key: u64, at: usize) -> bool {
     if let Some(el) = surface::editable(key) {
         surface::place_caret(&el, at);
+        return true;
+    }
+    let document = leptos::prelude::document();
+    let waiting = |s: &str| document.query_selector(s).ok().flatten().is_some();
+    if waiting(&format!("[data-key=\"{key}\"][data-exercise]")) && !waiting(&format!("[data-key=\"{key}\"] .exercise-edit")) {
+        FOCUS_WHEN_DRAWN.set(Some(key));
         return true;
     }
     let control = leptos::prelude::document()

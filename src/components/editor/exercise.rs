@@ -44,6 +44,21 @@ impl Cx {
     }
 }
 
+/// The exercise or writing area drawn with `key`, its code (the fields, the
+/// steps on its parts and the format's checks) in a part of the bundle of
+/// its own: a lesson of text alone never loads it.
+#[lazy]
+pub fn exercise_view(ed: Editor, key: u64, element: Element) -> ClientView {
+    super::parts::install_checks();
+    super::exercise_drawn(key);
+    view! { <ExerciseView ed key element/> }.into_client_view()
+}
+
+/// Fetches the exercises' part ahead of the first exercise drawn.
+pub fn preload() {
+    let _ = lazy_preload!(exercise_view);
+}
+
 /// The exercise or writing area drawn with `key`.
 #[component]
 pub fn ExerciseView(ed: Editor, key: u64, element: Element) -> impl IntoView {

@@ -50,6 +50,14 @@ pub fn sentence_html(p: &crate::lesson::Element) -> String {
 #[cfg(feature = "hydrate")]
 pub use dom::*;
 
+/// The lesson's XML (the server's, already checked) as the format's tree,
+/// read by the browser's own XML parser: the editor's part then carries no
+/// parser of its own. Elsewhere (tests, the server's build) the format's.
+#[cfg(not(feature = "hydrate"))]
+pub fn read_lesson(xml: &str) -> Option<crate::lesson::Element> {
+    crate::lesson::parse(xml).ok()
+}
+
 #[cfg(feature = "hydrate")]
 mod dom {
     use leptos::{
@@ -59,6 +67,39 @@ mod dom {
     };
 
     use crate::lesson::blocks::{tidy, Run};
+
+    /// See `read_lesson` above: the same tree as the format's parser gives
+    /// (names, attributes in order, text with neighbours merged, comments
+    /// left out), without positions.
+    pub fn read_lesson(xml: &str) -> Option<crate::lesson::Element> {
+        use leptos::web_sys::{DomParser, SupportedType};
+        fn tree(el: &Element) -> crate::lesson::Element {
+            let mut e = crate::lesson::Element::new(el.local_name());
+            e.attrs = el.get_attribute_names().iter().filter_map(|n| n.as_string()).filter_map(|n| el.get_attribute(&n).map(|v| (n, v))).collect();
+            let kids = el.child_nodes();
+            for c in (0..kids.length()).filter_map(|i| kids.item(i)) {
+                match c.node_type() {
+                    Node::ELEMENT_NODE => e.children.push(crate::lesson::Node::Element(tree(c.unchecked_ref()))),
+                    Node::TEXT_NODE | Node::CDATA_SECTION_NODE => {
+                        let text = c.node_value().unwrap_or_default();
+                        match e.children.last_mut() {
+                            Some(crate::lesson::Node::Text(prev)) => prev.push_str(&text),
+                            _ => e.children.push(crate::lesson::Node::Text(text)),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            e
+        }
+        let doc = DomParser::new().ok()?.parse_from_string(xml, SupportedType::ApplicationXml).ok()?;
+        // A document the parser could not read holds its complaint instead.
+        if doc.get_elements_by_tag_name("parsererror").length() > 0 {
+            return None;
+        }
+        let root = doc.document_element()?;
+        (root.local_name() == "lesson").then(|| tree(&root))
+    }
 
     /// What an editable element holds.
     pub fn runs_of(el: &Node) -> Vec<Run> {

@@ -4,7 +4,7 @@
 use crate::components::client_view::IntoClientView;
 use leptos::{ev, prelude::*};
 
-use super::{surface, Editor, NewBlock, SaveState};
+use super::{exercise::exercise_view, surface, Editor, NewBlock, SaveState};
 use crate::{
     components::lesson_state::LessonState,
     lesson::{
@@ -33,6 +33,11 @@ pub fn LessonEditor() -> impl IntoView {
         }
     });
     warn_before_leaving(ed);
+    // The exercises' part comes now that the editor is here, not with the
+    // first exercise drawn: fetched then, it would keep an exercise the
+    // assistant just wrote (or the teacher just added) off the page, and
+    // its fields out of reach of the caret, for as long as it loads.
+    Effect::new(|_| super::exercise::preload());
     state.editor_ready.set(true);
     // Drawn only while it shows, so that the page holds one drawing of the
     // lesson at a time; what it holds lives on in `ed`.
@@ -144,7 +149,9 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 TextKind::Note => editable!(div role="textbox" aria-label=label),
             }
         }
-        Block::Other(e) => view! { <super::exercise::ExerciseView ed=ed key=key element=e.clone()/> }.into_client_view(),
+        // An exercise's fields are a part of the bundle of their own, loaded
+        // with the first exercise drawn (then drawn at once, as text is).
+        Block::Other(e) => Suspend::new(exercise_view(ed, key, e.clone())).into_client_view(),
     };
     let text_kind = match &block {
         Block::Text { kind, .. } => Some(*kind),
@@ -165,7 +172,7 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
         }
     });
     view! {
-        <div class="block" data-key=key data-id=id>
+        <div class="block" data-key=key data-id=id data-exercise=text_kind.is_none().then_some("")>
             {body}
             <div class="block-tools" role="group" aria-label=format!("{label} tools")>
                 {kind_pick}

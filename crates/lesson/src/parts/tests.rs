@@ -208,3 +208,23 @@ fn an_editors_ids_carry_its_tag_so_no_other_editor_or_the_server_makes_them() {
     let plain = new_exercise(ExerciseKind::MultipleChoice, &mut Ids::of(&Doc::default()));
     assert!(plain.id().is_some_and(|id| !id.contains("k3f9a")));
 }
+
+#[test]
+fn problems_are_found_on_the_exercise_as_it_stands_and_said_at_their_part() {
+    // Two items in the same place (as the XML tab can write them): said at
+    // the second, in the teacher's words.
+    let mut ids = ids();
+    let mut ex = new_exercise(ExerciseKind::Sequencing, &mut ids);
+    let items: Vec<Path> = ex.elements().enumerate().filter(|(_, e)| e.name == "item").map(|(i, _)| vec![i]).collect();
+    assert!(items.len() >= 2, "{}", xml(&ex));
+    for (k, path) in items.iter().enumerate() {
+        apply(&mut ex, path, words(&format!("Step {k}")), &mut ids).unwrap();
+        apply(&mut ex, path, Step::Attr("position", "1".into()), &mut ids).unwrap();
+    }
+    let found = problems(&ex);
+    assert!(found.contains(&(items[1].clone(), "Another item already has this place: give each item its own.".to_string())), "{found:?}");
+    // The same tree written and read again finds the same problems: the
+    // check needs no parser, and the parser's positions change nothing.
+    let read = crate::parse(&xml(&ex)).unwrap();
+    assert_eq!(problems(read.elements().next().unwrap()), found);
+}
