@@ -82,7 +82,15 @@ const PARTS = [
   // element), most of it the views (`editor::exercise` 109 KB, `view` 94 KB),
   // with the format's tree, parser and checks (~70 KB); its generic framework
   // code took the framework's part from 499 to 606 KB. Over budget: #62.
-  { name: "LessonWorkspace › lesson editor (loaded later)", paths: ["margin::components::editor", "margin::lesson"], budget: 130_000 },
+  // 2026-11-29 (#62): parts built in the browser only erase their views
+  // with `ClientView` (no hydration code): the editor 351 → 185 KB with its
+  // exercises, the chat sidebar 290 → 200 KB, the framework's generic code
+  // 612 → 501 KB (445 KB once the lesson crate's own code, which
+  // `margin::lesson` no longer named since it became `margin_lesson`, was
+  // counted with the editor: most of it is the editor's, some the other
+  // parts'). An exercise's fields are a part of their own.
+  { name: "LessonWorkspace › an exercise's fields (loaded later)", paths: ["margin::components::editor::exercise", "margin::components::editor::parts"], budget: 130_000 },
+  { name: "LessonWorkspace › lesson editor and the format's code (loaded later)", paths: ["margin::components::editor", "margin_lesson::"], budget: 130_000 },
   { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 150_000 },
   { name: "framework, serde and std", paths: [""], budget: 505_000 },
 ];
