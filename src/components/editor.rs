@@ -572,7 +572,7 @@ fn focus_now(key: u64, at: usize) -> bool {
         FOCUS_WHEN_DRAWN.set(Some(key));
         return true;
     }
-    let control = leptos::prelude::document()
+    let control = document
         .query_selector(&format!("[data-key=\"{key}\"] .block-tools select, [data-key=\"{key}\"] .block-tools button"))
         .ok()
         .flatten();

@@ -9,9 +9,9 @@
 //! at hydration. The list is keyed by version number, so choosing one
 //! redraws no button and the keyboard focus stays on it.
 
-use crate::components::client_view::IntoClientView;
 use leptos::{prelude::*, task::spawn_local};
 
+use crate::components::client_view::IntoClientView;
 use super::{
     chat::review::ChangeList,
     lesson_calls,

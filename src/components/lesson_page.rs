@@ -5,13 +5,13 @@
 //! one island (they share the lesson through context, so they hydrate as
 //! one), and it receives the lesson as its props.
 
-use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{
     either::{Either, EitherOf3},
     prelude::*,
 };
 use leptos_router::hooks::use_params_map;
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{
     page_title::PageTitle,
     chat::sidebar::ChatSidebar,

@@ -2,9 +2,9 @@
 //! problem is listed with its line (click one to jump there) and the text the
 //! teacher typed stays exactly as it was.
 
-use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{html, prelude::*, task::spawn_local};
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{lesson_calls, lesson_state::LessonState};
 use crate::{
     lesson::LessonError,

@@ -2,9 +2,9 @@
 //! their thinking above them, their text and groups of steps in the order
 //! they came, and what the teacher can do under them.
 
-use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{html, prelude::*};
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{
     controller::Chat,
     review::{MadeLessons, Proposals},

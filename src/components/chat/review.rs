@@ -9,9 +9,9 @@
 //! focus stays on the one used; Apply becomes Undo in place (the same
 //! button), which is where the teacher's next action is.
 
-use crate::components::client_view::IntoClientView;
 use leptos::{prelude::*, task::spawn_local};
 
+use crate::components::client_view::IntoClientView;
 use super::state::{Reply, Step, StepStatus};
 use crate::{
     chat::{

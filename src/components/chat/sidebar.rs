@@ -1,8 +1,8 @@
 //! `ChatSidebar`: the assistant beside the lesson.
 
-use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{html, prelude::*};
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{controller::Chat, input::ChatInput, messages::MessageList};
 use crate::components::{client_only::client_only, lesson_state::LessonState};
 

@@ -5,9 +5,9 @@
 //! decision redraws the text that changed and nothing else, so a `<details>`
 //! the teacher opened stays open while the reply goes on.
 
-use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::prelude::*;
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{
     review::{step_view, StepActions, StepChanges, StepView},
     state::{PartMark, Phase, Reply, Step, StepStatus},

@@ -9,9 +9,9 @@
 //! `data-focus` (path and what), so that the focus comes back to the field
 //! after the block is drawn anew.
 
-use crate::components::client_view::{ClientView, IntoClientView};
 use leptos::{ev, prelude::*};
 
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{surface, Editor};
 use crate::lesson::{
     blocks::runs_of,

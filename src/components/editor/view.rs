@@ -1,9 +1,9 @@
 //! The editor drawn: each block with its tools, the save state, offers of
 //! others' changes, and the keys.
 
-use crate::components::client_view::IntoClientView;
 use leptos::{ev, prelude::*};
 
+use crate::components::client_view::IntoClientView;
 use super::{exercise::exercise_view, surface, Editor, NewBlock, SaveState};
 use crate::{
     components::lesson_state::LessonState,
