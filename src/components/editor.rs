@@ -567,8 +567,8 @@ fn focus_now(key: u64, at: usize) -> bool {
         return true;
     }
     let document = leptos::prelude::document();
-    let waiting = |s: &str| document.query_selector(s).ok().flatten().is_some();
-    if waiting(&format!("[data-key=\"{key}\"][data-exercise]")) && !waiting(&format!("[data-key=\"{key}\"] .exercise-edit")) {
+    let found = |s: &str| document.query_selector(s).ok().flatten().is_some();
+    if found(&format!("[data-key=\"{key}\"][data-exercise]")) && !found(&format!("[data-key=\"{key}\"] .exercise-edit")) {
         FOCUS_WHEN_DRAWN.set(Some(key));
         return true;
     }

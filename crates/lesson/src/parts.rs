@@ -487,10 +487,10 @@ pub fn problems(block: &Element) -> Vec<(Path, String)> {
     number(&mut numbered, &mut 0);
     let mut root = Element::new("lesson");
     root.children = vec![Node::Element(numbered)];
-    let Some(read_block) = root.elements().next() else { return Vec::new() };
+    let Some(numbered) = root.elements().next() else { return Vec::new() };
     super::validate(&root)
         .into_iter()
-        .map(|e| (path_of(read_block, e.line, e.column).unwrap_or_default(), for_teachers(&e.message)))
+        .map(|e| (path_of(numbered, e.line, e.column).unwrap_or_default(), for_teachers(&e.message)))
         .collect()
 }
 

@@ -149,8 +149,8 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
                 TextKind::Note => editable!(div role="textbox" aria-label=label),
             }
         }
-        // An exercise's fields are a part of the bundle of their own, loaded
-        // with the first exercise drawn (then drawn at once, as text is).
+        // An exercise's fields are a part of the bundle of their own, asked
+        // for once the editor is up (then drawn at once, as text is).
         Block::Other(e) => Suspend::new(exercise_view(ed, key, e.clone())).into_client_view(),
     };
     let text_kind = match &block {
