@@ -77,7 +77,7 @@ async function instrument(page: Page) {
   });
 }
 
-type Figures = { task: number[]; frame: number[]; long: number[] };
+type Figures = { task: number[]; frame: number[]; long: number[]; elements?: number };
 
 async function figures(page: Page): Promise<Figures> {
   const f = await page.evaluate(() => ({ task: (window as any).__task, frame: (window as any).__frame, long: (window as any).__long }));
@@ -101,7 +101,9 @@ async function typeBoth(page: Page, url: string, xml: string, text: string): Pro
   await instrument(page);
   await page.keyboard.type(text, { delay: 30 });
   await expect(editor(page).getByRole("status").first()).toHaveText("Saved", { timeout: 30_000 });
-  const ed = await figures(page);
+  // The browser's work per key grows with the page's elements.
+  const elements = await page.evaluate(() => document.getElementsByTagName("*").length);
+  const ed = { ...(await figures(page)), elements };
   expect(ed.task.length).toBeGreaterThanOrEqual(text.length);
 
   // The peer: the same text in one bare contenteditable, nothing listening.
@@ -147,6 +149,7 @@ test("typing in the editor on a twenty-page lesson", async ({ page }, info) => {
     `  key to painted frame at 60 Hz: ${line(clocked.ed.frame)} (bare contenteditable: ${line(clocked.bare.frame)})`,
     `  the keystroke's task: ${line(ed.task)} (bare contenteditable: ${line(bare.task)})`,
     `  tasks over 50 ms while typing and saving: ${over50} (target 0)${longest ? `; longest ${longest.toFixed(1)} ms` : ""}`,
+    `  elements on the editor's page: ${ed.elements}`,
   ];
   console.log("\n" + lines.join("\n") + "\n");
   mkdirSync(join(targetDir, "bench"), { recursive: true });
@@ -171,12 +174,13 @@ test("typing in the editor on a twenty-page lesson", async ({ page }, info) => {
     `| key to painted frame at 60 Hz, p50 | ${ms(clocked.ed.frame, 0.5)} | ${ms(clocked.bare.frame, 0.5)} | |`,
     `| key to painted frame at 60 Hz, p95 | ${ms(clocked.ed.frame, 0.95)} | ${ms(clocked.bare.frame, 0.95)} | |`,
     `| tasks over 50 ms | ${over50} | | 0 |`,
+    `| elements on the page | ${ed.elements} | | |`,
     "",
   ].join("\n"));
   writeFileSync(join(targetDir, "bench", "editor.json"), JSON.stringify({
     words, keystrokes: TYPED,
     unclocked: { editor: { task: stats(ed.task), frame: stats(ed.frame) }, bare: { task: stats(bare.task), frame: stats(bare.frame) } },
     clocked: { editor: { task: stats(clocked.ed.task), frame: stats(clocked.ed.frame) }, bare: { task: stats(clocked.bare.task), frame: stats(clocked.bare.frame) } },
-    over50, longest,
+    over50, longest, elements: ed.elements,
   }, null, 2));
 });

@@ -91,7 +91,13 @@ const PARTS = [
   // parts'). An exercise's fields are a part of their own.
   { name: "LessonWorkspace › an exercise's fields (loaded later)", paths: ["margin::components::editor::exercise", "margin::components::editor::parts"], budget: 130_000 },
   { name: "LessonWorkspace › lesson editor and the format's code (loaded later)", paths: ["margin::components::editor", "margin_lesson::"], budget: 130_000 },
-  { name: "shared Margin code (wire types, markdown, client)", paths: ["margin::"], budget: 150_000 },
+  // 2026-11-30 (#62): the replies' markdown renderer (pulldown-cmark, with
+  // the Unicode case folding it uses for link labels) is a part loaded
+  // later of its own (`sidebar::markdown_renderer`), no longer in the
+  // first load; before, it was counted in the shared code and the framework.
+  // Measured 87,440 B; the budget is that plus about 10%.
+  { name: "LessonWorkspace › markdown renderer (loaded later)", paths: ["margin::chat::markdown", "pulldown_cmark", "unicase"], budget: 96_000 },
+  { name: "shared Margin code (wire types, client)", paths: ["margin::"], budget: 150_000 },
   { name: "framework, serde and std", paths: [""], budget: 505_000 },
 ];
 

@@ -140,3 +140,31 @@ test("items are put in order, statements marked true or false, and a blank goes 
   await expect(status(page)).toHaveText("Saved");
   expect(await xml(page)).toMatch(/Leaves fall in <blank id="bl-[a-z0-9]{5}-1" answer="autumn"\/>\.<\/p>/);
 });
+
+test("an exercise added before the exercises' part of the bundle has arrived takes the caret once its fields are drawn", async ({ page }) => {
+  // The exercises' part (asked for once the editor is up) is held back
+  // until the teacher has added an exercise.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let asked = false;
+  await page.route(/split_exercise_view[^/]*\.wasm$/, async (route) => {
+    asked = true;
+    await held;
+    await route.continue();
+  });
+  await signUp(page, uniqueEmail("caret"));
+  await createLesson(page, "Rivers");
+  await hydrated(page);
+  await editor(page).waitFor();
+  await expect.poll(() => asked).toBe(true);
+  await editable(page, "b2").click();
+  await page.keyboard.press("/");
+  await page.getByRole("combobox", { name: "Type of this paragraph" }).selectOption("true-false");
+  // The exercise's place is there; its fields are not yet.
+  await expect(editor(page).locator(".block[data-exercise]")).toHaveCount(1);
+  await expect(box(page, "Statement 1")).toHaveCount(0);
+  release();
+  await expect(box(page, "Statement 1")).toBeFocused();
+  await page.keyboard.type("Rivers flow uphill.");
+  await expect(box(page, "Statement 1")).toHaveText("Rivers flow uphill.");
+});

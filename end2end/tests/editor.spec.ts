@@ -112,8 +112,12 @@ test("blocks move and go by keyboard, and Ctrl+Z and Ctrl+Shift+Z take typing ba
   await expect(paragraphs).toHaveText(["First line.", "Second line."]);
   await keys.press("Control+Shift+z");
   await expect(paragraphs).toHaveText(["Second line.", "First line."]);
-  // Deleted from its tools, by keyboard; Ctrl+Z brings it back.
+  // Deleted from its tools, by keyboard; Ctrl+Z brings it back. Only the
+  // block with the caret (and the one under the pointer) has its tools.
   await paragraphs.first().click();
+  await page.mouse.move(0, 0);
+  await expect(editor(page).getByRole("group", { name: "Paragraph tools" })).toHaveCount(1);
+  await expect(editor(page).locator(".block").first().getByRole("group", { name: /tools$/ })).toHaveCount(0);
   await keys.press("Tab");
   await expect(page.locator(":focus")).toHaveAttribute("aria-label", "Type of this paragraph");
   await keys.press("Tab");

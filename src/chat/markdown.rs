@@ -9,9 +9,12 @@
 //! writes (so no HTML sanitiser is needed): the only tags in the output are
 //! the ones pulldown-cmark writes for markdown structure.
 //!
-//! While a reply streams, [`MarkdownStream`] renders finished blocks once and
-//! re-renders only the last, still-growing block, so a chunk costs the same at
-//! the end of a long reply as at its start.
+//! While a reply streams, [`MarkdownStream`] cuts its text into finished
+//! blocks and the still-growing last one; the sidebar renders each finished
+//! block once and only the last one again, so a chunk costs the same at the
+//! end of a long reply as at its start. (It cuts, and the conversation's view
+//! renders: in the browser the renderer is then a part of the bundle of its
+//! own, loaded once the page is live, not in the page's first load.)
 
 use pulldown_cmark::{html, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
@@ -111,21 +114,21 @@ fn stable_prefix_len(text: &str) -> usize {
     stable
 }
 
-/// A reply being streamed: finished blocks are rendered once, the growing
-/// tail each time text arrives.
+/// A reply being streamed, cut into blocks: those finished (never to
+/// change) and the growing tail.
 #[derive(Default, Debug)]
 pub struct MarkdownStream {
     text: String,
-    /// How much of `text` has been rendered as finished blocks.
+    /// How much of `text` has been handed out as finished blocks.
     done: usize,
 }
 
-/// What changed after [`MarkdownStream::push`].
+/// What changed after [`MarkdownStream::push`]: markdown, for [`render`].
 #[derive(Debug, PartialEq, Eq)]
 pub struct StreamUpdate {
-    /// HTML of blocks finished by this push, to append after earlier ones.
+    /// The blocks finished by this push, to render after earlier ones.
     pub finished: Option<String>,
-    /// HTML of the still-growing last block (replaces the previous tail).
+    /// The still-growing last block (replaces the previous tail).
     pub tail: String,
 }
 
@@ -143,24 +146,19 @@ impl MarkdownStream {
         // Only the unfinished part can contain a new boundary.
         let rest = &self.text[self.done..];
         let stable = stable_prefix_len(rest);
-        let finished = if stable > 0 {
-            let html = render(&rest[..stable]);
-            self.done += stable;
-            // Blank lines alone (the gap after steps) make no block.
-            (!html.trim().is_empty()).then_some(html)
-        } else {
-            None
-        };
-        StreamUpdate { finished, tail: render(&self.text[self.done..]) }
+        let finished = (stable > 0).then(|| rest[..stable].to_string());
+        self.done += stable;
+        // Blank lines alone (the gap after steps) make no block.
+        StreamUpdate { finished: finished.filter(|m| !m.trim().is_empty()), tail: self.text[self.done..].to_string() }
     }
 
     /// Ends the block under way, as steps come between it and whatever
-    /// text follows: its HTML, if it has any text.
+    /// text follows: its markdown, if it has any text.
     pub fn flush(&mut self) -> Option<String> {
         let rest = &self.text[self.done..];
-        let html = (!rest.trim().is_empty()).then(|| render(rest));
+        let block = (!rest.trim().is_empty()).then(|| rest.to_string());
         self.done = self.text.len();
-        html
+        block
     }
 }
 
@@ -216,24 +214,27 @@ mod tests {
             for piece in chars.chunks(step) {
                 let u = s.push(&piece.iter().collect::<String>());
                 if let Some(f) = u.finished {
-                    html.push_str(&f);
+                    html.push_str(&render(&f));
                 }
                 tail = u.tail;
             }
-            html.push_str(&tail);
+            html.push_str(&render(&tail));
             assert_eq!(html, render(text), "pieces of {step}");
         }
     }
 
     #[test]
-    fn finished_blocks_are_not_rendered_again() {
+    fn finished_blocks_are_handed_out_once() {
         let mut s = MarkdownStream::new();
         let first = s.push("One.\n\n");
-        assert_eq!(first.finished.as_deref(), Some("<p>One.</p>\n"));
+        assert_eq!(first.finished.as_deref(), Some("One.\n\n"));
         assert_eq!(first.tail, "");
         let second = s.push("Two");
         assert_eq!(second.finished, None);
-        assert_eq!(second.tail, "<p>Two</p>\n");
+        assert_eq!(second.tail, "Two");
+        // Blank lines alone make no block.
+        assert_eq!(s.push("\n\n\n").finished.as_deref(), Some("Two\n\n"));
+        assert_eq!(s.push("\n\n").finished, None);
         // A blank line inside an open code fence does not finish a block.
         let mut c = MarkdownStream::new();
         assert_eq!(c.push("```\na\n\nb").finished, None);

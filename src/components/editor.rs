@@ -91,6 +91,13 @@ pub struct Editor {
     pub problems: RwSignal<Vec<(String, crate::lesson::parts::Path, String)>>,
     /// Each exercise as it last was right (the server's, or the teacher's).
     good: StoredValue<std::collections::HashMap<String, crate::lesson::Element>>,
+    /// The block the caret is in, and the one under the pointer: only these
+    /// two have their tools drawn (`view::BlockView`). On a long lesson the
+    /// tools of every block, each with its lists of block types, were most
+    /// of the page's elements, and the browser's work for each keystroke
+    /// grew with them.
+    pub focused: RwSignal<Option<u64>>,
+    pub pointed: RwSignal<Option<u64>>,
 }
 
 impl Editor {
@@ -119,6 +126,8 @@ impl Editor {
             notice: RwSignal::new(String::new()),
             problems: RwSignal::new(Vec::new()),
             good: StoredValue::new(good),
+            focused: RwSignal::new(None),
+            pointed: RwSignal::new(None),
         }
     }
 
@@ -206,6 +215,7 @@ impl Editor {
         self.blocks.set(list);
         self.recheck();
         if let Some((key, at)) = caret {
+            self.focused.set(Some(key));
             focus_later(key, at);
         }
         self.schedule();
@@ -366,6 +376,7 @@ impl Editor {
         self.blocks.set(list);
         self.recheck();
         if let Some((k, at)) = caret {
+            self.focused.set(Some(k));
             focus_later(k, at);
         }
         self.schedule();

@@ -186,7 +186,8 @@ async fn a_reply_whose_instance_was_killed_is_interrupted_by_the_other_after_its
 
     // The chat is free again, on B.
     let next = two.turn(&two.b, &chat, "test").await;
-    assert_eq!(next.status(), 200);
+    let status = next.status();
+    assert_eq!(status, 200, "{}", next.text().await.unwrap_or_default());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

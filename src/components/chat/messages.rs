@@ -13,9 +13,15 @@ use super::{
     suggestions::Suggestions,
 };
 
+/// The replies' markdown renderer, loaded in a part of its own
+/// (`sidebar::markdown_renderer`).
+#[derive(Clone, Copy)]
+struct Markdown(fn(&str) -> String);
+
 #[component]
-pub fn MessageList() -> impl IntoView {
+pub fn MessageList(render: fn(&str) -> String) -> impl IntoView {
     let chat = expect_context::<Chat>();
+    provide_context(Markdown(render));
     // The steps' part and the reply end's come now that the page is live,
     // not with a reply's first step: fetched and compiled then, they would
     // hold the page's one thread while the reply's first events wait, and
@@ -75,10 +81,12 @@ pub fn AssistantMessage(reply: Reply) -> impl IntoView {
 /// One part of a reply's text: its finished blocks, and the growing tail
 /// while it is the reply's last part. Finished blocks only ever grow at the
 /// end: each is added to the page once, as it finishes, and never touched
-/// again. They are the sanitised output of `chat::markdown`, the one HTML
-/// the sidebar sets as HTML.
+/// again. Each is rendered here, by `chat::markdown::render` (loaded in a
+/// part of its own, not with the page), whose sanitised output is the one
+/// HTML the sidebar sets as HTML.
 #[component]
 fn ReplyText(reply: Reply, index: usize, from: usize) -> impl IntoView {
+    let Markdown(render) = expect_context::<Markdown>();
     let last = move || reply.parts.with(|p| p.len() == index + 1);
     // Where the next part of text begins: this part's blocks end there.
     let to = move || reply.parts.with(|p| p.iter().skip(index + 1).find_map(|m| if let PartMark::Text { from } = m { Some(*from) } else { None }));
@@ -93,7 +101,7 @@ fn ReplyText(reply: Reply, index: usize, from: usize) -> impl IntoView {
             for block in all.iter().take(end).skip(appended.get_value()) {
                 if let Ok(div) = document().create_element("div") {
                     div.set_class_name("md-block");
-                    div.set_inner_html(block);
+                    div.set_inner_html(&render(block));
                     let _ = container.append_child(&div);
                 }
             }
@@ -104,7 +112,7 @@ fn ReplyText(reply: Reply, index: usize, from: usize) -> impl IntoView {
         <div class="reply markdown" class:streaming=streaming>
             <div class="md-blocks" node_ref=blocks></div>
             // The growing block, only ever in the last part.
-            <div class="md-block md-tail" inner_html=move || if last() { reply.tail.get() } else { String::new() }></div>
+            <div class="md-block md-tail" inner_html=move || if last() { reply.tail.with(|t| render(t)) } else { String::new() }></div>
         </div>
     }
 }

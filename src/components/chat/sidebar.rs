@@ -101,7 +101,12 @@ pub fn ChatSidebar() -> impl IntoView {
                 // The conversation's code (replies, steps, proposals) comes
                 // once the island is live, in a part of its own (`--split`):
                 // the message box does not wait for it.
-                {client_only("message-list", || Suspend::new(message_list_view()))}
+                {client_only("message-list", || Suspend::new(async {
+                    // Both parts are asked for at once; the replies are
+                    // drawn once the renderer is in too.
+                    let _ = lazy_preload!(message_list_view);
+                    message_list_view(markdown_renderer().await).await
+                }))}
             </div>
             {move || behind.get().then(|| view! { <button type="button" class="jump" on:click=jump>"Jump to latest"</button> })}
             <Announcements chat/>
@@ -124,8 +129,16 @@ fn Announcements(chat: Chat) -> impl IntoView {
 
 /// The conversation, its code in a part of the bundle of its own.
 #[lazy]
-fn message_list_view() -> ClientView {
-    view! { <MessageList/> }.into_client_view()
+fn message_list_view(render: fn(&str) -> String) -> ClientView {
+    view! { <MessageList render/> }.into_client_view()
+}
+
+/// The replies' markdown renderer (`chat::markdown::render`), a part of its
+/// own: pulldown-cmark and its tables weigh more than the rest of the
+/// conversation's code, and are not needed before the page is usable.
+#[lazy]
+fn markdown_renderer() -> fn(&str) -> String {
+    crate::chat::markdown::render
 }
 
 /// What the sidebar says about the assistant: the offline demo's banner, why

@@ -126,9 +126,10 @@ impl PartMark {
 /// One reply of the assistant.
 #[derive(Clone, Copy)]
 pub struct Reply {
-    /// HTML of finished markdown blocks; never re-rendered.
+    /// The markdown of finished blocks, each rendered once, as it is added
+    /// (`messages::ReplyText`); they never change.
     pub blocks: RwSignal<Vec<String>>,
-    /// HTML of the block still growing.
+    /// The markdown of the block still growing, rendered again as it grows.
     pub tail: RwSignal<String>,
     pub steps: RwSignal<Vec<Step>>,
     /// The reply's parts in the order they came: text, a group of steps,
@@ -202,8 +203,8 @@ impl Reply {
         if self.parts.with_untracked(|p| p.last().is_some_and(|m| !m.is_text())) {
             return;
         }
-        if let Some(html) = self.markdown.try_update_value(MarkdownStream::flush).flatten() {
-            self.blocks.update(|b| b.push(html));
+        if let Some(block) = self.markdown.try_update_value(MarkdownStream::flush).flatten() {
+            self.blocks.update(|b| b.push(block));
         }
         if !self.tail.with_untracked(String::is_empty) {
             self.tail.set(String::new());
@@ -254,8 +255,8 @@ impl Reply {
                     self.thinking_open.set(false);
                 }
                 let update = self.markdown.try_update_value(|m| m.push(&t.content))?;
-                if let Some(html) = update.finished {
-                    self.blocks.update(|b| b.push(html));
+                if let Some(block) = update.finished {
+                    self.blocks.update(|b| b.push(block));
                 }
                 self.tail.set(update.tail);
                 None
@@ -453,7 +454,8 @@ mod tests {
     /// thinking (and whether that is open).
     fn rendering(r: Reply) -> (String, Vec<Step>, Phase, String, bool, Vec<(bool, usize)>) {
         (
-            r.blocks.get_untracked().concat() + &r.tail.get_untracked(),
+            // Each block rendered on its own, as the conversation's view does.
+            r.blocks.get_untracked().iter().map(|b| crate::chat::markdown::render(b)).collect::<String>() + &crate::chat::markdown::render(&r.tail.get_untracked()),
             r.steps.get_untracked(),
             r.phase.get_untracked(),
             r.reasoning.get_untracked(),
@@ -579,6 +581,6 @@ mod tests {
         // The first run, then Thinking → Streaming; the other chunks change nothing.
         assert_eq!(runs.load(Ordering::SeqCst), 2);
         assert_eq!(reply.phase.get_untracked(), Phase::Streaming);
-        assert_eq!(reply.tail.get_untracked(), "<p>Hello there.</p>\n");
+        assert_eq!(reply.tail.get_untracked(), "Hello there.");
     }
 }

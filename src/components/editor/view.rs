@@ -3,7 +3,7 @@
 
 use leptos::{ev, prelude::*};
 
-use crate::components::client_view::IntoClientView;
+use crate::components::client_view::{ClientView, IntoClientView};
 use super::{exercise::exercise_view, surface, Editor, NewBlock, SaveState};
 use crate::{
     components::lesson_state::LessonState,
@@ -42,7 +42,8 @@ pub fn LessonEditor() -> impl IntoView {
     // Drawn only while it shows, so that the page holds one drawing of the
     // lesson at a time; what it holds lives on in `ed`.
     move || state.editing.get().then(|| view! {
-        <article class="lesson-view editor" aria-label="Lesson" on:keydown=move |ev| history_keys(ed, ev)>
+        <article class="lesson-view editor" aria-label="Lesson" on:keydown=move |ev| history_keys(ed, ev)
+            on:focusin=move |ev| note_block(ed.focused, &ev) on:pointerover=move |ev| note_block(ed.pointed, &ev)>
             <SaveLine ed=ed/>
             // The lesson's reading level and standards, as the server measured them.
             <div class="lesson-head" inner_html=move || state.html.with(|h| head_of(&h.teacher).to_string())></div>
@@ -157,6 +158,20 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
         Block::Text { kind, .. } => Some(*kind),
         Block::Other(_) => None,
     };
+    // The tools are drawn while the block has the caret or the pointer
+    // (`Editor::focused`, `Editor::pointed`); the style shows them then too.
+    let tools_here = Memo::new(move |_| ed.focused.get() == Some(key) || ed.pointed.get() == Some(key));
+    let tools = move || tools_here.get().then(|| block_tools(ed, key, label, text_kind));
+    view! {
+        <div class="block" data-key=key data-id=id data-exercise=text_kind.is_none().then_some("")>
+            {body}
+            {tools}
+        </div>
+    }
+}
+
+/// A block's tools: its type (text blocks), moving, removing, adding below.
+fn block_tools(ed: Editor, key: u64, label: &'static str, text_kind: Option<TextKind>) -> ClientView {
     let kind_pick = text_kind.map(|now| {
         view! {
             <select aria-label=format!("Type of this {}", label.to_lowercase()) on:change=move |ev| {
@@ -172,24 +187,42 @@ fn BlockView(ed: Editor, key: u64, block: Block) -> impl IntoView {
         }
     });
     view! {
-        <div class="block" data-key=key data-id=id data-exercise=text_kind.is_none().then_some("")>
-            {body}
-            <div class="block-tools" role="group" aria-label=format!("{label} tools")>
-                {kind_pick}
-                <button type="button" aria-label="Move up" title="Move up (Alt+↑)" on:click=move |_| ed.shift(key, -1, 0)>"↑"</button>
-                <button type="button" aria-label="Move down" title="Move down (Alt+↓)" on:click=move |_| ed.shift(key, 1, 0)>"↓"</button>
-                <button type="button" aria-label=format!("Remove this {}", label.to_lowercase()) title="Remove (Ctrl+Z takes it back)" on:click=move |_| ed.delete(key)>"✕"</button>
-                <select aria-label="Add a block below" on:change=move |ev| {
-                    if let Some(n) = NewBlock::from_value(&event_target_value(&ev)) {
-                        ed.insert(key, n, false);
-                    }
-                }>
-                    <option value="" selected>"+ Add below"</option>
-                    {NewBlock::ALL.into_iter().map(|n| view! { <option value=n.value()>{n.label()}</option> }).collect_view()}
-                </select>
-            </div>
+        <div class="block-tools" role="group" aria-label=format!("{label} tools")>
+            {kind_pick}
+            <button type="button" aria-label="Move up" title="Move up (Alt+↑)" on:click=move |_| ed.shift(key, -1, 0)>"↑"</button>
+            <button type="button" aria-label="Move down" title="Move down (Alt+↓)" on:click=move |_| ed.shift(key, 1, 0)>"↓"</button>
+            <button type="button" aria-label=format!("Remove this {}", label.to_lowercase()) title="Remove (Ctrl+Z takes it back)" on:click=move |_| ed.delete(key)>"✕"</button>
+            <select aria-label="Add a block below" on:change=move |ev| {
+                if let Some(n) = NewBlock::from_value(&event_target_value(&ev)) {
+                    ed.insert(key, n, false);
+                }
+            }>
+                <option value="" selected>"+ Add below"</option>
+                {NewBlock::ALL.into_iter().map(|n| view! { <option value=n.value()>{n.label()}</option> }).collect_view()}
+            </select>
         </div>
     }
+    .into_client_view()
+}
+
+/// The block an event happened in becomes `which` (the caret's or the
+/// pointer's), so that its tools are drawn.
+fn note_block(which: RwSignal<Option<u64>>, ev: &ev::Event) {
+    #[cfg(feature = "hydrate")]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        let key = ev
+            .target()
+            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
+            .and_then(|el| el.closest(".editor .block").ok().flatten())
+            .and_then(|b| b.get_attribute("data-key"))
+            .and_then(|k| k.parse().ok());
+        if key.is_some() && which.get_untracked() != key {
+            which.set(key);
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (which, ev);
 }
 
 /// The block's element after an input: its runs go to the model.
