@@ -133,6 +133,7 @@ bench:
 	cargo bench --features ssr --bench prompt
 	cargo bench --features ssr --bench changes
 	cargo bench --features ssr --bench library
+	cargo bench --features ssr --bench safety
 	cargo bench --features ssr --bench turns
 	url="$$(scripts/test-postgres)" && MARGIN_BENCH_DATABASE=postgres MARGIN_BENCH_POSTGRES_URL="$$url" \
 		cargo bench --features ssr --bench turns

@@ -3,6 +3,7 @@
 
 pub mod classes;
 pub mod learn;
+pub mod safety;
 pub mod lessons;
 pub mod school;
 pub mod session;

@@ -19,6 +19,7 @@ pub mod lesson_state;
 pub mod lesson_view;
 pub mod lessons_page;
 pub mod lti_pick_page;
+pub mod flags_page;
 pub mod material_section;
 pub mod not_found;
 pub mod page_title;

@@ -8,6 +8,7 @@ mod accounts;
 mod classes;
 mod lessons;
 mod material;
+mod safety;
 mod standards;
 mod students;
 
@@ -15,6 +16,7 @@ pub use accounts::*;
 pub use classes::*;
 pub use lessons::*;
 pub use material::*;
+pub use safety::*;
 pub use standards::*;
 pub use students::*;
 

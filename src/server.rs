@@ -40,6 +40,7 @@ pub mod material;
 pub mod metrics;
 pub mod ops;
 pub mod reactions;
+pub mod safety;
 pub mod standards;
 pub mod startup;
 pub mod state;

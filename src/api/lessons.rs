@@ -36,7 +36,8 @@ pub async fn get_publication(id: String) -> Result<crate::models::Publication, S
     let (published, _, classes) = crate::server::classes::publication(&state.db, &user.id, &id).await.map_err(fail)?;
     let all = crate::server::classes::list(&state.db, &user.id).await.map_err(fail)?;
     let others = all.into_iter().filter(|c| !classes.iter().any(|(id, _)| *id == c.id)).map(|c| (c.id, c.name)).collect();
-    Ok(crate::models::Publication { published, classes: classes.into_iter().map(|c| c.1).collect(), others })
+    let tutor = crate::server::safety::policy::of_lesson(&state.db, &id).await.map_err(fail)?;
+    Ok(crate::models::Publication { published, classes: classes.into_iter().map(|c| c.1).collect(), others, tutor })
 }
 
 #[server]

@@ -12,7 +12,11 @@ use leptos::{either::Either, prelude::*};
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::{lesson_page::LessonWorkspace, not_found::NotFound, page_title::PageTitle, top_bar::TopBar};
-use crate::{api::learn::get_student_lesson, lesson::LessonHtml, models::Lesson};
+use crate::{
+    api::learn::get_student_lesson,
+    lesson::LessonHtml,
+    models::{Lesson, TutorPolicy},
+};
 
 #[component]
 pub fn LearnPage() -> impl IntoView {
@@ -44,12 +48,20 @@ pub fn LearnPage() -> impl IntoView {
                                     </div>
                                 </form>
                             </section>
-                            <details class="tutor-pane">
-                                <summary>"Ask the tutor"</summary>
-                                // The workspace island with no document: only the tutor.
-                                <LessonWorkspace html=LessonHtml::default()
-                                    lesson=Lesson { id: l.id, title: l.title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false, edit_mode: Default::default() }/>
-                            </details>
+                            {if l.tutor == TutorPolicy::Off {
+                                // The teacher's rule, said where the tutor would be.
+                                Either::Left(view! { <aside class="tutor-pane tutor-off"><p class="tutor-policy" role="note">{l.tutor.for_students()}</p></aside> })
+                            } else {
+                                Either::Right(view! {
+                                    <details class="tutor-pane">
+                                        <summary>"Ask the tutor"</summary>
+                                        {l.tutor.for_students().map(|s| view! { <p class="tutor-policy" role="note">{s}</p> })}
+                                        // The workspace island with no document: only the tutor.
+                                        <LessonWorkspace html=LessonHtml::default()
+                                            lesson=Lesson { id: l.id, title: l.title, document_xml: String::new(), revision: 0, updated_at: String::new(), review_edits: false, edit_mode: Default::default() }/>
+                                    </details>
+                                })
+                            }}
                         </main>
                     }),
                     Err(_) => Either::Right(view! { <NotFound heading="Lesson not found" text="This lesson is not published to any of your classes."/> }),

@@ -88,7 +88,7 @@ pub fn LessonPage() -> impl IntoView {
 /// class to hand it to, and its results. A plain form, outside the island.
 #[component]
 fn PublishForm(lesson_id: String, publication: crate::models::Publication) -> impl IntoView {
-    let crate::models::Publication { published, classes, others } = publication;
+    let crate::models::Publication { published, classes, others, tutor } = publication;
     let state = match (published, classes.is_empty()) {
         (Some(v), true) => format!("Version {v} is published, but the lesson is in no class yet."),
         (Some(v), false) => format!("Students in {} see version {v}.", classes.join(", ")),
@@ -106,6 +106,13 @@ fn PublishForm(lesson_id: String, publication: crate::models::Publication) -> im
         <form method="post" action=format!("/lessons/{lesson_id}/publish") class="publish-form" aria-label="Publishing">
             <span class="publish-state">{state}</span>
             {pick}
+            // How much the tutor helps students on this lesson.
+            <label>"Tutor "
+                <select name="tutor">
+                    {crate::models::TutorPolicy::ALL.into_iter().map(|p| view! { <option value=p.as_str() selected=p == tutor>{p.label()}</option> }).collect_view()}
+                </select>
+            </label>
+            {published.map(|_| view! { <button type="submit" name="action" value="tutor" class="quiet">"Set tutor"</button> })}
             <button type="submit" name="action" value="publish">{if published.is_some() { "Publish again" } else { "Publish" }}</button>
             {published.map(|_| view! { <button type="submit" name="action" value="unpublish" class="quiet">"Unpublish"</button> })}
             <a href=format!("/lessons/{lesson_id}/results")>"Results"</a>

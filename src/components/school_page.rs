@@ -90,7 +90,7 @@ fn InviteLink(token: String, origin: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin, help_sentence, help_default } = o;
     let (waiting, members): (Vec<_>, Vec<_>) = members.into_iter().filter(|m| m.role != crate::models::ROLE_REMOVED).partition(|m| m.role == crate::models::ROLE_PENDING);
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
@@ -201,6 +201,16 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <label for="student-share">"Each student's monthly share in tokens (the tutor)"</label>
                 <input id="student-share" name="student_share" inputmode="numeric" value=student_share/>
                 <p class="muted">"Leave a share empty to let everyone use what the school has. With a share, one account cannot use up the month for the others."</p>
+                <button type="submit">"Save"</button>
+            </form>
+        </section>
+        <section aria-labelledby="help-head" id="help">
+            <h2 id="help-head">"When a student may be at risk"</h2>
+            <p class="muted">"When a student tells the tutor something that suggests they may be hurt or hurting, the tutor answers with care and ends with this sentence, and the flag reaches their teacher and you. Say who to talk to at your school."</p>
+            <form method="post" action="/school/help" class="stack">
+                <label for="help-sentence">"Where students find help"</label>
+                <textarea id="help-sentence" name="sentence" maxlength="600" rows="3" placeholder=help_default>{help_sentence}</textarea>
+                <p class="muted">"Leave it empty to use the sentence shown in grey."</p>
                 <button type="submit">"Save"</button>
             </form>
         </section>

@@ -118,6 +118,12 @@ pub struct SchoolOverview {
     /// This server's address, for the values a platform's admin enters.
     #[serde(default)]
     pub origin: String,
+    /// The school's own sentence for a student who may be at risk ("" when
+    /// it uses the server's, `help_default`).
+    #[serde(default)]
+    pub help_sentence: String,
+    #[serde(default)]
+    pub help_default: String,
 }
 
 /// "12.4 MB" for a number of bytes, as the School page shows it.

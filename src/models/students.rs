@@ -11,6 +11,9 @@ pub struct Publication {
     pub published: Option<i64>,
     pub classes: Vec<String>,
     pub others: Vec<(String, String)>,
+    /// How much the tutor helps on it.
+    #[serde(default)]
+    pub tutor: super::TutorPolicy,
 }
 
 /// A published lesson as its student sees it (`GET /api/learn/lessons/{id}`
@@ -33,4 +36,7 @@ pub struct StudentLessonView {
     /// lesson: "Your teacher left feedback on 2 of your answers."
     #[serde(default)]
     pub feedback_notice: Option<String>,
+    /// How much the tutor helps on this lesson (its sentence is shown).
+    #[serde(default)]
+    pub tutor: super::TutorPolicy,
 }

@@ -33,6 +33,9 @@ pub struct Metrics {
     pub event_lag: Histogram,
     /// How long the relay waited for a database connection.
     pub pool_wait: Histogram,
+    /// Flags raised in students' conversations with the tutor, by category
+    /// (never any text: `server::safety`).
+    pub flags: Family<Labels, Counter>,
     replies_running: Gauge,
     lesson_pages: Gauge,
     reply_readers: Gauge,
@@ -66,6 +69,7 @@ impl Metrics {
             tokens: Family::default(),
             event_lag: seconds(),
             pool_wait: seconds(),
+            flags: Family::default(),
             replies_running: Gauge::default(),
             lesson_pages: Gauge::default(),
             reply_readers: Gauge::default(),
@@ -82,6 +86,7 @@ impl Metrics {
         r.register("margin_tokens", "Tokens used, by school", m.tokens.clone());
         r.register("margin_event_lag_seconds", "From a batch of a reply's events being stored to its reaching a reader on another instance", m.event_lag.clone());
         r.register("margin_db_pool_wait_seconds", "How long the instance's writer waited for a database connection", m.pool_wait.clone());
+        r.register("margin_safety_flags", "Flags raised in students' conversations with the tutor, by category", m.flags.clone());
         r.register("margin_db_pool_connections", "Database connections held by this instance", m.pool_size.clone());
         r.register("margin_db_pool_idle", "Database connections of this instance not in use", m.pool_idle.clone());
         Self { registry: r, ..m }
@@ -90,6 +95,11 @@ impl Metrics {
     /// Tokens a school used.
     pub fn used(&self, school: &str, tokens: u64) {
         self.tokens.get_or_create(&vec![("school".to_string(), school.to_string())]).inc_by(tokens);
+    }
+
+    /// A flag raised, by its category.
+    pub fn flagged(&self, category: &str) {
+        self.flags.get_or_create(&vec![("category".to_string(), category.to_string())]).inc();
     }
 
     /// A reply that ended in an error.

@@ -43,6 +43,7 @@ mod paused_restart;
 mod provider_faults;
 mod reactions;
 mod reading_level;
+mod safety;
 mod review;
 mod schemas;
 mod school_library;

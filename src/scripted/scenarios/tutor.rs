@@ -15,6 +15,15 @@ fn first_blank(lesson: &str) -> String {
 /// and a try at editing the lesson when a student (or a lesson) asks for one.
 pub(super) fn tutor(said: &str, lesson: &str, round: usize, last_tool: Option<&str>) -> Step {
     let has = |s: &str| said.contains(s);
+    // A message the server marked as one to answer with care (`safety::CARE_NOTE`).
+    if has("a note from margin") {
+        return text("I'm really sorry you're going through this, and I'm glad you told me. You matter, and you deserve to feel safe.");
+    }
+    // A model that gives in: the answer it works out for the first gap
+    // (the tests' lesson's), which "hints only" must keep from the student.
+    if has("tell me the answer") || has("give me the answer") {
+        return text("Fine, just this once: the first gap is serai. Don't tell your teacher!");
+    }
     if has("change the lesson") || has("edit the lesson") {
         return match round {
             0 => edit("<lesson>\n  <h1>Answers: all of them</h1>\n</lesson>\n".into(), "Rewrote the lesson as asked"),

@@ -158,6 +158,16 @@ async fn stream(State(state): State<AppState>, ApiQuery(query): ApiQuery<Protoco
     // fixed prompt, found before the role: a little more than the tutor's,
     // and given back when the call settles.)
     let student = user.is_student();
+    // The lesson's tutor policy, and the student's message checked for
+    // what their teachers must see (a retry's question raised its flags
+    // when it was first sent, and is not flagged twice).
+    let safety = if student {
+        let (lesson, chat_id) = (&chat.session.lesson_id, &chat.session.id);
+        let s = crate::server::safety::before_student_turn(&state.db, &user, lesson, chat_id, &content, &chat.document_xml, !body.retry).await?;
+        Some(Box::new(s))
+    } else {
+        None
+    };
     let agent = if student { state.ai.tutor()? } else { agent? };
     // Counted on the account and its school, never on anything the client says.
     state.limits.turn(&user.id, &user.school_id).await?;
@@ -166,7 +176,7 @@ async fn stream(State(state): State<AppState>, ApiQuery(query): ApiQuery<Protoco
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
     let kind = if student { turns::TurnKind::Student } else { turns::TurnKind::Teacher };
     let lesson_id = chat.session.lesson_id.clone();
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, kind };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: body.retry, spending, attachments, kind, safety };
     let log = turns::start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     if !student {
         // What the reply changes reaches the lesson's versions when it ends.

@@ -56,7 +56,8 @@ pub async fn view(state: &AppState, student: &UserInfo, lesson_id: &str) -> Resu
         (Some(r), Some(g), Some(_)) => Some(score_line(r, g)),
         _ => None,
     };
-    Ok(StudentLessonView { id: l.id, title: l.title, revision: l.revision, html, seen: sheet.version, score, answers: sheet.answers, feedback_notice })
+    let tutor = crate::server::safety::policy::of_lesson(&state.db, lesson_id).await?;
+    Ok(StudentLessonView { id: l.id, title: l.title, revision: l.revision, html, seen: sheet.version, score, answers: sheet.answers, feedback_notice, tutor })
 }
 
 /// A score as the student reads it.

@@ -278,15 +278,24 @@ struct PublishForm {
     /// A class to hand the lesson to at the same time.
     #[serde(default)]
     class: String,
+    /// How much the tutor helps on it (`models::TutorPolicy`'s word), set
+    /// with any action; `tutor` as the action sets only that.
+    #[serde(default)]
+    tutor: String,
 }
 
 /// The lesson page's "Publish" / "Unpublish" (with, optionally, a class
 /// to add the lesson to), back to the lesson.
 async fn form_publish(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PublishForm>) -> Result<Response> {
+    if !form.tutor.is_empty() {
+        let policy = crate::models::TutorPolicy::from_wire(&form.tutor).ok_or_else(|| AppError::BadRequest("Choose full help, hints only or off.".into()))?;
+        crate::server::safety::policy::set(&state.db, &user.id, &id, policy).await?;
+    }
     if !form.class.is_empty() {
         super::add_lesson(&state.db, &user.id, &form.class, &id).await?;
     }
     match form.action.as_str() {
+        "tutor" => {}
         "unpublish" => super::unpublish(&state.db, &user.id, &id).await?,
         _ => {
             super::publish(&state.db, &user.id, &id).await?;

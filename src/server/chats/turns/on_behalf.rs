@@ -63,7 +63,7 @@ pub async fn start_for(state: &AppState, turn: OnBehalf<'_>) -> Result<(String, 
     }
     let spending = meter::Spending::held(state.budget_writer.clone(), user.school_id.clone(), user.id.clone(), default, state.clock.clone(), first);
     let attachments = Some(Attachments { trigger: Some(note), selected_text: None });
-    let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments, kind };
+    let turn = NewTurn { owner_id: user.id, chat, content, retry: false, spending, attachments, kind, safety: None };
     let lesson_id = turn.chat.session.lesson_id.clone();
     let log = start(&state.turn_writer, &state.turns, &state.bus, agent, turn).await?;
     // What the reply changes reaches the lesson's versions when it ends.

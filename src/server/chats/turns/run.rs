@@ -70,6 +70,8 @@ pub struct TurnJob {
     pub meter: super::meter::SchoolMeter,
     /// Whom it answers (see `NewTurn::kind`).
     pub kind: super::kind::TurnKind,
+    /// A student's turn: what their safety asks of it (see `NewTurn::safety`).
+    pub safety: Option<Box<crate::server::safety::StudentSafety>>,
     /// A paused turn this process adopted, to go on from its pause
     /// (`resume`); `history` and `user_text` are not read then. Boxed: it
     /// is rare, and inline it would be part of every open reply's task.
@@ -92,7 +94,7 @@ pub struct Resumed {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, kind, mut resumed } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, kind, safety, mut resumed } = job;
     // Readers on other instances follow the events stored for them (a
     // resumed turn's from its first: the ones stored before may be gone).
     let relay = hub.relay().cloned();
@@ -131,12 +133,108 @@ pub async fn run(job: TurnJob) {
     // What the task holds while the reply streams is its largest state, for
     // every open reply: the rare resume and the ending (its statements and
     // notes) are boxed, so that they are held only while they run.
-    let result = match resumed.take() {
-        Some(resumed) => Box::pin(agent.resume_turn(resumed.paused, resumed.record, &ctx, &tx, &log.cancel, &meter)).await,
-        None => agent.run_turn(TurnRequest { history: prompt::past_messages(history), user_text }, &ctx, &tx, &log.cancel, &meter).await,
+    // A student's reply passes their safety's filter on its way out
+    // (`student_reply`): held answers, the help sentence.
+    let filter = safety.as_ref().filter(|s| s.guard.is_some() || s.help.is_some()).map(|s| {
+        let (agent_tx, agent_rx) = mpsc::unbounded_channel::<ChatEvent>();
+        let guard = s.guard.clone().map(crate::server::safety::guard::AnswerGuard::new);
+        (agent_tx, tokio::spawn(student_reply(agent_rx, tx.clone(), guard, s.help.clone())))
+    });
+    let agent_tx = filter.as_ref().map_or(&tx, |(t, _)| t);
+    let mut result = match resumed.take() {
+        Some(resumed) => Box::pin(agent.resume_turn(resumed.paused, resumed.record, &ctx, agent_tx, &log.cancel, &meter)).await,
+        None => agent.run_turn(TurnRequest { history: prompt::past_messages(history), user_text }, &ctx, agent_tx, &log.cancel, &meter).await,
     };
     drop(ctx);
+    if let Some((agent_tx, filtered)) = filter {
+        drop(agent_tx);
+        match filtered.await {
+            Ok(Shown { text, reasoning_hidden }) => {
+                result.record.text = text;
+                if reasoning_hidden {
+                    result.record.reasoning.clear();
+                }
+                let len = u32::try_from(result.record.text.len()).unwrap_or(u32::MAX);
+                for call in &mut result.record.tool_calls {
+                    call.at = call.at.min(len);
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "a student's reply filter failed"),
+        }
+    }
+    if let Some(s) = &safety {
+        crate::server::safety::after_student_turn(&db, s, &log.owner_id, &result.record.text).await;
+    }
     Box::pin(end(Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result })).await;
+}
+
+/// A student's reply as they were shown it.
+struct Shown {
+    text: String,
+    /// Whether the model's reasoning was kept from them ("hints only").
+    reasoning_hidden: bool,
+}
+
+/// Passes a student's reply on to `tx` as their safety asks: under "hints
+/// only" its text goes through the answer guard (and its reasoning is not
+/// shown); after a message about harm or abuse it ends with the school's
+/// help sentence. Returns the text as shown, which is what is stored.
+async fn student_reply(
+    mut rx: mpsc::UnboundedReceiver<ChatEvent>,
+    tx: mpsc::UnboundedSender<ChatEvent>,
+    mut guard: Option<crate::server::safety::guard::AnswerGuard>,
+    help: Option<String>,
+) -> Shown {
+    use crate::chat::events::TextData;
+    let mut text = String::new();
+    let mut round = 0;
+    let mut this_round = String::new();
+    let send_text = |tx: &mpsc::UnboundedSender<ChatEvent>, text: &mut String, this_round: &mut String, content: String, round: u32| {
+        if !content.is_empty() {
+            text.push_str(&content);
+            this_round.push_str(&content);
+            let _ = tx.send(ChatEvent::Text(TextData { content, round_index: round }));
+        }
+    };
+    while let Some(event) = rx.recv().await {
+        match (event, guard.as_mut()) {
+            (ChatEvent::Text(t), Some(g)) => {
+                round = t.round_index;
+                let out = g.push(&t.content);
+                send_text(&tx, &mut text, &mut this_round, out, round);
+            }
+            (ChatEvent::Text(t), None) => {
+                round = t.round_index;
+                send_text(&tx, &mut text, &mut this_round, t.content, round);
+            }
+            (ChatEvent::Reasoning(_), Some(_)) => {}
+            (ChatEvent::AssistantTextDone(mut done), g) => {
+                if let Some(g) = g {
+                    let out = g.flush();
+                    send_text(&tx, &mut text, &mut this_round, out, round);
+                }
+                done.full_text = std::mem::take(&mut this_round);
+                let _ = tx.send(ChatEvent::AssistantTextDone(done));
+            }
+            (event @ (ChatEvent::ToolStart(_) | ChatEvent::RoundFinished(_)), Some(g)) => {
+                let out = g.flush();
+                send_text(&tx, &mut text, &mut this_round, out, round);
+                let _ = tx.send(event);
+            }
+            (event, _) => {
+                let _ = tx.send(event);
+            }
+        }
+    }
+    if let Some(g) = guard.as_mut() {
+        let out = g.finish();
+        send_text(&tx, &mut text, &mut this_round, out, round);
+    }
+    if let Some(help) = help {
+        let gap = if text.is_empty() { "" } else { "\n\n" };
+        send_text(&tx, &mut text, &mut this_round, format!("{gap}{help}"), round);
+    }
+    Shown { text, reasoning_hidden: guard.is_some() }
 }
 
 /// What a turn's ending needs, handed over from `run`.

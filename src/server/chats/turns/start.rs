@@ -48,13 +48,15 @@ pub struct NewTurn {
     pub attachments: Option<Attachments>,
     /// Whom it answers, and so what it may do.
     pub kind: TurnKind,
+    /// A student's turn: what their safety asks of it (`server::safety`).
+    pub safety: Option<Box<crate::server::safety::StudentSafety>>,
 }
 
 /// Starts a turn; returns its log once its messages are stored (a client that
 /// leaves meanwhile does not stop it). `db` is where the turn writes (the
 /// state's `turn_writer`).
 pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent>, turn: NewTurn) -> Result<Arc<TurnLog>> {
-    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, edit_mode, history, sources }, content, retry, spending, attachments, kind } = turn;
+    let NewTurn { owner_id, chat: ChatStart { session, document_xml, revision, edit_mode, history, sources }, content, retry, spending, attachments, kind, safety } = turn;
     let automatic = attachments.as_ref().is_some_and(|a| a.trigger.is_some());
     // Refused here, the spending is dropped, which gives its reservation back.
     let log = hub.begin(&ids::new_id(), &owner_id, &session.id, &ids::new_id())?;
@@ -74,10 +76,16 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         edit_mode,
         sources,
         history,
-        user_text: model_text(&content, attachments.as_ref()),
+        user_text: match safety.as_ref().and_then(|s| s.help.as_ref()) {
+            // The model hears why it must answer with care; the stored
+            // message is the student's words only.
+            Some(_) => format!("{}\n\n{}", model_text(&content, attachments.as_ref()), crate::server::safety::CARE_NOTE),
+            None => model_text(&content, attachments.as_ref()),
+        },
         stored,
         meter,
         kind,
+        safety,
         resumed: None,
     }));
     // Stored in a task of its own: a client that leaves now cannot leave the
