@@ -11,6 +11,7 @@ use async_openai::types::chat::ChatCompletionRequestMessage;
 use tokio::{sync::mpsc::UnboundedSender, time::Instant};
 use tokio_util::sync::CancellationToken;
 
+mod once;
 mod round;
 pub mod unchanged;
 

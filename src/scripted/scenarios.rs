@@ -236,6 +236,12 @@ const SCENARIOS: &[Scenario] = &[
 pub fn decide(body: &Value, state: &ScriptState) -> Step {
     let said = last_user(body).to_lowercase();
     let (round, last_tool) = progress(body);
+    // The safety check's second opinion (`server::safety::opinion`): a
+    // word, as a careful model would answer.
+    if body["messages"][0]["content"].as_str().is_some_and(|s| s.starts_with("You help keep students safe")) {
+        let worrying = ["hate myself", "disappear", "can't go on"].iter().any(|w| said.contains(w));
+        return text(if worrying { "harm" } else { "none" });
+    }
     if let Some(lesson) = student_lesson(body) {
         return tutor::tutor(&said, &lesson, round, last_tool.as_deref());
     }

@@ -9,6 +9,7 @@
 
 pub mod flags;
 pub mod guard;
+pub mod opinion;
 pub mod policy;
 pub mod routes;
 pub mod rules;
@@ -29,6 +30,10 @@ pub struct StudentSafety {
     /// For a message about harm or abuse: the school's help sentence, which
     /// ends the reply.
     pub help: Option<String>,
+    /// What only an often innocent word suggested: the model is asked
+    /// (`opinion`) as the turn starts, and `message` is what it reads.
+    pub unsure: Vec<FlagCategory>,
+    pub message: String,
 }
 
 /// What the model is told beside a message that raised a harm or abuse
@@ -44,24 +49,69 @@ pub async fn before_student_turn(db: &Db, student: &UserInfo, lesson_id: &str, c
     if policy == TutorPolicy::Off {
         return Err(AppError::Forbidden(policy.for_students().unwrap_or_default().to_string()));
     }
-    let found = rules::check(content);
-    let excerpt = rules::excerpt(content);
-    for &category in found.iter().filter(|_| raise) {
-        let flag = flags::NewFlag { school_id: &student.school_id, student_id: &student.id, lesson_id, chat_id, category, excerpt: &excerpt, from_student: true };
-        // Kept or not, the student is answered: a failure is logged loudly.
-        if let Err(e) = flags::raise(db, flag).await {
-            tracing::error!(error = %e, category = category.as_str(), "a flag could not be kept");
+    let (found, unsure) = if raise { rules::check_both(content) } else { (Vec::new(), Vec::new()) };
+    let mut s = StudentSafety {
+        school_id: student.school_id.clone(),
+        lesson_id: lesson_id.to_string(),
+        chat_id: chat_id.to_string(),
+        guard: (policy == TutorPolicy::Hints).then(|| guard::answers_of(key_xml)),
+        help: None,
+        unsure,
+        message: content.to_string(),
+    };
+    s.raise(db, &student.id, &found).await?;
+    Ok(s)
+}
+
+impl StudentSafety {
+    /// Keeps the student's message's flags in `found`; one about harm or
+    /// abuse asks for the school's help sentence.
+    async fn raise(&mut self, db: &Db, student_id: &str, found: &[FlagCategory]) -> Result<()> {
+        let excerpt = rules::excerpt(&self.message);
+        for &category in found {
+            let flag = flags::NewFlag {
+                school_id: &self.school_id,
+                student_id,
+                lesson_id: &self.lesson_id,
+                chat_id: &self.chat_id,
+                category,
+                excerpt: &excerpt,
+                from_student: true,
+            };
+            // Kept or not, the student is answered: a failure is logged loudly.
+            if let Err(e) = flags::raise(db, flag).await {
+                tracing::error!(error = %e, category = category.as_str(), "a flag could not be kept");
+            }
+        }
+        if self.help.is_none() && found.iter().any(|c| matches!(c, FlagCategory::Harm | FlagCategory::Abuse)) {
+            self.help = Some(policy::help_sentence(db, &self.school_id).await?);
+        }
+        Ok(())
+    }
+
+    /// As the turn starts: where the rules were unsure, the model's opinion
+    /// (metered as the turn's); what it confirms is flagged. If it cannot
+    /// be asked, the rules' flags stand.
+    pub async fn settle_unsure(&mut self, db: &Db, agent: &crate::agent::run::Agent, student_id: &str, meter: &dyn crate::agent::meter::Meter) {
+        if self.unsure.is_empty() {
+            return;
+        }
+        let unsure = std::mem::take(&mut self.unsure);
+        let confirmed = match opinion::ask(agent, &self.message, meter).await {
+            Some(said) => said,
+            None => unsure,
+        };
+        if let Err(e) = self.raise(db, student_id, &confirmed).await {
+            tracing::error!(error = %e, "the help sentence could not be read");
         }
     }
-    let at_risk = found.iter().any(|c| matches!(c, FlagCategory::Harm | FlagCategory::Abuse));
-    let help = if at_risk { Some(policy::help_sentence(db, &student.school_id).await?) } else { None };
-    let guard = (policy == TutorPolicy::Hints).then(|| guard::answers_of(key_xml));
-    Ok(StudentSafety { school_id: student.school_id.clone(), lesson_id: lesson_id.to_string(), chat_id: chat_id.to_string(), guard, help })
 }
 
 /// After a student's turn: the tutor's own reply is checked by the same
 /// rules, and what it raised is kept (as the tutor's, not the student's).
 pub async fn after_student_turn(db: &Db, safety: &StudentSafety, student_id: &str, reply: &str) {
+    // The help sentence is the school's, not the tutor's words.
+    let reply = safety.help.as_deref().and_then(|h| reply.strip_suffix(h)).unwrap_or(reply);
     for category in rules::check(reply) {
         let excerpt = rules::excerpt(reply);
         let flag = flags::NewFlag {

@@ -7,7 +7,7 @@
 //! answer the model gives from the student under "hints only".
 
 use axum::http::{Method, StatusCode};
-use margin::server::{config::Config, safety::{guard::HELD, policy::DEFAULT_HELP}};
+use margin::server::{config::Config, safety::{guard::HELD, opinion, policy::DEFAULT_HELP}};
 use serde_json::{json, Value};
 
 use crate::common::{
@@ -246,4 +246,45 @@ async fn hints_only_keeps_an_answer_the_model_gives_from_the_student_and_from_th
     let reply = ask(&app, &s, &chat, "Help me with this exercise").await.json();
     let text = reply["text"].as_str().unwrap();
     assert!(text.contains("être, future") && !text.contains(HELD), "a hint still goes through: {text}");
+}
+
+#[tokio::test]
+async fn where_the_rules_are_unsure_the_model_decides_and_its_call_is_metered() {
+    let app = common::app().await;
+    let teacher = app.sign_up("teacher@a.org").await;
+    let (lesson, code) = class_of(&app, &teacher).await;
+    let s = student(&app, "pupil@a.org", &code).await;
+    let sid = app.user_id(&s).await;
+    let chat = tutor_chat(&app, &s, &lesson).await;
+    let llm = app.state.ai.scripted().unwrap();
+    let asked = |llm: &margin::scripted::ScriptedLlm| {
+        llm.requests().iter().filter(|r| r["messages"][0]["content"].as_str().is_some_and(|c| c == opinion::PROMPT)).cloned().collect::<Vec<Value>>()
+    };
+    let calls = || async { sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM ai_calls WHERE user_id = $1").bind(&sid).fetch_one(&app.state.db).await.unwrap() };
+
+    // An innocent "die": the model is asked, says none, and nothing is raised.
+    let reply = ask(&app, &s, &chat, "Why do the cells die without water?").await.json();
+    assert_eq!(reply["status"], "complete", "{reply}");
+    let opinions = asked(llm);
+    assert_eq!(opinions.len(), 1, "the model gave its opinion once");
+    assert_eq!(opinions[0]["messages"][1]["content"], "Why do the cells die without water?");
+    assert!(opinions[0].get("tools").is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)), "no tools: {}", opinions[0]);
+    assert!(!opinions[0].to_string().contains("serai"), "no lesson, no key");
+    assert!(flags(&app, &teacher, true).await.is_empty());
+    assert!(!reply["text"].as_str().unwrap().contains(DEFAULT_HELP));
+    assert_eq!(calls().await, 2, "the opinion and the reply are both the school's calls");
+
+    // A worrying one: the model confirms, the flag is raised and the reply cares.
+    let said = "I hate myself and I wish I could disappear";
+    let reply = ask(&app, &s, &chat, said).await.json();
+    assert_eq!(asked(llm).len(), 2);
+    let text = reply["text"].as_str().unwrap();
+    assert!(text.starts_with("I'm really sorry") && text.ends_with(DEFAULT_HELP), "{text}");
+    let seen = flags(&app, &teacher, false).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!((seen[0]["category"].as_str(), seen[0]["excerpt"].as_str()), (Some("harm"), Some(said)));
+
+    // Sure words need no opinion.
+    ask(&app, &s, &chat, "my password is hunter2").await;
+    assert_eq!(asked(llm).len(), 2, "the rules were sure");
 }

@@ -14,6 +14,8 @@ struct Rule {
     category: FlagCategory,
     words: String,
     stem: bool,
+    /// Often innocent: the model is asked (`opinion`) before a flag.
+    unsure: bool,
 }
 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| parse(include_str!("rules.txt")));
@@ -24,12 +26,13 @@ fn parse(text: &str) -> Vec<Rule> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .filter_map(|l| {
             let (category, rest) = l.split_once(char::is_whitespace)?;
-            let category = FlagCategory::from_wire(category)?;
+            let unsure = category.starts_with('?');
+            let category = FlagCategory::from_wire(category.trim_start_matches('?'))?;
             let (_language, phrase) = rest.trim_start().split_once(char::is_whitespace)?;
             let phrase = phrase.trim();
             let stem = phrase.ends_with('*');
             let words = normalise(phrase.trim_end_matches('*'));
-            (!words.is_empty()).then_some(Rule { category, words, stem })
+            (!words.is_empty()).then_some(Rule { category, words, stem, unsure })
         })
         .collect()
 }
@@ -52,23 +55,31 @@ pub fn normalise(text: &str) -> String {
     out
 }
 
-/// What the rules found in `text`: each category once, in the order of
-/// `FlagCategory::ALL`.
+/// What the rules found in `text` for sure: each category once, in the
+/// order of `FlagCategory::ALL`.
 pub fn check(text: &str) -> Vec<FlagCategory> {
+    check_both(text).0
+}
+
+/// What the rules found in `text`: for sure, and (apart from those) where
+/// only an often innocent word matched, for the model to judge.
+pub fn check_both(text: &str) -> (Vec<FlagCategory>, Vec<FlagCategory>) {
     let norm = normalise(text);
-    let mut found: Vec<FlagCategory> = RULES
+    let matched: Vec<&Rule> = RULES
         .iter()
         .filter(|r| {
             // `words` has a space at each end; a stem's last word may go on.
             let needle = if r.stem { r.words.trim_end() } else { r.words.as_str() };
             norm.contains(needle)
         })
-        .map(|r| r.category)
         .collect();
+    let mut sure: Vec<FlagCategory> = matched.iter().filter(|r| !r.unsure).map(|r| r.category).collect();
     if has_phone_number(text) || has_email_address(text) {
-        found.push(FlagCategory::Personal);
+        sure.push(FlagCategory::Personal);
     }
-    FlagCategory::ALL.into_iter().filter(|c| found.contains(c)).collect()
+    let unsure: Vec<FlagCategory> = matched.iter().filter(|r| r.unsure && !sure.contains(&r.category)).map(|r| r.category).collect();
+    let ordered = |found: &[FlagCategory]| FlagCategory::ALL.into_iter().filter(|c| found.contains(c)).collect::<Vec<_>>();
+    (ordered(&sure), ordered(&unsure))
 }
 
 /// A run of at least nine digits, allowing the spaces, dots, dashes and
@@ -161,6 +172,17 @@ mod tests {
         for text in innocent {
             assert_eq!(check(text), vec![], "{text}");
         }
+        // Often innocent words are left to the model, never flagged for sure.
+        let unsure = [
+            ("The frost killed the plants and the cells die without water", Harm),
+            ("I hate myself and I wish I could disappear", Harm),
+            ("My brother hurts me when mum is out", Abuse),
+            ("A veces pienso en morir", Harm),
+        ];
+        for (text, category) in unsure {
+            assert_eq!(check_both(text), (vec![], vec![category]), "{text}");
+        }
+        assert_eq!(check_both("I want to kill myself, I want to die"), (vec![Harm], vec![]), "sure wins");
     }
 
     #[test]
@@ -170,6 +192,7 @@ mod tests {
 
     #[test]
     fn every_rule_line_reads() {
+        assert!(RULES.iter().any(|r| r.unsure) && RULES.iter().any(|r| !r.unsure));
         let lines = include_str!("rules.txt").lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).count();
         assert_eq!(RULES.len(), lines, "a line of rules.txt did not read");
     }

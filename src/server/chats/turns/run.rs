@@ -94,7 +94,7 @@ pub struct Resumed {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, user_text, stored, meter, kind, safety, mut resumed } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, mut user_text, stored, meter, kind, mut safety, mut resumed } = job;
     // Readers on other instances follow the events stored for them (a
     // resumed turn's from its first: the ones stored before may be gone).
     let relay = hub.relay().cloned();
@@ -133,6 +133,15 @@ pub async fn run(job: TurnJob) {
     // What the task holds while the reply streams is its largest state, for
     // every open reply: the rare resume and the ending (its statements and
     // notes) are boxed, so that they are held only while they run.
+    if let Some(s) = safety.as_mut() {
+        s.settle_unsure(&db, &agent, &log.owner_id, &meter).await;
+        if s.help.is_some() {
+            // The model hears why it must answer with care; the stored
+            // message is the student's words only.
+            user_text.push_str("\n\n");
+            user_text.push_str(crate::server::safety::CARE_NOTE);
+        }
+    }
     // A student's reply passes their safety's filter on its way out
     // (`student_reply`): held answers, the help sentence.
     let filter = safety.as_ref().filter(|s| s.guard.is_some() || s.help.is_some()).map(|s| {

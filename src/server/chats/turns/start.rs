@@ -76,12 +76,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         edit_mode,
         sources,
         history,
-        user_text: match safety.as_ref().and_then(|s| s.help.as_ref()) {
-            // The model hears why it must answer with care; the stored
-            // message is the student's words only.
-            Some(_) => format!("{}\n\n{}", model_text(&content, attachments.as_ref()), crate::server::safety::CARE_NOTE),
-            None => model_text(&content, attachments.as_ref()),
-        },
+        user_text: model_text(&content, attachments.as_ref()),
         stored,
         meter,
         kind,
