@@ -70,7 +70,11 @@ fn flag_item(f: Flag) -> impl IntoView {
             </div>
             <blockquote class="flag-excerpt">{f.excerpt.clone()}</blockquote>
             <div class="flag-actions">
-                <a href=format!("/lessons/{}/results/{}", f.lesson_id, f.student_id)>"Open the conversation"</a>
+                {if f.yours {
+                    Either::Left(view! { <a href=format!("/lessons/{}/results/{}", f.lesson_id, f.student_id)>"Open the conversation"</a> })
+                } else {
+                    Either::Right(view! { <span class="muted">"The lesson's teacher can open the conversation."</span> })
+                }}
                 {match (f.acknowledged_at.clone(), f.acknowledged_by.clone()) {
                     (Some(at), by) => Either::Left(view! {
                         <span class="muted">{format!("Acknowledged {}{}", at.get(..10).unwrap_or_default(), by.map(|b| format!(" by {b}")).unwrap_or_default())}</span>

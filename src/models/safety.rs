@@ -92,4 +92,8 @@ pub struct Flag {
     /// When, and by whom, it was acknowledged (never deleted).
     pub acknowledged_at: Option<String>,
     pub acknowledged_by: Option<String>,
+    /// The viewer teaches the lesson, so the conversation is theirs to open
+    /// (an admin sees other teachers' flags, not their students' work).
+    #[serde(default)]
+    pub yours: bool,
 }

@@ -84,7 +84,7 @@ impl StudentSafety {
             }
         }
         if self.help.is_none() && found.iter().any(|c| matches!(c, FlagCategory::Harm | FlagCategory::Abuse)) {
-            self.help = Some(policy::help_sentence(db, &self.school_id).await?);
+            self.help = Some(crate::server::accounts::help::help_sentence(db, &self.school_id).await?);
         }
         Ok(())
     }

@@ -7,7 +7,11 @@
 //! answer the model gives from the student under "hints only".
 
 use axum::http::{Method, StatusCode};
-use margin::server::{config::Config, safety::{guard::HELD, opinion, policy::DEFAULT_HELP}};
+use margin::server::{
+    accounts::help::DEFAULT_HELP,
+    config::Config,
+    safety::{guard::HELD, opinion},
+};
 use serde_json::{json, Value};
 
 use crate::common::{
@@ -109,6 +113,7 @@ async fn a_students_message_raises_flags_for_their_teacher_and_the_admin_and_nob
     assert_eq!(seen.iter().map(|f| f["category"].as_str().unwrap()).collect::<Vec<_>>(), ["personal", "harm"]);
     let admin_sees = flags(&app, &admin, false).await;
     assert_eq!(admin_sees.iter().map(|f| f["category"].as_str().unwrap()).collect::<Vec<_>>(), ["harm"]);
+    assert_eq!((seen[1]["yours"].as_bool(), admin_sees[0]["yours"].as_bool()), (Some(true), Some(false)));
 
     // Nobody else: another teacher of the school, the hostile school, the student.
     let harm = seen[1]["id"].as_str().unwrap().to_string();

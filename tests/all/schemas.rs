@@ -26,6 +26,7 @@ const INTENDED: &[(&str, &str)] = &[
     ("column users.react_to_events: integer in SQLite, boolean in PostgreSQL", "a flag"),
     ("column users.tell_wrong_answers: integer in SQLite, boolean in PostgreSQL", "a flag"),
     ("column user_identities.email_verified: integer in SQLite, boolean in PostgreSQL", "a flag"),
+    ("column safety_flags.from_student: integer in SQLite, boolean in PostgreSQL", "a flag"),
     // Search: an FTS5 table (and the shadow tables SQLite keeps for it) in
     // SQLite; a tsvector column with a GIN index in PostgreSQL (`library`).
     ("table lesson_search: only in SQLite", "full-text search, SQLite's way"),

@@ -71,8 +71,8 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         sso_student_domains: crate::server::accounts::sso::school_links::student_domains(&state.db, school_id).await?,
         lms,
         origin,
-        help_sentence: crate::server::safety::policy::own_help_sentence(&state.db, school_id).await?.unwrap_or_default(),
-        help_default: crate::server::safety::policy::DEFAULT_HELP.to_string(),
+        help_sentence: super::help::own_help_sentence(&state.db, school_id).await?.unwrap_or_default(),
+        help_default: super::help::DEFAULT_HELP.to_string(),
     })
 }
 

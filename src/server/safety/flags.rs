@@ -71,6 +71,7 @@ struct Row {
     created_at: String,
     acknowledged_at: Option<String>,
     acknowledged_by: Option<String>,
+    owner_id: String,
 }
 
 /// The flags `viewer` may see, newest first; open ones only unless `all`.
@@ -83,7 +84,7 @@ pub async fn list(db: &Db, viewer: &UserInfo, all: bool, lesson: Option<&str>) -
     let one = if lesson.is_some() { " AND f.lesson_id = $3" } else { "" };
     let sql = format!(
         "SELECT f.id, f.category, f.excerpt, f.from_student, f.student_id, s.email AS student_email, f.lesson_id, l.title AS lesson_title,
-                f.created_at, f.acknowledged_at, a.email AS acknowledged_by
+                f.created_at, f.acknowledged_at, a.email AS acknowledged_by, l.owner_id
          FROM safety_flags f JOIN lessons l ON l.id = f.lesson_id JOIN users s ON s.id = f.student_id
          LEFT JOIN users a ON a.id = f.acknowledged_by
          WHERE {}{open}{one} ORDER BY f.created_at DESC, f.id LIMIT 500",
@@ -109,6 +110,7 @@ pub async fn list(db: &Db, viewer: &UserInfo, all: bool, lesson: Option<&str>) -
                 created_at: r.created_at,
                 acknowledged_at: r.acknowledged_at,
                 acknowledged_by: r.acknowledged_by,
+                yours: r.owner_id == viewer.id,
             })
         })
         .collect())

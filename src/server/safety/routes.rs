@@ -18,7 +18,7 @@ use crate::{
     server::{
         accounts::{
             current_user::{CurrentUser, Member, TeacherPage},
-            schools,
+            help, schools,
         },
         error::{AppError, Result},
         http::extractors::{ApiForm, ApiJson, ApiPath, ApiQuery},
@@ -99,8 +99,8 @@ struct Help {
 }
 
 async fn help_of(state: &AppState, school_id: &str) -> Result<Help> {
-    let sentence = super::policy::own_help_sentence(&state.db, school_id).await?.unwrap_or_default();
-    let shown = super::policy::help_sentence(&state.db, school_id).await?;
+    let sentence = help::own_help_sentence(&state.db, school_id).await?.unwrap_or_default();
+    let shown = help::help_sentence(&state.db, school_id).await?;
     Ok(Help { sentence, shown })
 }
 
@@ -111,12 +111,12 @@ async fn api_help(State(state): State<AppState>, CurrentUser(user): CurrentUser)
 
 async fn api_set_help(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<Help>) -> Result<Json<Help>> {
     let school = schools::admin_school(&user)?;
-    super::policy::set_help_sentence(&state.db, school, &body.sentence).await?;
+    help::set_help_sentence(&state.db, school, &body.sentence).await?;
     Ok(Json(help_of(&state, school).await?))
 }
 
 async fn form_help(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiForm(form): ApiForm<Help>) -> Result<Response> {
     let school = schools::admin_school(&user)?;
-    super::policy::set_help_sentence(&state.db, school, &form.sentence).await?;
+    help::set_help_sentence(&state.db, school, &form.sentence).await?;
     Ok(Redirect::to("/school").into_response())
 }
