@@ -211,7 +211,7 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <label for="help-sentence">"Where students find help"</label>
                 <textarea id="help-sentence" name="sentence" maxlength="600" rows="3" placeholder=help_default>{help_sentence}</textarea>
                 <p class="muted">"Leave it empty to use the sentence shown in grey."</p>
-                <button type="submit">"Save the sentence"</button>
+                <button type="submit">"Set the help sentence"</button>
             </form>
         </section>
         <SchoolSignIn links=sso_links options=sso_options student_domains=sso_student_domains/>
