@@ -10,6 +10,8 @@
 //!   a school's own monthly allowance, above the server's if need be;
 //! - `margin copy --from sqlite://… --to postgres://…`: a single-machine
 //!   school moved onto PostgreSQL (`ops::copy`);
+//! - `margin backup <file>`, `margin restore <file>`: the whole database in
+//!   one file, and back into a new database (`ops::backup`);
 //! - `margin operators [add|remove <email>]`: who runs the server
 //!   (`operators`): those accounts add credits and raise allowances from
 //!   their School page;
@@ -36,13 +38,15 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
         ["allowance", "set", rest @ ..] => set_allowance(rest).await,
         ["operators"] => list_operators().await,
         ["copy", "--from", from, "--to", to] | ["copy", "--to", to, "--from", from] => copy(from, to).await,
+        ["backup", file] => backup(file, true).await,
+        ["restore", file] => backup(file, false).await,
         ["operators", "add", email] => change_operator(email, true).await,
         ["operators", "remove", email] => change_operator(email, false).await,
         ["lti-key", "rotate"] => rotate_lti_key(None).await,
         ["lti-key", "rotate", platform] => rotate_lti_key(Some(platform)).await,
         ["sso", "links"] => sso_links().await,
         ["sso", "link", "--school", school, provider, kind, value] => sso_link(school, provider, kind, value).await,
-        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["backup", ..] | ["restore", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -69,6 +73,8 @@ const USAGE: &str = "Usage:
   margin operators remove <email>                     take that back
   margin copy --from sqlite://<file> --to postgres://<server>/<database>
                                                       move everything into an empty PostgreSQL database
+  margin backup <file>                                the whole database in one file, while the server runs
+  margin restore <file>                               a backup into a new database (DATABASE_URL), never over one
   margin sso links                                    list which school each sign-in domain or tenant lands in
   margin sso link --school <id or name> <provider> <domain|tenant> <value>
                                                       link a domain or tenant to a school (moving it from another)
@@ -230,6 +236,22 @@ async fn add_credits(rest: &[&str]) -> Result<String, String> {
         target.name,
         crate::chat::message::thousands(usage.credits)
     ))
+}
+
+/// `margin backup` and `margin restore`, with every table's rows afterwards.
+async fn backup(file: &str, taking: bool) -> Result<String, String> {
+    let url = config()?.database_url;
+    let path = std::path::Path::new(file);
+    let counted = if taking { crate::server::ops::backup::backup(&url, path).await? } else { crate::server::ops::backup::restore(&url, path).await? };
+    let width = counted.iter().map(|c| c.table.len()).max().unwrap_or(0);
+    let mut lines: Vec<String> = counted.iter().map(|c| format!("{:width$}  {:>9} rows", c.table, c.rows)).collect();
+    let total: i64 = counted.iter().map(|c| c.rows).sum();
+    lines.push(if taking {
+        format!("Backed up {total} rows in {} tables to {file}. Keep it somewhere else than this machine.", counted.len())
+    } else {
+        format!("Restored {total} rows in {} tables from {file}. Start the server on this database.", counted.len())
+    });
+    Ok(lines.join("\n"))
 }
 
 /// `margin copy`: every table from SQLite into an empty PostgreSQL database.

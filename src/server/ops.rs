@@ -2,6 +2,7 @@
 //! their Prometheus, `/readyz` for their load balancer, and `margin copy`
 //! to move a school from one machine's SQLite onto PostgreSQL.
 
+pub mod backup;
 pub mod copy;
 pub mod metrics;
 pub mod ready;

@@ -15,6 +15,7 @@ mod accounts;
 mod agent;
 mod agent_next;
 mod approval;
+mod backup;
 mod budget;
 mod chat;
 mod chat_export;

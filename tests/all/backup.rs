@@ -1,0 +1,173 @@
+//! `margin backup` and `margin restore` (issue #70), on the run's own
+//! backend: a school's work backed up while the server has it open,
+//! restored into a new database, every table compared row for row, the
+//! restored school serving its teacher; neither command ever overwrites.
+
+use std::process::{Command, Output};
+
+use axum::http::{Method, StatusCode};
+use margin::chat::sse::SseParser;
+use serde_json::{json, Value};
+use sqlx::{any::AnyRow, Column, Row};
+
+use crate::common::{self, app, read_events, start_turn, teacher, Auth};
+
+/// Runs `margin <args>` against the database at `url`.
+fn margin(url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_margin"))
+        .args(args)
+        .env("DATABASE_URL", url)
+        .env("RUST_LOG", "warn")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn said(out: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// A value as text, whatever its type (both sides are read the same way).
+fn cell(row: &AnyRow, i: usize) -> String {
+    if let Ok(v) = row.try_get::<Option<String>, _>(i) {
+        return format!("{v:?}");
+    }
+    if let Ok(v) = row.try_get::<Option<i64>, _>(i) {
+        return format!("{v:?}");
+    }
+    if let Ok(v) = row.try_get::<Option<f64>, _>(i) {
+        return format!("{v:?}");
+    }
+    if let Ok(v) = row.try_get::<Option<bool>, _>(i) {
+        return format!("{v:?}");
+    }
+    if let Ok(v) = row.try_get::<Option<Vec<u8>>, _>(i) {
+        return format!("{v:?}");
+    }
+    panic!("column {} could not be read", row.columns()[i].name())
+}
+
+/// Every table (but the migrations' bookkeeping) with its rows, each row
+/// as text, sorted.
+async fn everything(db: &margin::server::db::Db) -> Vec<(String, Vec<String>)> {
+    let postgres = common::database::postgres();
+    let tables: Vec<String> = if postgres {
+        sqlx::query_scalar("SELECT table_name::TEXT FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> '_sqlx_migrations' ORDER BY 1")
+            .fetch_all(db)
+            .await
+            .unwrap()
+    } else {
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_sqlx_migrations' ORDER BY name").fetch_all(db).await.unwrap()
+    };
+    let mut out = Vec::new();
+    for table in tables {
+        // The columns PostgreSQL computes itself (the search vector) are not data.
+        let columns: Vec<String> = if postgres {
+            sqlx::query_scalar("SELECT column_name::TEXT FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position")
+                .bind(&table)
+                .fetch_all(db)
+                .await
+                .unwrap()
+        } else {
+            vec!["*".to_string()]
+        };
+        let rows = sqlx::query(&format!("SELECT {} FROM {table}", columns.join(", "))).fetch_all(db).await.unwrap();
+        let mut rows: Vec<String> = rows.iter().map(|r| (0..r.columns().len()).map(|i| cell(r, i)).collect::<Vec<_>>().join(" | ")).collect();
+        rows.sort();
+        out.push((table, rows));
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_backup_taken_while_the_server_runs_restores_every_row_and_neither_command_overwrites() {
+    // A school's work: a lesson with versions, a reply, material, a class with a student's answers.
+    let app = app().await;
+    let t = teacher(&app, "backup@x.org").await;
+    let xml = "<lesson>\n  <h1 id=\"b1\">Verbs</h1>\n  <exercise id=\"e1\" type=\"true-false\"><statement id=\"s1\" answer=\"true\">Être is a verb.</statement></exercise>\n</lesson>\n";
+    let saved = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), Auth::Bearer(&t.token), json!({"xml": xml, "baseRevision": 1})).await;
+    assert_eq!(saved.status, StatusCode::OK, "{}", saved.body);
+    let mut body = start_turn(&app, &t.token, &t.session_id, "test").await.into_body();
+    assert_eq!(read_events(&mut body, &mut SseParser::new(), usize::MAX).await.last().unwrap().event, "done");
+    let material = common::upload(&app, &format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token), &[("notes.txt", "Être: to be.".as_bytes())]).await;
+    assert!(material.status.is_success(), "{}", material.body);
+    sqlx::query("UPDATE users SET react_to_events = $1").bind(false).execute(&app.state.db).await.unwrap();
+    let class = app.post_json("/api/classes", Auth::Bearer(&t.token), json!({"name": "Year 7"})).await.json();
+    let (class_id, code) = (class["id"].as_str().unwrap(), class["joinCode"].as_str().unwrap());
+    assert_eq!(app.send_json(Method::PUT, &format!("/api/classes/{class_id}/lessons/{}", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(app.post_json(&format!("/api/lessons/{}/publish", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::OK);
+    let student = app.post_json("/api/auth/signup", Auth::None, json!({"email": "pupil@x.org", "password": "correct horse", "join": code})).await.json();
+    let student = student["token"].as_str().unwrap().to_string();
+    let answered = app.put_json(&format!("/api/learn/lessons/{}/answers", t.lesson_id), Auth::Bearer(&student), json!({"seen": 0, "answers": {"s1": "true"}})).await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+
+    // On PostgreSQL the reply's events are also stored for other instances,
+    // a moment after its end: the backup is taken once they are (a row
+    // written after it is rightly not in it).
+    if common::database::postgres() {
+        let stored = || async {
+            sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM turn_events WHERE entries LIKE '%\"e\":\"done\"%'").fetch_one(&app.state.db).await.unwrap()
+        };
+        let by = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while stored().await == 0 {
+            assert!(std::time::Instant::now() < by, "the reply's events were never stored for other instances");
+            tokio::task::yield_now().await;
+        }
+    }
+    // Backed up while the app still holds the database open.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("margin.backup");
+    let file_arg = file.to_str().unwrap();
+    let out = margin(&app.database.url, &["backup", file_arg]);
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(said(&out).contains("lesson_revisions"), "each table's rows are said: {}", said(&out));
+    let written = std::fs::metadata(&file).unwrap().len();
+    let again = margin(&app.database.url, &["backup", file_arg]);
+    assert!(!again.status.success() && said(&again).contains("already exists"), "{}", said(&again));
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), written, "the backup was not overwritten");
+
+    // Restored into a new database: every table, row for row.
+    let target = common::database::TestDatabase::new(dir.path()).await;
+    let out = margin(&target.url, &["restore", file_arg]);
+    assert!(out.status.success(), "{}", said(&out));
+    let restored = margin::server::db::connect(&target.url).await.unwrap();
+    let (before, after) = (everything(&app.state.db).await, everything(&restored).await);
+    assert!(before.len() > 15, "{} tables", before.len());
+    for table in ["users", "lessons", "lesson_revisions", "chat_messages", "lesson_sources", "classes", "student_answers"] {
+        assert!(after.iter().any(|(t, rows)| t == table && !rows.is_empty()), "{table} came back with rows");
+    }
+    assert_eq!(before.iter().map(|(t, _)| t).collect::<Vec<_>>(), after.iter().map(|(t, _)| t).collect::<Vec<_>>());
+    for ((table, a), (_, b)) in before.iter().zip(&after) {
+        assert_eq!(a, b, "{table} differs after the restore");
+    }
+    restored.close().await;
+
+    // The restored school serves its teacher.
+    let served = tempfile::tempdir().unwrap();
+    let server = common::server::Server::start(&target.url, served.path(), &[]).await;
+    let lesson: Value = reqwest::Client::new()
+        .get(format!("{}/api/lessons/{}", server.base, t.lesson_id))
+        .header("authorization", format!("Bearer {}", t.token))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(lesson["revision"], 2, "{lesson}");
+    drop(server);
+
+    // A restore never overwrites a database that is there.
+    let restored = margin::server::db::connect(&target.url).await.unwrap();
+    let full = everything(&restored).await;
+    let again = margin(&target.url, &["restore", file_arg]);
+    assert!(!again.status.success(), "{}", said(&again));
+    assert!(said(&again).contains("already"), "{}", said(&again));
+    assert_eq!(everything(&restored).await, full);
+    // Nor is anything but a backup restored.
+    let junk = dir.path().join("junk.backup");
+    std::fs::write(&junk, b"not a database").unwrap();
+    let elsewhere = common::database::TestDatabase::new(&dir.path().join("other")).await;
+    let out = margin(&elsewhere.url, &["restore", junk.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", said(&out));
+}
