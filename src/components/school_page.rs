@@ -23,6 +23,7 @@ pub fn SchoolPage() -> impl IntoView {
     let notice = move || match query.read().get("done").as_deref() {
         Some("credits") => Some("Credits added."),
         Some("settings") => Some("Saved."),
+        Some("retention") => Some("Set. Older chats go at the next daily sweep."),
         Some("framework") => Some("Framework added. Lessons can now name its standards."),
         Some("sso-linked") => Some("Linked. New people signing in with that account wait here for you to let them in."),
         Some("student-domains") => Some("Saved. Sign-ins at those domains are students from now on."),
@@ -90,7 +91,7 @@ fn InviteLink(token: String, origin: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin, help_sentence, help_default } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin, help_sentence, help_default, keep_tutor_chats_days, keep_teacher_chats_days } = o;
     let (waiting, members): (Vec<_>, Vec<_>) = members.into_iter().filter(|m| m.role != crate::models::ROLE_REMOVED).partition(|m| m.role == crate::models::ROLE_PENDING);
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
@@ -212,6 +213,17 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <textarea id="help-sentence" name="sentence" maxlength="600" rows="3" placeholder=help_default>{help_sentence}</textarea>
                 <p class="muted">"Leave it empty to use the sentence shown in grey."</p>
                 <button type="submit">"Set the help sentence"</button>
+            </form>
+        </section>
+        <section aria-labelledby="keeping-head" id="keeping">
+            <h2 id="keeping-head">"How long chats are kept"</h2>
+            <p class="muted">"Once a day, chats whose last message is older than this are deleted, with their messages. Leave a box empty to keep chats until someone deletes them. Students' answers, lessons and flags are not affected."</p>
+            <form method="post" action="/school/retention" class="stack">
+                <label for="keep-tutor">"Students' chats with the tutor (days)"</label>
+                <input id="keep-tutor" name="tutor_chats_days" inputmode="numeric" value=keep_tutor_chats_days.map(|d| d.to_string()).unwrap_or_default()/>
+                <label for="keep-teacher">"Teachers' chats with the assistant (days)"</label>
+                <input id="keep-teacher" name="teacher_chats_days" inputmode="numeric" value=keep_teacher_chats_days.map(|d| d.to_string()).unwrap_or_default()/>
+                <button type="submit">"Set how long chats are kept"</button>
             </form>
         </section>
         <SchoolSignIn links=sso_links options=sso_options student_domains=sso_student_domains/>

@@ -124,6 +124,12 @@ pub struct SchoolOverview {
     pub help_sentence: String,
     #[serde(default)]
     pub help_default: String,
+    /// How long the school keeps students' chats with the tutor and
+    /// teachers' chats with the assistant, in days (`None`: until deleted).
+    #[serde(default)]
+    pub keep_tutor_chats_days: Option<i64>,
+    #[serde(default)]
+    pub keep_teacher_chats_days: Option<i64>,
 }
 
 /// "12.4 MB" for a number of bytes, as the School page shows it.

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod budget;
 pub mod current_user;
 pub mod help;
+pub mod keeping;
 pub mod operators;
 pub mod quota;
 pub mod refused;

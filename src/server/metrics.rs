@@ -36,6 +36,8 @@ pub struct Metrics {
     /// Flags raised in students' conversations with the tutor, by category
     /// (never any text: `server::safety`).
     pub flags: Family<Labels, Counter>,
+    /// What the daily retention sweep deleted, by what it was.
+    pub retention: Family<Labels, Counter>,
     replies_running: Gauge,
     lesson_pages: Gauge,
     reply_readers: Gauge,
@@ -70,6 +72,7 @@ impl Metrics {
             event_lag: seconds(),
             pool_wait: seconds(),
             flags: Family::default(),
+            retention: Family::default(),
             replies_running: Gauge::default(),
             lesson_pages: Gauge::default(),
             reply_readers: Gauge::default(),
@@ -86,6 +89,7 @@ impl Metrics {
         r.register("margin_tokens", "Tokens used, by school", m.tokens.clone());
         r.register("margin_event_lag_seconds", "From a batch of a reply's events being stored to its reaching a reader on another instance", m.event_lag.clone());
         r.register("margin_db_pool_wait_seconds", "How long the instance's writer waited for a database connection", m.pool_wait.clone());
+        r.register("margin_retention_deleted", "What the daily retention sweep deleted, by what it was", m.retention.clone());
         r.register("margin_safety_flags", "Flags raised in students' conversations with the tutor, by category", m.flags.clone());
         r.register("margin_db_pool_connections", "Database connections held by this instance", m.pool_size.clone());
         r.register("margin_db_pool_idle", "Database connections of this instance not in use", m.pool_idle.clone());
@@ -95,6 +99,12 @@ impl Metrics {
     /// Tokens a school used.
     pub fn used(&self, school: &str, tokens: u64) {
         self.tokens.get_or_create(&vec![("school".to_string(), school.to_string())]).inc_by(tokens);
+    }
+
+    /// What a retention sweep deleted (counted even when none, so the
+    /// series exists from the first sweep).
+    pub fn retention_deleted(&self, what: &str, n: u64) {
+        self.retention.get_or_create(&vec![("what".to_string(), what.to_string())]).inc_by(n);
     }
 
     /// A flag raised, by its category.

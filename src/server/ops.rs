@@ -4,5 +4,6 @@
 
 pub mod backup;
 pub mod copy;
+pub mod retention;
 pub mod metrics;
 pub mod ready;

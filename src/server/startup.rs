@@ -183,6 +183,10 @@ fn spawn_housekeeping(state: AppState) {
         loop {
             tick.tick().await;
             state.limits.retain_recent().await;
+            // Once a day, on the instance that claims the day first.
+            if let Err(e) = crate::server::ops::retention::daily(&state.db, &state.turns.instance, state.clock.now()).await {
+                tracing::warn!(error = %e, "could not delete the chats schools keep no longer");
+            }
             let deleted = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
                 .bind(crate::server::db::time::now())
                 .execute(&state.db)

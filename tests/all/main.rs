@@ -44,6 +44,7 @@ mod paused_restart;
 mod provider_faults;
 mod reactions;
 mod reading_level;
+mod retention;
 mod safety;
 mod review;
 mod schemas;

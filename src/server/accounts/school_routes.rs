@@ -43,6 +43,8 @@ pub fn router() -> Router<AppState> {
         .route("/school/members/{id}/remove", post(form_remove_member))
         .route("/school/credits", post(form_credits))
         .route("/school/settings", post(form_settings))
+        .route("/api/school/retention", axum::routing::put(api_keeping))
+        .route("/school/retention", post(form_keeping))
 }
 
 /// The admin's school, as the page and the API show it.
@@ -57,6 +59,7 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         let own_key = crate::server::lti::keys::has_own(&state.db, &p.id).await?;
         lms.push(crate::models::LmsPlatform { tool_jwks_url: format!("{origin}/lti/jwks/{}", p.id), id: p.id, name: p.name, issuer: p.issuer, client_id: p.client_id, deployments, own_key });
     }
+    let keeping = super::keeping::of_school(&state.db, school_id).await?;
     Ok(SchoolOverview {
         school: schools::get(&state.db, school_id).await?,
         usage: budget::summary(&state.db, school_id, default, now).await?,
@@ -73,6 +76,8 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         origin,
         help_sentence: super::help::own_help_sentence(&state.db, school_id).await?.unwrap_or_default(),
         help_default: super::help::DEFAULT_HELP.to_string(),
+        keep_tutor_chats_days: keeping.tutor_chats_days,
+        keep_teacher_chats_days: keeping.teacher_chats_days,
     })
 }
 
@@ -303,6 +308,37 @@ async fn form_settings(State(state): State<AppState>, user: Result<Option<Curren
         schools::rename(&state.db, &user, &form.name).await?;
         budget::set_shares(&state.db, &school_id, teacher_share, student_share).await?;
         Ok("/school?done=settings".to_string())
+    }
+    .await)
+}
+
+/// How long the school keeps chats (`accounts::keeping`), as JSON.
+async fn api_keeping(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiJson(body): ApiJson<super::keeping::Keeping>) -> Result<Json<super::keeping::Keeping>> {
+    let school_id = schools::admin_school(&user)?;
+    super::keeping::set(&state.db, school_id, body).await?;
+    Ok(Json(super::keeping::of_school(&state.db, school_id).await?))
+}
+
+#[derive(Deserialize)]
+struct KeepingForm {
+    #[serde(default)]
+    tutor_chats_days: String,
+    #[serde(default)]
+    teacher_chats_days: String,
+}
+
+/// The School page's "How long chats are kept" (empty: until deleted).
+async fn form_keeping(State(state): State<AppState>, user: Result<Option<CurrentUser>>, ApiForm(form): ApiForm<KeepingForm>) -> Response {
+    answer(async {
+        let user = signed_in(user)?;
+        let school_id = schools::admin_school(&user)?.to_string();
+        let days = |text: &str| match text.trim() {
+            "" => Ok(None),
+            t => t.parse::<i64>().map(Some).map_err(|_| AppError::BadRequest("Write a number of days, or leave it empty.".into())),
+        };
+        let keeping = super::keeping::Keeping { tutor_chats_days: days(&form.tutor_chats_days)?, teacher_chats_days: days(&form.teacher_chats_days)? };
+        super::keeping::set(&state.db, &school_id, keeping).await?;
+        Ok("/school?done=retention".to_string())
     }
     .await)
 }
