@@ -161,11 +161,15 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                         view! {
                             <tr>
                                 <td id=who.clone()>{m.email}</td><td>{m.role}</td><td>{thousands(m.tokens_this_month)}</td><td class="storage">{megabytes(m.stored_bytes)}</td>
-                                <td>{removable.then(|| view! {
+                                <td>
+                                    // Everything kept about them, for a data request.
+                                    <a href=format!("/api/school/members/{}/export", m.id) download aria-describedby=who.clone()>"Export data"</a>
+                                    {removable.then(|| view! {
                                     <form method="post" action=action>
                                         <button type="submit" class="quiet danger" aria-describedby=who>"Remove"</button>
                                     </form>
-                                })}</td>
+                                })}
+                                </td>
                             </tr>
                         }
                     }).collect_view()}

@@ -12,6 +12,8 @@
 //!   school moved onto PostgreSQL (`ops::copy`);
 //! - `margin backup <file>`, `margin restore <file>`: the whole database in
 //!   one file, and back into a new database (`ops::backup`);
+//! - `margin export --email <email> <file.zip>`: everything kept about one
+//!   person (`ops::export`);
 //! - `margin operators [add|remove <email>]`: who runs the server
 //!   (`operators`): those accounts add credits and raise allowances from
 //!   their School page;
@@ -40,13 +42,14 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
         ["copy", "--from", from, "--to", to] | ["copy", "--to", to, "--from", from] => copy(from, to).await,
         ["backup", file] => backup(file, true).await,
         ["restore", file] => backup(file, false).await,
+        ["export", "--email", email, file] => export_person(email, file).await,
         ["operators", "add", email] => change_operator(email, true).await,
         ["operators", "remove", email] => change_operator(email, false).await,
         ["lti-key", "rotate"] => rotate_lti_key(None).await,
         ["lti-key", "rotate", platform] => rotate_lti_key(Some(platform)).await,
         ["sso", "links"] => sso_links().await,
         ["sso", "link", "--school", school, provider, kind, value] => sso_link(school, provider, kind, value).await,
-        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["backup", ..] | ["restore", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["backup", ..] | ["restore", ..] | ["export", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -75,6 +78,7 @@ const USAGE: &str = "Usage:
                                                       move everything into an empty PostgreSQL database
   margin backup <file>                                the whole database in one file, while the server runs
   margin restore <file>                               a backup into a new database (DATABASE_URL), never over one
+  margin export --email <email> <file.zip>            everything kept about one person, as a zip
   margin sso links                                    list which school each sign-in domain or tenant lands in
   margin sso link --school <id or name> <provider> <domain|tenant> <value>
                                                       link a domain or tenant to a school (moving it from another)
@@ -252,6 +256,19 @@ async fn backup(file: &str, taking: bool) -> Result<String, String> {
         format!("Restored {total} rows in {} tables from {file}. Start the server on this database.", counted.len())
     });
     Ok(lines.join("\n"))
+}
+
+/// `margin export`: one person's data, by their email, into a new zip.
+async fn export_person(email: &str, file: &str) -> Result<String, String> {
+    let path = std::path::Path::new(file);
+    if path.exists() {
+        return Err(format!("{file} already exists: name a new file."));
+    }
+    let db = open().await?;
+    let person = crate::server::ops::export::person_by_email(&db, email).await.map_err(|e| e.to_string())?.ok_or_else(|| format!("No account has the email {email}."))?;
+    let bytes = crate::server::ops::export::export(&db, &person).await.map_err(|e| e.to_string())?;
+    std::fs::write(path, &bytes).map_err(|e| format!("Could not write {file}: {e}"))?;
+    Ok(format!("Wrote everything Margin keeps about {email} ({} bytes) to {file}.", bytes.len()))
 }
 
 /// `margin copy`: every table from SQLite into an empty PostgreSQL database.

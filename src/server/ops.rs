@@ -4,6 +4,7 @@
 
 pub mod backup;
 pub mod copy;
+pub mod export;
 pub mod retention;
 pub mod metrics;
 pub mod ready;

@@ -55,6 +55,7 @@ pub fn build(state: AppState) -> Router {
         .merge(classes::feedback_routes::router())
         .merge(standards::routes::router())
         .merge(crate::server::safety::routes::router())
+        .merge(crate::server::ops::export::router())
         // The bundle's files, from a `ServeDir` of our own: leptos_axum's
         // fallback serves them too, but passes on only `Accept-Encoding`, so
         // a browser asking "changed since?" always got the whole file again.
