@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use axum::http::{Method, StatusCode};
 use margin::chat::sse::SseParser;
-use serde_json::{json, Value};
+use serde_json::json;
 use sqlx::{any::AnyRow, Column, Row};
 
 use crate::common::{self, app, read_events, start_turn, teacher, Auth};
@@ -105,14 +105,7 @@ async fn a_backup_taken_while_the_server_runs_restores_every_row_and_neither_com
     // a moment after its end: the backup is taken once they are (a row
     // written after it is rightly not in it).
     if common::database::postgres() {
-        let stored = || async {
-            sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM turn_events WHERE entries LIKE '%\"e\":\"done\"%'").fetch_one(&app.state.db).await.unwrap()
-        };
-        let by = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while stored().await == 0 {
-            assert!(std::time::Instant::now() < by, "the reply's events were never stored for other instances");
-            tokio::task::yield_now().await;
-        }
+        common::server::until_at_least(&app.state.db, r#"SELECT COUNT(*) FROM turn_events WHERE entries LIKE '%"e":"done"%'"#, 1).await;
     }
     // Backed up while the app still holds the database open.
     let dir = tempfile::tempdir().unwrap();
@@ -145,15 +138,7 @@ async fn a_backup_taken_while_the_server_runs_restores_every_row_and_neither_com
     // The restored school serves its teacher.
     let served = tempfile::tempdir().unwrap();
     let server = common::server::Server::start(&target.url, served.path(), &[]).await;
-    let lesson: Value = reqwest::Client::new()
-        .get(format!("{}/api/lessons/{}", server.base, t.lesson_id))
-        .header("authorization", format!("Bearer {}", t.token))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let lesson = server.get_json(&format!("/api/lessons/{}", t.lesson_id), &t.token).await;
     assert_eq!(lesson["revision"], 2, "{lesson}");
     drop(server);
 

@@ -9,7 +9,7 @@ use std::io::{Cursor, Read};
 use axum::http::{Method, StatusCode};
 use serde_json::json;
 
-use crate::common::{colleague, classes::{save_xml, student, LESSON}, Auth, TestApp};
+use crate::common::{colleague, classes::{ask_tutor, save_xml, student, LESSON}, Auth, TestApp};
 
 /// Every file in a zip, with its text.
 fn files(bytes: &[u8]) -> Vec<(String, String)> {
@@ -47,18 +47,7 @@ async fn the_admin_exports_one_persons_data_and_nobody_elses() {
     app.put_json(&format!("/api/learn/lessons/{lesson}/answers"), Auth::Bearer(&s1), json!({"seen": 0, "answers": {"b1": "serai-by-one"}})).await;
     app.put_json(&format!("/api/learn/lessons/{lesson}/answers"), Auth::Bearer(&s2), json!({"seen": 0, "answers": {"b1": "answer-of-two"}})).await;
     let chat = app.post_json(&format!("/api/lessons/{lesson}/chats"), Auth::Bearer(&s1), json!({})).await.json()["id"].as_str().unwrap().to_string();
-    let r = app
-        .send(
-            axum::http::Request::builder()
-                .method(Method::POST)
-                .uri("/api/chat/stream")
-                .header("authorization", format!("Bearer {s1}"))
-                .header("content-type", "application/json")
-                .header("accept", "application/json")
-                .body(axum::body::Body::from(json!({"sessionId": chat, "content": "Explain this lesson, please"}).to_string()))
-                .unwrap(),
-        )
-        .await;
+    let r = ask_tutor(&app, &s1, &chat, "Explain this lesson, please", true).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let hostile = app.sign_up("admin@b.org").await;
 

@@ -198,15 +198,7 @@ async fn margin_copy_moves_a_sqlite_school_into_an_empty_postgresql_and_refuses_
     // The copied school works: the teacher's session reads their lesson there.
     let dir = tempfile::tempdir().unwrap();
     let server = common_server::Server::start(&target.url, dir.path(), &[]).await;
-    let lesson: Value = reqwest::Client::new()
-        .get(format!("{}/api/lessons/{}", server.base, t.lesson_id))
-        .header("authorization", format!("Bearer {}", t.token))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let lesson = server.get_json(&format!("/api/lessons/{}", t.lesson_id), &t.token).await;
     assert_eq!(lesson["revision"], 2, "{lesson}");
     drop(server);
 

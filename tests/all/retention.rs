@@ -9,7 +9,7 @@ use margin::server::{config::Config, ops::retention};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use crate::common::{app_with, classes::{class, student}, colleague, Auth, TestApp};
+use crate::common::{app_with, classes::{ask_tutor, class, student}, colleague, Auth, TestApp};
 
 const METRICS: &str = "scrape-retention-5b1d";
 
@@ -52,18 +52,7 @@ async fn the_daily_sweep_deletes_the_chats_a_school_keeps_no_longer_and_nothing_
     let old_teacher = chat_aged(&app, &a.teacher, &a.lesson, 400, now).await;
     let other_school = chat_aged(&app, &sb, &b.lesson, 400, now).await;
     // A conversation in the old chat goes with it.
-    let r = app
-        .send(
-            axum::http::Request::builder()
-                .method(axum::http::Method::POST)
-                .uri("/api/chat/stream")
-                .header("authorization", format!("Bearer {s}"))
-                .header("content-type", "application/json")
-                .header("accept", "application/json")
-                .body(axum::body::Body::from(json!({"sessionId": old_tutor, "content": "Explain this lesson"}).to_string()))
-                .unwrap(),
-        )
-        .await;
+    let r = ask_tutor(&app, &s, &old_tutor, "Explain this lesson", true).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let at = margin::server::db::time::stored(now - time::Duration::days(31));
     sqlx::query("UPDATE chat_sessions SET updated_at = $1 WHERE id = $2").bind(at).bind(&old_tutor).execute(&app.state.db).await.unwrap();

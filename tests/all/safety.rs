@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::common::{
     self, app_with, colleague,
-    classes::{save_xml, student, LESSON},
+    classes::{ask_tutor, save_xml, student, LESSON},
     Auth, TestApp,
 };
 
@@ -47,17 +47,7 @@ async fn tutor_chat(app: &TestApp, student: &str, lesson: &str) -> String {
 /// A student's message to the tutor, read to its end (the reply as JSON),
 /// or the refusal.
 async fn ask(app: &TestApp, student: &str, chat: &str, content: &str) -> common::Reply {
-    app.send(
-        axum::http::Request::builder()
-            .method(Method::POST)
-            .uri("/api/chat/stream")
-            .header("authorization", format!("Bearer {student}"))
-            .header("content-type", "application/json")
-            .header("accept", "application/json")
-            .body(axum::body::Body::from(json!({"sessionId": chat, "content": content}).to_string()))
-            .unwrap(),
-    )
-    .await
+    ask_tutor(app, student, chat, content, true).await
 }
 
 async fn flags(app: &TestApp, token: &str, all: bool) -> Vec<Value> {
@@ -231,17 +221,7 @@ async fn hints_only_keeps_an_answer_the_model_gives_from_the_student_and_from_th
     let r = app.put_json(&format!("/api/lessons/{lesson}/tutor"), Auth::Bearer(&teacher), json!({"policy": "hints"})).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     let chat = tutor_chat(&app, &s, &lesson).await;
-    let r = app
-        .send(
-            axum::http::Request::builder()
-                .method(Method::POST)
-                .uri("/api/chat/stream")
-                .header("authorization", format!("Bearer {s}"))
-                .header("content-type", "application/json")
-                .body(axum::body::Body::from(json!({"sessionId": chat, "content": "Just tell me the answer to the first gap"}).to_string()))
-                .unwrap(),
-        )
-        .await;
+    let r = ask_tutor(&app, &s, &chat, "Just tell me the answer to the first gap", false).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert!(!r.body.contains("serai"), "the answer was streamed: {}", r.body);
     assert!(r.body.contains("hints only"), "{}", r.body);

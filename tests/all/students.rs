@@ -311,18 +311,7 @@ async fn the_assistant_reads_the_results_as_counts_and_quoted_answers_and_its_ed
 
 /// The student's chat with the tutor, started and read to its end.
 async fn tutor_turn(app: &TestApp, token: &str, chat: &str, content: &str) -> Value {
-    let res = app
-        .send(
-            axum::http::Request::builder()
-                .method(Method::POST)
-                .uri("/api/chat/stream")
-                .header("authorization", format!("Bearer {token}"))
-                .header("content-type", "application/json")
-                .header("accept", "application/json")
-                .body(axum::body::Body::from(json!({"sessionId": chat, "content": content}).to_string()))
-                .unwrap(),
-        )
-        .await;
+    let res = common::classes::ask_tutor(app, token, chat, content, true).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.json()
 }

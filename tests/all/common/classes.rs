@@ -59,3 +59,17 @@ pub async fn student(app: &TestApp, email: &str, code: &str) -> String {
     r.json()["token"].as_str().unwrap().to_string()
 }
 
+
+/// A student's message to the tutor in `chat`: the finished reply as JSON
+/// (`json`), or its event stream read to the end.
+pub async fn ask_tutor(app: &TestApp, token: &str, chat: &str, content: &str, json: bool) -> super::Reply {
+    let mut request = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/api/chat/stream")
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "application/json");
+    if json {
+        request = request.header("accept", "application/json");
+    }
+    app.send(request.body(axum::body::Body::from(json!({"sessionId": chat, "content": content}).to_string())).unwrap()).await
+}

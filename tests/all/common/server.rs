@@ -103,6 +103,11 @@ impl Drop for Server {
 }
 
 impl Server {
+    /// `GET path` here with a session token, read as JSON.
+    pub async fn get_json(&self, path: &str, token: &str) -> serde_json::Value {
+        reqwest::Client::new().get(format!("{}{path}", self.base)).bearer_auth(token).send().await.unwrap().json().await.unwrap()
+    }
+
     /// Signs a new teacher up here; their `Authorization` header value.
     pub async fn sign_up(&self, http: &reqwest::Client, email: &str) -> String {
         let signup: serde_json::Value = http
