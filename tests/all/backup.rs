@@ -5,12 +5,9 @@
 
 use std::process::{Command, Output};
 
-use axum::http::{Method, StatusCode};
-use margin::chat::sse::SseParser;
-use serde_json::json;
 use sqlx::{any::AnyRow, Column, Row};
 
-use crate::common::{self, app, read_events, start_turn, teacher, Auth};
+use crate::common::{self, app};
 
 /// Runs `margin <args>` against the database at `url`.
 fn margin(url: &str, args: &[&str]) -> Output {
@@ -83,23 +80,7 @@ async fn everything(db: &margin::server::db::Db) -> Vec<(String, Vec<String>)> {
 async fn a_backup_taken_while_the_server_runs_restores_every_row_and_neither_command_overwrites() {
     // A school's work: a lesson with versions, a reply, material, a class with a student's answers.
     let app = app().await;
-    let t = teacher(&app, "backup@x.org").await;
-    let xml = "<lesson>\n  <h1 id=\"b1\">Verbs</h1>\n  <exercise id=\"e1\" type=\"true-false\"><statement id=\"s1\" answer=\"true\">Être is a verb.</statement></exercise>\n</lesson>\n";
-    let saved = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), Auth::Bearer(&t.token), json!({"xml": xml, "baseRevision": 1})).await;
-    assert_eq!(saved.status, StatusCode::OK, "{}", saved.body);
-    let mut body = start_turn(&app, &t.token, &t.session_id, "test").await.into_body();
-    assert_eq!(read_events(&mut body, &mut SseParser::new(), usize::MAX).await.last().unwrap().event, "done");
-    let material = common::upload(&app, &format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token), &[("notes.txt", "Être: to be.".as_bytes())]).await;
-    assert!(material.status.is_success(), "{}", material.body);
-    sqlx::query("UPDATE users SET react_to_events = $1").bind(false).execute(&app.state.db).await.unwrap();
-    let class = app.post_json("/api/classes", Auth::Bearer(&t.token), json!({"name": "Year 7"})).await.json();
-    let (class_id, code) = (class["id"].as_str().unwrap(), class["joinCode"].as_str().unwrap());
-    assert_eq!(app.send_json(Method::PUT, &format!("/api/classes/{class_id}/lessons/{}", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::NO_CONTENT);
-    assert_eq!(app.post_json(&format!("/api/lessons/{}/publish", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::OK);
-    let student = app.post_json("/api/auth/signup", Auth::None, json!({"email": "pupil@x.org", "password": "correct horse", "join": code})).await.json();
-    let student = student["token"].as_str().unwrap().to_string();
-    let answered = app.put_json(&format!("/api/learn/lessons/{}/answers", t.lesson_id), Auth::Bearer(&student), json!({"seen": 0, "answers": {"s1": "true"}})).await;
-    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    let t = common::classes::school_at_work(&app, "backup@x.org").await;
 
     // On PostgreSQL the reply's events are also stored for other instances,
     // a moment after its end: the backup is taken once they are (a row

@@ -10,7 +10,7 @@ use std::{
     process::{Command, Stdio},
 };
 
-use axum::http::{header, Method, StatusCode};
+use axum::http::{header, StatusCode};
 use common::{app, app_with, read_events, start_turn, teacher, Auth};
 use margin::{chat::sse::SseParser, server::config::Config};
 use serde_json::{json, Value};
@@ -136,25 +136,9 @@ async fn margin_copy_moves_a_sqlite_school_into_an_empty_postgresql_and_refuses_
     }
     // A school's work on SQLite: a teacher's lesson with versions, a reply,
     // material; a class with the lesson published and a student's answers.
-    let app = app().await;
-    let t = teacher(&app, "copy@x.org").await;
-    let xml = "<lesson>\n  <h1 id=\"b1\">Verbs</h1>\n  <exercise id=\"e1\" type=\"true-false\"><statement id=\"s1\" answer=\"true\">Être is a verb.</statement></exercise>\n</lesson>\n";
-    let saved = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), Auth::Bearer(&t.token), json!({"xml": xml, "baseRevision": 1})).await;
-    assert_eq!(saved.status, StatusCode::OK, "{}", saved.body);
-    let mut body = start_turn(&app, &t.token, &t.session_id, "test").await.into_body();
-    assert_eq!(read_events(&mut body, &mut SseParser::new(), usize::MAX).await.last().unwrap().event, "done");
-    let material = common::upload(&app, &format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token), &[("notes.txt", "Être: to be.".as_bytes())]).await;
-    assert!(material.status.is_success(), "{}", material.body);
     // The copy is of a quiet database: no automatic reply starts from the student's answer.
-    sqlx::query("UPDATE users SET react_to_events = 0").execute(&app.state.db).await.unwrap();
-    let class = app.post_json("/api/classes", Auth::Bearer(&t.token), json!({"name": "Year 7"})).await.json();
-    let (class_id, code) = (class["id"].as_str().unwrap(), class["joinCode"].as_str().unwrap());
-    assert_eq!(app.send_json(Method::PUT, &format!("/api/classes/{class_id}/lessons/{}", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::NO_CONTENT);
-    assert_eq!(app.post_json(&format!("/api/lessons/{}/publish", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::OK);
-    let student = app.post_json("/api/auth/signup", Auth::None, json!({"email": "pupil@x.org", "password": "correct horse", "join": code})).await.json();
-    let student = student["token"].as_str().unwrap().to_string();
-    let answered = app.put_json(&format!("/api/learn/lessons/{}/answers", t.lesson_id), Auth::Bearer(&student), json!({"seen": 0, "answers": {"s1": "true"}})).await;
-    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    let app = app().await;
+    let t = common::classes::school_at_work(&app, "copy@x.org").await;
 
     sqlx::query("UPDATE lessons SET review_edits = 1 WHERE id = $1").bind(&t.lesson_id).execute(&app.state.db).await.unwrap();
     let source_url = app.database.url.clone();

@@ -32,7 +32,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/flags/{id}/acknowledge", post(api_acknowledge))
         .route("/flags/{id}/acknowledge", post(form_acknowledge))
         .route("/api/lessons/{id}/tutor", put(api_tutor))
-        .route("/lessons/{id}/tutor", post(form_tutor))
         .route("/api/school/help", get(api_help).put(api_set_help))
         .route("/school/help", post(form_help))
 }
@@ -73,18 +72,6 @@ struct PolicyBody {
 async fn api_tutor(State(state): State<AppState>, CurrentUser(user): CurrentUser, ApiPath(id): ApiPath<String>, ApiJson(body): ApiJson<PolicyBody>) -> Result<StatusCode> {
     super::policy::set(&state.db, &user.id, &id, body.policy).await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-#[derive(Deserialize)]
-struct PolicyForm {
-    #[serde(default)]
-    tutor: String,
-}
-
-async fn form_tutor(State(state): State<AppState>, TeacherPage(user): TeacherPage, ApiPath(id): ApiPath<String>, ApiForm(form): ApiForm<PolicyForm>) -> Result<Response> {
-    let policy = TutorPolicy::from_wire(&form.tutor).ok_or_else(|| AppError::BadRequest("Choose full help, hints only or off.".into()))?;
-    super::policy::set(&state.db, &user.id, &id, policy).await?;
-    Ok(Redirect::to(&format!("/lessons/{id}")).into_response())
 }
 
 #[derive(Serialize, Deserialize)]

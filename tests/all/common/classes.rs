@@ -73,3 +73,28 @@ pub async fn ask_tutor(app: &TestApp, token: &str, chat: &str, content: &str, js
     }
     app.send(request.body(axum::body::Body::from(json!({"sessionId": chat, "content": content}).to_string())).unwrap()).await
 }
+
+/// A school at work, for the tests that move or keep a whole database: a
+/// teacher's lesson with versions, a reply and material; a class with the
+/// lesson published and a student's answer. Nobody's answers start an
+/// automatic reply (the database stays quiet afterwards). The teacher.
+pub async fn school_at_work(app: &TestApp, email: &str) -> super::Teacher {
+    use margin::chat::sse::SseParser;
+    let t = teacher(app, email).await;
+    let xml = "<lesson>\n  <h1 id=\"b1\">Verbs</h1>\n  <exercise id=\"e1\" type=\"true-false\"><statement id=\"s1\" answer=\"true\">Être is a verb.</statement></exercise>\n</lesson>\n";
+    let saved = app.put_json(&format!("/api/lessons/{}/document", t.lesson_id), Auth::Bearer(&t.token), json!({"xml": xml, "baseRevision": 1})).await;
+    assert_eq!(saved.status, StatusCode::OK, "{}", saved.body);
+    let mut body = super::start_turn(app, &t.token, &t.session_id, "test").await.into_body();
+    assert_eq!(super::read_events(&mut body, &mut SseParser::new(), usize::MAX).await.last().unwrap().event, "done");
+    let material = super::upload(app, &format!("/api/lessons/{}/sources", t.lesson_id), Auth::Bearer(&t.token), &[("notes.txt", "Être: to be.".as_bytes())]).await;
+    assert!(material.status.is_success(), "{}", material.body);
+    sqlx::query("UPDATE users SET react_to_events = $1").bind(false).execute(&app.state.db).await.unwrap();
+    let class = app.post_json("/api/classes", Auth::Bearer(&t.token), json!({"name": "Year 7"})).await.json();
+    let (class_id, code) = (class["id"].as_str().unwrap(), class["joinCode"].as_str().unwrap());
+    assert_eq!(app.send_json(Method::PUT, &format!("/api/classes/{class_id}/lessons/{}", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(app.post_json(&format!("/api/lessons/{}/publish", t.lesson_id), Auth::Bearer(&t.token), json!({})).await.status, StatusCode::OK);
+    let student = student(app, "pupil@x.org", code).await;
+    let answered = app.put_json(&format!("/api/learn/lessons/{}/answers", t.lesson_id), Auth::Bearer(&student), json!({"seen": 0, "answers": {"s1": "true"}})).await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    t
+}
