@@ -1,6 +1,7 @@
 //! Server functions: what the pages ask of the server. Each checks the session
 //! itself; the bodies compile only on the server, the browser gets a caller.
 
+pub mod audit;
 pub mod classes;
 pub mod learn;
 pub mod safety;

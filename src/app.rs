@@ -17,6 +17,7 @@ use crate::components::{
         class_list::ClassListPage, class_page::ClassPageView, join_page::JoinPage, my_classes::MyClassesPage, results_page::ResultsPage, standards_page::StandardsPage,
         student_work::StudentWorkPage,
     },
+    audit_page::AuditPage,
     flags_page::FlagsPage,
     learn_page::LearnPage,
     lesson_page::LessonPage,
@@ -93,6 +94,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/trash") view=TrashPage/>
                 <Route path=path!("/flags") view=FlagsPage ssr=SsrMode::Async/>
                 <Route path=path!("/school") view=SchoolPage/>
+                <Route path=path!("/school/audit") view=AuditPage ssr=SsrMode::Async/>
                 // The class pages, rendered whole: a missing class answers 404,
                 // and the page needs no script to show its content.
                 <Route path=path!("/classes") view=ClassListPage ssr=SsrMode::Async/>

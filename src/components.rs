@@ -3,6 +3,7 @@
 pub mod answer_sheet;
 pub mod ask_selection;
 pub mod account_page;
+pub mod audit_page;
 pub mod auth_pages;
 pub mod chat;
 pub mod classes;

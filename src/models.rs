@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 mod accounts;
+mod audit;
 mod classes;
 mod lessons;
 mod material;
@@ -13,6 +14,7 @@ mod standards;
 mod students;
 
 pub use accounts::*;
+pub use audit::*;
 pub use classes::*;
 pub use lessons::*;
 pub use material::*;

@@ -23,6 +23,7 @@
 //! in `tests/all/layout.rs`.
 
 pub mod accounts;
+pub mod audit;
 pub mod bus;
 pub mod chats;
 pub mod classes;

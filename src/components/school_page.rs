@@ -91,7 +91,7 @@ fn InviteLink(token: String, origin: String) -> impl IntoView {
 
 #[component]
 fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
-    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin, help_sentence, help_default, keep_tutor_chats_days, keep_teacher_chats_days } = o;
+    let SchoolOverview { school, usage, server_allowance, operator, storage_limit, members, invites, frameworks, sso_links, sso_options, sso_student_domains, lms, origin, help_sentence, help_default, keep_tutor_chats_days, keep_teacher_chats_days, keep_audit_days } = o;
     let (waiting, members): (Vec<_>, Vec<_>) = members.into_iter().filter(|m| m.role != crate::models::ROLE_REMOVED).partition(|m| m.role == crate::models::ROLE_PENDING);
     let storage_note = storage_limit.map(|l| format!("Each teacher's account keeps up to {} of lessons, versions and material.", megabytes(l)));
     let meter = usage.meter().unwrap_or_else(|| "Unlimited: this school has no monthly allowance.".into());
@@ -219,6 +219,11 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <button type="submit">"Set the help sentence"</button>
             </form>
         </section>
+        <section aria-labelledby="audit-head" id="audit">
+            <h2 id="audit-head">"What the AI did"</h2>
+            <p class="muted">"Every reply of the assistant and the tutor in your school: who it was for, the lesson, the model, the tokens, the tools it ran and what each changed, and every refusal and flag. Never the words of a message."</p>
+            <p><a href="/school/audit">"Open the audit log"</a></p>
+        </section>
         <section aria-labelledby="keeping-head" id="keeping">
             <h2 id="keeping-head">"How long chats are kept"</h2>
             <p class="muted">"Once a day, chats whose last message is older than this are deleted, with their messages. Leave a box empty to keep chats until someone deletes them. Students' answers, lessons and flags are not affected."</p>
@@ -227,6 +232,8 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                 <input id="keep-tutor" name="tutor_chats_days" inputmode="numeric" value=keep_tutor_chats_days.map(|d| d.to_string()).unwrap_or_default()/>
                 <label for="keep-teacher">"Teachers' chats with the assistant (days)"</label>
                 <input id="keep-teacher" name="teacher_chats_days" inputmode="numeric" value=keep_teacher_chats_days.map(|d| d.to_string()).unwrap_or_default()/>
+                <label for="keep-audit">"The audit log of what the AI did (days, at least 30)"</label>
+                <input id="keep-audit" name="audit_days" inputmode="numeric" required value=keep_audit_days.to_string()/>
                 <button type="submit">"Set how long chats are kept"</button>
             </form>
         </section>

@@ -130,6 +130,9 @@ pub struct SchoolOverview {
     pub keep_tutor_chats_days: Option<i64>,
     #[serde(default)]
     pub keep_teacher_chats_days: Option<i64>,
+    /// How long the audit log of AI actions is kept, in days.
+    #[serde(default)]
+    pub keep_audit_days: i64,
 }
 
 /// "12.4 MB" for a number of bytes, as the School page shows it.

@@ -47,6 +47,19 @@ pub const CARE_NOTE: &str = "(A note from Margin, not the student's words: this 
 pub async fn before_student_turn(db: &Db, student: &UserInfo, lesson_id: &str, chat_id: &str, content: &str, key_xml: &str, raise: bool) -> Result<StudentSafety> {
     let policy = policy::of_lesson(db, lesson_id).await?;
     if policy == TutorPolicy::Off {
+        let entry = crate::server::audit::NewEntry {
+            school_id: &student.school_id,
+            action: crate::models::AuditAction::Refusal,
+            actor: crate::models::AuditActor::Student,
+            person_id: &student.id,
+            lesson_id: Some(lesson_id),
+            turn_id: None,
+            model: "",
+            tokens: 0,
+            outcome: "tutor_off",
+            tools: Vec::new(),
+        };
+        crate::server::audit::record(db, entry).await;
         return Err(AppError::Forbidden(policy.for_students().unwrap_or_default().to_string()));
     }
     let (found, unsure) = if raise { rules::check_both(content) } else { (Vec::new(), Vec::new()) };

@@ -350,7 +350,7 @@ fn domain(file: &str) -> &str {
 /// domains, each using those before it; on top, what operators use, the
 /// router and its layers, start-up and the command line.
 const FLOORS: &[&str] = &[
-    "ids", "clock", "error", "db", "config", "metrics", "bus", "http", "state", "accounts", "standards", "lessons", "material", "safety", "chats",
+    "ids", "clock", "error", "db", "config", "metrics", "bus", "http", "state", "accounts", "standards", "lessons", "material", "audit", "safety", "chats",
     "classes", "lti", "reactions", "ops", "edge", "startup", "cli",
 ];
 

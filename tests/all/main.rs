@@ -26,6 +26,7 @@ mod design_protocol;
 mod concurrency;
 mod config;
 mod delivery;
+mod audit;
 mod export;
 mod exports_checked;
 mod fuzz;

@@ -78,6 +78,7 @@ pub async fn overview(state: &AppState, user: &UserInfo) -> Result<SchoolOvervie
         help_default: super::help::DEFAULT_HELP.to_string(),
         keep_tutor_chats_days: keeping.tutor_chats_days,
         keep_teacher_chats_days: keeping.teacher_chats_days,
+        keep_audit_days: keeping.audit_days.unwrap_or(super::keeping::AUDIT_DAYS),
     })
 }
 
@@ -325,6 +326,8 @@ struct KeepingForm {
     tutor_chats_days: String,
     #[serde(default)]
     teacher_chats_days: String,
+    #[serde(default)]
+    audit_days: String,
 }
 
 /// The School page's "How long chats are kept" (empty: until deleted).
@@ -336,7 +339,11 @@ async fn form_keeping(State(state): State<AppState>, user: Result<Option<Current
             "" => Ok(None),
             t => t.parse::<i64>().map(Some).map_err(|_| AppError::BadRequest("Write a number of days, or leave it empty.".into())),
         };
-        let keeping = super::keeping::Keeping { tutor_chats_days: days(&form.tutor_chats_days)?, teacher_chats_days: days(&form.teacher_chats_days)? };
+        let keeping = super::keeping::Keeping {
+            tutor_chats_days: days(&form.tutor_chats_days)?,
+            teacher_chats_days: days(&form.teacher_chats_days)?,
+            audit_days: days(&form.audit_days)?,
+        };
         super::keeping::set(&state.db, &school_id, keeping).await?;
         Ok("/school?done=retention".to_string())
     }

@@ -171,7 +171,22 @@ async fn stream(State(state): State<AppState>, ApiQuery(query): ApiQuery<Protoco
     let agent = if student { state.ai.tutor()? } else { agent? };
     // Counted on the account and its school, never on anything the client says.
     state.limits.turn(&user.id, &user.school_id).await?;
-    let Some(mut spending) = held.take() else { return Err(meter::refusal(&state.db, &user.id, now).await) };
+    let Some(mut spending) = held.take() else {
+        let entry = crate::server::audit::NewEntry {
+            school_id: &user.school_id,
+            action: crate::models::AuditAction::Refusal,
+            actor: if student { crate::models::AuditActor::Student } else { crate::models::AuditActor::Teacher },
+            person_id: &user.id,
+            lesson_id: Some(&chat.session.lesson_id),
+            turn_id: None,
+            model: "",
+            tokens: 0,
+            outcome: "budget",
+            tools: Vec::new(),
+        };
+        crate::server::audit::record(&state.db, entry).await;
+        return Err(meter::refusal(&state.db, &user.id, now).await);
+    };
     spending.user_id = user.id.clone();
     let (user_id, wants_json) = (user.id.clone(), wants_json(&headers));
     let kind = if student { turns::TurnKind::Student } else { turns::TurnKind::Teacher };

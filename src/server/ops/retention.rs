@@ -1,7 +1,8 @@
 //! Retention: once a day, on one instance, the chats a school keeps no
 //! longer are deleted (`accounts::keeping`: students' chats with the tutor,
 //! teachers' chats with the assistant, each after its own number of days
-//! since its last message). The events of replies kept for other instances
+//! since its last message), and the audit log's entries older than the
+//! school keeps them (180 days unless set). The events of replies kept for other instances
 //! are forgotten by the housekeeping's own purge, within the hour.
 //!
 //! One instance sweeps a day: the first to claim the day in `sweeps`. The
@@ -22,6 +23,7 @@ use crate::server::{
 pub struct Swept {
     pub tutor_chats: u64,
     pub teacher_chats: u64,
+    pub audit_entries: u64,
 }
 
 /// Claims `now`'s day for `instance`; `false` when another (or an earlier
@@ -44,7 +46,12 @@ pub async fn daily(db: &Db, instance: &str, now: OffsetDateTime) -> Result<Optio
     }
     let swept = sweep(db, now).await?;
     if swept != Swept::default() {
-        tracing::info!(tutor_chats = swept.tutor_chats, teacher_chats = swept.teacher_chats, "deleted the chats schools keep no longer");
+        tracing::info!(
+            tutor_chats = swept.tutor_chats,
+            teacher_chats = swept.teacher_chats,
+            audit_entries = swept.audit_entries,
+            "deleted the chats and audit entries schools keep no longer"
+        );
     }
     Ok(Some(swept))
 }
@@ -66,8 +73,14 @@ pub async fn sweep(db: &Db, now: OffsetDateTime) -> Result<Swept> {
             swept.teacher_chats += delete_older(db, &school, false, cutoff(now, days)).await?;
         }
     }
+    let audit: Vec<(String, i64)> = sqlx::query_as("SELECT id, keep_audit_days FROM schools").fetch_all(db).await?;
+    for (school, days) in audit {
+        let done = sqlx::query("DELETE FROM audit_events WHERE school_id = $1 AND at < $2").bind(&school).bind(cutoff(now, days)).execute(db).await?;
+        swept.audit_entries += done.rows_affected();
+    }
     METRICS.retention_deleted("tutor_chats", swept.tutor_chats);
     METRICS.retention_deleted("teacher_chats", swept.teacher_chats);
+    METRICS.retention_deleted("audit_entries", swept.audit_entries);
     Ok(swept)
 }
 

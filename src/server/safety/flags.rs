@@ -43,6 +43,20 @@ pub async fn raise(db: &Db, f: NewFlag<'_>) -> Result<()> {
     .execute(db)
     .await?;
     METRICS.flagged(f.category.as_str());
+    // The audit log has the flag's category, never its words.
+    let entry = crate::server::audit::NewEntry {
+        school_id: f.school_id,
+        action: crate::models::AuditAction::Flag,
+        actor: crate::models::AuditActor::Student,
+        person_id: f.student_id,
+        lesson_id: Some(f.lesson_id),
+        turn_id: None,
+        model: "",
+        tokens: 0,
+        outcome: f.category.as_str(),
+        tools: Vec::new(),
+    };
+    crate::server::audit::record(db, entry).await;
     Ok(())
 }
 

@@ -119,6 +119,11 @@ pub struct SchoolMeter {
 }
 
 impl SchoolMeter {
+    /// The school whose budget the turn spends (its audit log's, too).
+    pub fn school_id(&self) -> &str {
+        &self.spending.school_id
+    }
+
     /// Gives back what no call used (a turn that ended before its first call).
     pub async fn close(&self) {
         let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -23,6 +23,9 @@ pub struct Parked {
     /// teacher's).
     #[serde(default)]
     pub kind: super::kind::TurnKind,
+    /// Started by Margin rather than by its teacher (for the audit log).
+    #[serde(default)]
+    pub automatic: bool,
 }
 
 /// Where the agent leaves a pausing turn's state for the forwarder, which

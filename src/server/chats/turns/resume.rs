@@ -124,6 +124,7 @@ impl Resumer {
             stored,
             meter,
             kind,
+            automatic: parked.automatic,
             safety: None,
             resumed: Some(Box::new(Resumed { paused: parked.turn, record, wait, written })),
         }));

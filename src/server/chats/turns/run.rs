@@ -70,6 +70,8 @@ pub struct TurnJob {
     pub meter: super::meter::SchoolMeter,
     /// Whom it answers (see `NewTurn::kind`).
     pub kind: super::kind::TurnKind,
+    /// Started by Margin, not by the person it answers (see `NewTurn::attachments`).
+    pub automatic: bool,
     /// A student's turn: what their safety asks of it (see `NewTurn::safety`).
     pub safety: Option<Box<crate::server::safety::StudentSafety>>,
     /// A paused turn this process adopted, to go on from its pause
@@ -94,7 +96,7 @@ pub struct Resumed {
 /// request is checked, beside the storing of its messages; never panics on
 /// failure.
 pub async fn run(job: TurnJob) {
-    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, mut user_text, stored, meter, kind, mut safety, mut resumed } = job;
+    let TurnJob { db, agent, hub, bus, log, lesson_id, document, edit_mode, sources, history, mut user_text, stored, meter, kind, automatic, mut safety, mut resumed } = job;
     // Readers on other instances follow the events stored for them (a
     // resumed turn's from its first: the ones stored before may be gone).
     let relay = hub.relay().cloned();
@@ -127,7 +129,7 @@ pub async fn run(job: TurnJob) {
     let (tx, rx) = mpsc::unbounded_channel::<ChatEvent>();
     let every = if bus.shared() { CHECKPOINT_EVERY_SHARED } else { CHECKPOINT_EVERY };
     let start = resumed.as_ref().map(|r| r.record.clone());
-    let writer = Writer { db: db.clone(), relay, slot, kind };
+    let writer = Writer { db: db.clone(), relay, slot, kind, automatic };
     let forwarder = tokio::spawn(forward(rx, log.clone(), writer, stored.clone(), every, start));
 
     // What the task holds while the reply streams is its largest state, for
@@ -174,7 +176,7 @@ pub async fn run(job: TurnJob) {
     if let Some(s) = &safety {
         crate::server::safety::after_student_turn(&db, s, &log.owner_id, &result.record.text).await;
     }
-    Box::pin(end(Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result })).await;
+    Box::pin(end(Ending { db, agent, hub, bus, log, lesson, kind, automatic, stored, meter, tx, forwarder, followed, result })).await;
 }
 
 /// A student's reply as they were shown it.
@@ -254,7 +256,8 @@ struct Ending {
     bus: Arc<Bus>,
     log: Arc<TurnLog>,
     lesson: String,
-    student: bool,
+    kind: super::kind::TurnKind,
+    automatic: bool,
     stored: Stored,
     meter: super::meter::SchoolMeter,
     tx: mpsc::UnboundedSender<ChatEvent>,
@@ -266,7 +269,8 @@ struct Ending {
 /// Ends a turn whose agent is done: settles its meter, waits for its last
 /// checkpoint, stores its result and says it ended.
 async fn end(ending: Ending) {
-    let Ending { db, agent, hub, bus, log, lesson, student, stored, meter, tx, forwarder, followed, result } = ending;
+    let Ending { db, agent, hub, bus, log, lesson, kind, automatic, stored, meter, tx, forwarder, followed, result } = ending;
+    let student = kind == super::kind::TurnKind::Student;
     meter.close().await;
     drop(tx);
     let _ = forwarder.await;
@@ -310,6 +314,7 @@ async fn end(ending: Ending) {
     if let Err(e) = store::finish_turn(&db, &log.message_id, &record).await {
         tracing::error!(error = %e, turn = %log.turn_id, "could not store a finished turn");
     }
+    audit(&db, &log, &lesson, kind, automatic, meter.school_id(), agent.model(), &record, &allowed).await;
     hub.release(&log);
     log.push(last);
     if let Some(followed) = followed {
@@ -325,6 +330,32 @@ async fn end(ending: Ending) {
     }
     let ended = LessonEvent::Turn { chat_id: log.session_id.clone(), turn_id: log.turn_id.clone(), running: false, automatic: false };
     events::tell(&bus, &db, &lesson, ended).await;
+}
+
+/// Keeps the reply in its school's audit log (`server::audit`): who it
+/// was for, the model, its tokens, the tools it ran and what each changed.
+#[allow(clippy::too_many_arguments)]
+async fn audit(db: &Db, log: &TurnLog, lesson: &str, kind: super::kind::TurnKind, automatic: bool, school: &str, model: &str, record: &TurnRecord, allowed: &[&str]) {
+    use crate::models::{AuditAction, AuditActor};
+    let actor = match kind {
+        super::kind::TurnKind::Student => AuditActor::Student,
+        super::kind::TurnKind::Suggest | super::kind::TurnKind::CoreChange => AuditActor::Automatic,
+        _ if automatic => AuditActor::Automatic,
+        _ => AuditActor::Teacher,
+    };
+    let entry = crate::server::audit::NewEntry {
+        school_id: school,
+        action: AuditAction::Reply,
+        actor,
+        person_id: &log.owner_id,
+        lesson_id: Some(lesson),
+        turn_id: Some(&log.turn_id),
+        model,
+        tokens: i64::from(record.usage.total_tokens),
+        outcome: record.status.as_str(),
+        tools: crate::server::audit::record::tools_of(record, allowed),
+    };
+    crate::server::audit::record(db, entry).await;
 }
 
 /// Keeps a call the agent refused because the tool is not one of its own,
@@ -475,6 +506,7 @@ struct Writer {
     slot: PauseSlot,
     /// What the turn is, kept with it when it pauses.
     kind: super::kind::TurnKind,
+    automatic: bool,
 }
 
 impl Writer {
@@ -484,7 +516,7 @@ impl Writer {
         if !stored.wait().await {
             return false;
         }
-        let parked = Parked { turn: *turn, seq: log.latest(), paused_at: crate::server::db::time::now(), kind: self.kind };
+        let parked = Parked { turn: *turn, seq: log.latest(), paused_at: crate::server::db::time::now(), kind: self.kind, automatic: self.automatic };
         let state = match serde_json::to_string(&parked) {
             Ok(s) => s,
             Err(e) => {

@@ -80,6 +80,7 @@ pub async fn start(db: &Db, hub: &Arc<TurnHub>, bus: &Arc<Bus>, agent: Arc<Agent
         stored,
         meter,
         kind,
+        automatic,
         safety,
         resumed: None,
     }));
