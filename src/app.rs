@@ -18,6 +18,7 @@ use crate::components::{
         student_work::StudentWorkPage,
     },
     audit_page::AuditPage,
+    delete_member_page::DeleteMemberPage,
     flags_page::FlagsPage,
     learn_page::LearnPage,
     lesson_page::LessonPage,
@@ -95,6 +96,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/flags") view=FlagsPage ssr=SsrMode::Async/>
                 <Route path=path!("/school") view=SchoolPage/>
                 <Route path=path!("/school/audit") view=AuditPage ssr=SsrMode::Async/>
+                <Route path=path!("/school/members/:id/delete") view=DeleteMemberPage ssr=SsrMode::Async/>
                 // The class pages, rendered whole: a missing class answers 404,
                 // and the page needs no script to show its content.
                 <Route path=path!("/classes") view=ClassListPage ssr=SsrMode::Async/>

@@ -9,6 +9,7 @@ pub mod chat;
 pub mod classes;
 pub mod client_only;
 pub mod client_view;
+pub mod delete_member_page;
 pub mod editor;
 pub mod history_panel;
 pub mod hydrated;

@@ -30,6 +30,7 @@ pub fn SchoolPage() -> impl IntoView {
         Some("approved") => Some("Let in. They can sign in as a teacher now."),
         Some("declined") => Some("Declined. That account cannot sign in."),
         Some("removed") => Some("Removed. That account cannot sign in any more; its work stays."),
+        Some("deleted") => Some("Deleted. That account and its data are gone."),
         Some("lti-registered") => Some("Registered. Teachers and students can open Margin from that LMS now."),
         Some("lti-own-key") => Some("Done. That registration signs with a key of its own from now on."),
         Some("lti-removed") => Some("Removed. Launches from that LMS stop; the accounts and classes they made stay."),
@@ -166,8 +167,10 @@ fn Overview(o: SchoolOverview, registration: Option<String>) -> impl IntoView {
                                     <a href=format!("/api/school/members/{}/export", m.id) download aria-describedby=who.clone()>"Export data"</a>
                                     {removable.then(|| view! {
                                     <form method="post" action=action>
-                                        <button type="submit" class="quiet danger" aria-describedby=who>"Remove"</button>
+                                        <button type="submit" class="quiet danger" aria-describedby=who.clone()>"Remove"</button>
                                     </form>
+                                    // Two steps: the next page says what goes.
+                                    <a href=format!("/school/members/{}/delete", m.id) class="danger" aria-describedby=who>"Delete account and data…"</a>
                                 })}
                                 </td>
                             </tr>

@@ -234,3 +234,17 @@ pub struct DeepLinkPick {
     /// The teacher's lessons: id and title.
     pub lessons: Vec<(String, String)>,
 }
+
+/// The first step of deleting an account, for the school's admin: whose
+/// it is and what goes (`server::ops::deletion`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletionPreview {
+    pub id: String,
+    pub email: String,
+    pub student: bool,
+    /// What goes, a teacher's lessons kept for the admin (a student's: the only sentence).
+    pub to_admin: String,
+    /// What goes, a teacher's lessons deleted too.
+    pub delete_all: String,
+}

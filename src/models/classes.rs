@@ -118,6 +118,10 @@ pub struct LessonResults {
     pub open_items: Vec<(String, String)>,
     /// Feedback the assistant drafted, waiting for the teacher.
     pub drafts: Vec<FeedbackDraft>,
+    /// Students who answered and whose accounts were deleted since, with
+    /// their answers (`server::ops::deletion`).
+    #[serde(default)]
+    pub deleted_students: i64,
 }
 
 /// Feedback on one student's open answer drafted by the assistant, for the

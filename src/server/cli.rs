@@ -14,6 +14,9 @@
 //!   one file, and back into a new database (`ops::backup`);
 //! - `margin export --email <email> <file.zip>`: everything kept about one
 //!   person (`ops::export`);
+//! - `margin delete --email <email> [--lessons admin|delete] [--yes]`: one
+//!   person's account and data deleted (`ops::deletion`); without `--yes`
+//!   it says what would go and deletes nothing;
 //! - `margin operators [add|remove <email>]`: who runs the server
 //!   (`operators`): those accounts add credits and raise allowances from
 //!   their School page;
@@ -43,13 +46,14 @@ pub async fn run(args: &[String]) -> Option<ExitCode> {
         ["backup", file] => backup(file, true).await,
         ["restore", file] => backup(file, false).await,
         ["export", "--email", email, file] => export_person(email, file).await,
+        ["delete", "--email", email, rest @ ..] => delete_person(email, rest).await,
         ["operators", "add", email] => change_operator(email, true).await,
         ["operators", "remove", email] => change_operator(email, false).await,
         ["lti-key", "rotate"] => rotate_lti_key(None).await,
         ["lti-key", "rotate", platform] => rotate_lti_key(Some(platform)).await,
         ["sso", "links"] => sso_links().await,
         ["sso", "link", "--school", school, provider, kind, value] => sso_link(school, provider, kind, value).await,
-        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["backup", ..] | ["restore", ..] | ["export", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
+        ["sso", ..] | ["lti-key", ..] | ["credits", ..] | ["allowance", ..] | ["operators", ..] | ["copy", ..] | ["backup", ..] | ["restore", ..] | ["export", ..] | ["delete", ..] | ["help"] | ["--help"] | ["-h"] => Err(USAGE.into()),
         _ => return None,
     };
     Some(match result {
@@ -79,6 +83,10 @@ const USAGE: &str = "Usage:
   margin backup <file>                                the whole database in one file, while the server runs
   margin restore <file>                               a backup into a new database (DATABASE_URL), never over one
   margin export --email <email> <file.zip>            everything kept about one person, as a zip
+  margin delete --email <email> [--lessons admin|delete] [--yes]
+                                                      delete one person's account and data (a teacher's lessons go
+                                                      to the school's admin unless --lessons delete); without --yes,
+                                                      only says what would go
   margin sso links                                    list which school each sign-in domain or tenant lands in
   margin sso link --school <id or name> <provider> <domain|tenant> <value>
                                                       link a domain or tenant to a school (moving it from another)
@@ -269,6 +277,40 @@ async fn export_person(email: &str, file: &str) -> Result<String, String> {
     let bytes = crate::server::ops::export::export(&db, &person).await.map_err(|e| e.to_string())?;
     std::fs::write(path, &bytes).map_err(|e| format!("Could not write {file}: {e}"))?;
     Ok(format!("Wrote everything Margin keeps about {email} ({} bytes) to {file}.", bytes.len()))
+}
+
+/// `margin delete`: one person's account and data, in two steps: without
+/// `--yes` it says what would go.
+async fn delete_person(email: &str, rest: &[&str]) -> Result<String, String> {
+    let (mut theirs, mut yes) = (crate::server::ops::deletion::TheirLessons::ToAdmin, false);
+    let mut words = rest.iter();
+    while let Some(word) = words.next() {
+        match *word {
+            "--yes" => yes = true,
+            "--lessons" => {
+                let choice = words.next().copied().unwrap_or_default();
+                theirs = crate::server::ops::deletion::TheirLessons::from_word(choice).ok_or_else(|| format!("--lessons takes admin or delete, not {choice:?}."))?;
+            }
+            other => return Err(format!("Unknown option {other}.\n{USAGE}")),
+        }
+    }
+    let db = open().await?;
+    let person = crate::server::ops::export::person_by_email(&db, email).await.map_err(|e| e.to_string())?.ok_or_else(|| format!("No account has the email {email}."))?;
+    let admin: Option<crate::models::UserInfo> = sqlx::query_as(
+        "SELECT id, email, COALESCE(school_id, '') AS school_id, role FROM users WHERE school_id = $1 AND role = 'admin' ORDER BY created_at, id LIMIT 1",
+    )
+    .bind(&person.school_id)
+    .fetch_optional(&db)
+    .await
+    .map_err(|e| e.to_string())?;
+    let admin = admin.ok_or_else(|| format!("{email}'s school has no admin to hand their lessons to: use --lessons delete."))?;
+    let what = crate::server::ops::deletion::preview(&db, &person).await.map_err(|e| e.to_string())?;
+    let sentence = what.sentence(theirs, &admin.email);
+    if !yes {
+        return Ok(format!("{sentence}\nNothing was deleted. Run the same command with --yes to delete."));
+    }
+    crate::server::ops::deletion::delete(&db, &person, theirs, &admin).await.map_err(|e| e.to_string())?;
+    Ok(format!("Deleted {email}'s account and data."))
 }
 
 /// `margin copy`: every table from SQLite into an empty PostgreSQL database.

@@ -4,6 +4,8 @@
 
 pub mod backup;
 pub mod copy;
+pub mod deletion;
+pub mod deletion_routes;
 pub mod export;
 pub mod retention;
 pub mod metrics;

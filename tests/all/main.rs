@@ -27,6 +27,7 @@ mod concurrency;
 mod config;
 mod delivery;
 mod audit;
+mod deletion;
 mod export;
 mod exports_checked;
 mod fuzz;

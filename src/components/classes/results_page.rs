@@ -104,7 +104,7 @@ fn Draft(lesson_id: String, d: FeedbackDraft) -> impl IntoView {
 
 #[component]
 fn Results(r: LessonResults) -> impl IntoView {
-    let LessonResults { lesson_id, title, rows, tell_wrong_answers, open_items, drafts } = r;
+    let LessonResults { lesson_id, title, rows, tell_wrong_answers, open_items, drafts, deleted_students } = r;
     let refused = use_query_map().with_untracked(|q| q.get("improve")).and_then(|w| improve_refusal(&w));
     let feedback_refused = use_query_map().with_untracked(|q| q.get("feedback")).and_then(|w| feedback_refusal(&w));
     let answered = rows.iter().any(|r| r.answered > 0);
@@ -134,6 +134,10 @@ fn Results(r: LessonResults) -> impl IntoView {
             </tbody>
         </table>
         {former}
+        {(deleted_students > 0).then(|| {
+            let who = if deleted_students == 1 { "1 deleted student".to_string() } else { format!("{deleted_students} deleted students") };
+            view! { <p class="muted deleted-students">{who}": their accounts were deleted by the school, with their answers."</p> }
+        })}
         <section class="results-feedback" id="feedback">
             <h2>"Feedback on open answers"</h2>
             {feedback_refused.map(|text| view! { <p class="notice" role="alert">{text}</p> })}

@@ -312,7 +312,8 @@ pub async fn lesson_results(state: &AppState, user: &crate::models::UserInfo, id
     let open = lesson::parse(&xml).map(|root| lesson::open::open_items(&root)).unwrap_or_default();
     let drafts = super::feedback::queue_of(&state.db, id, &open, &rows).await?;
     let open_items = open.into_iter().map(|i| (i.id, i.prompt)).collect();
-    Ok(crate::models::LessonResults { lesson_id: id.to_string(), title, rows, tell_wrong_answers, open_items, drafts })
+    let deleted_students: i64 = sqlx::query_scalar("SELECT deleted_students FROM lessons WHERE id = $1").bind(id).fetch_one(&state.db).await?;
+    Ok(crate::models::LessonResults { lesson_id: id.to_string(), title, rows, tell_wrong_answers, open_items, drafts, deleted_students })
 }
 
 /// One student's work on a lesson, for their teacher.

@@ -56,6 +56,7 @@ pub fn build(state: AppState) -> Router {
         .merge(standards::routes::router())
         .merge(crate::server::safety::routes::router())
         .merge(crate::server::ops::export::router())
+        .merge(crate::server::ops::deletion_routes::router())
         .merge(crate::server::audit::routes::router())
         // The bundle's files, from a `ServeDir` of our own: leptos_axum's
         // fallback serves them too, but passes on only `Accept-Encoding`, so

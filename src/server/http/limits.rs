@@ -208,6 +208,28 @@ impl AccountLimits {
         self.refuse(&self.lessons_per_account, key(&[b"lessons", account.as_bytes()])).await
     }
 
+    /// Forgets what the shared limits count for one account (its replies,
+    /// join tries, events, new lessons, and sign-ins to its email), when
+    /// the account is deleted. Keys that also name a client address (a
+    /// sign-in to the email from one address) cannot be rebuilt: they hold
+    /// a hash and a time, and the housekeeping forgets them once due.
+    /// Limits kept in memory forget on their own.
+    pub async fn forget_account(&self, user_id: &str, email: &str) -> Result<()> {
+        let Some(db) = &self.shared else { return Ok(()) };
+        let email = normalize(email);
+        let keys = [
+            ("turns", key(&[b"turns", user_id.as_bytes()])),
+            ("join-account", key(&[b"join-account", user_id.as_bytes()])),
+            ("events", key(&[b"events", user_id.as_bytes()])),
+            ("lessons", key(&[b"lessons", user_id.as_bytes()])),
+            ("email", key(&[b"email", email.as_bytes()])),
+        ];
+        for (name, k) in keys {
+            shared::forget(db, name, &k).await?;
+        }
+        Ok(())
+    }
+
     /// Takes one roster read of `class_id`'s; refused (429) past the limit.
     pub async fn roster(&self, class_id: &str) -> Result<()> {
         self.refuse(&self.rosters_per_class, key(&[b"roster", class_id.as_bytes()])).await

@@ -8,6 +8,7 @@ pub mod database;
 pub mod fake_lms;
 pub mod fake_sso;
 pub mod server;
+pub mod tables;
 pub mod waits;
 
 use axum::{

@@ -29,7 +29,7 @@ fn take_sql(backend: Backend) -> String {
 pub async fn take(db: &Db, name: &str, key: &Key, rate: Rate, now: u64) -> Result<Option<Duration>> {
     let every = rate.every.as_millis() as i64;
     let tolerance = every * i64::from(rate.burst.saturating_sub(1));
-    let key = format!("{name}:{}", key.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let key = stored_key(name, key);
     let (tat, ok): (i64, i64) = sqlx::query_as(&take_sql(Backend::of(db)))
         .bind(key)
         .bind(now as i64)
@@ -43,4 +43,15 @@ pub async fn take(db: &Db, name: &str, key: &Key, rate: Rate, now: u64) -> Resul
 /// Forgets keys whose next try was due before `now` (they are back to a full burst).
 pub async fn forget_idle(db: &Db, now: u64) -> Result<u64> {
     Ok(sqlx::query("DELETE FROM rate_limits WHERE tat < $1").bind(now as i64).execute(db).await?.rows_affected())
+}
+
+/// A key as its row names it.
+fn stored_key(name: &str, key: &Key) -> String {
+    format!("{name}:{}", key.iter().map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+/// Forgets one key (its account was deleted).
+pub async fn forget(db: &Db, name: &str, key: &Key) -> Result<()> {
+    sqlx::query("DELETE FROM rate_limits WHERE key = $1").bind(stored_key(name, key)).execute(db).await?;
+    Ok(())
 }
