@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 E2E_ADDR ?= 127.0.0.1:3100
 E2E_DB := $(CURDIR)/target/e2e/margin-e2e.db
 
-.PHONY: run test tools browser npm-deps e2e-deps lti-peer readers cargo-test cargo-test-postgres e2e bench bench-ui bench-islands bench-scale fuzz soak soak-hostile
+.PHONY: run test deb package tools browser npm-deps e2e-deps lti-peer readers cargo-test cargo-test-postgres e2e bench bench-ui bench-islands bench-scale fuzz soak soak-hostile
 
 # wasm-opt for release builds comes from npm (binaryen, pinned in
 # end2end/package.json): Debian's binaryen 108 predates externref and breaks
@@ -25,7 +25,7 @@ run: tools npm-deps
 	PATH="$(NODE_BIN):$$PATH" cargo leptos serve --release --precompress --split
 
 ## All cargo tests, then the Playwright suite against a real server and Chromium.
-test: tools e2e-deps lti-peer readers cargo-test e2e
+test: tools e2e-deps lti-peer readers cargo-test e2e package
 
 # The LMS built on a platform library no one here wrote (lti1p3platform from
 # PyPI, tests/peers/lti_platform.py), in a Python of its own under target/.
@@ -76,6 +76,18 @@ e2e:
 		LEPTOS_SITE_ADDR=$(E2E_ADDR) DATABASE_URL=sqlite://$(E2E_DB) \
 		MARGIN_E2E_POSTGRES_URL="$$(scripts/test-postgres)" MARGIN_E2E_BIN=$(CURDIR)/target/debug/margin \
 		cargo leptos end-to-end --split
+
+## The Debian package (target/debian/margin_<version>_<arch>.deb): the
+## release build, its site files and a systemd unit (docs/operating.md).
+deb: tools npm-deps
+	PATH="$(NODE_BIN):$$PATH" cargo leptos build --release --precompress --split
+	scripts/package-deb target/release/margin target/site target/release/hash.txt target/debian
+
+# The package built from the server and site the e2e step just built,
+# installed, started, stopped and removed on this machine (as root, or
+# with sudo), which is left as it was found.
+package:
+	scripts/test-package
 
 ## The property tests of the parsers and the material readers (tests/all/fuzz.rs, the turn log's
 ## compaction) with many more cases than `make test` runs.
