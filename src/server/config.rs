@@ -153,9 +153,12 @@ impl Config {
             ));
         }
         let public_origin = env.http_url("MARGIN_PUBLIC_URL").and_then(|v| origin_of(&v));
+        // Served at an https:// address (behind a reverse proxy with TLS),
+        // the session cookie is `Secure` unless the operator says otherwise.
+        let https = public_origin.as_deref().is_some_and(|o| o.starts_with("https://"));
         Self {
             database_url,
-            secure_cookies: env.flag("MARGIN_SECURE_COOKIES", d.secure_cookies),
+            secure_cookies: env.flag("MARGIN_SECURE_COOKIES", d.secure_cookies || https),
             allow_signup: env.flag("MARGIN_ALLOW_SIGNUP", d.allow_signup),
             session_days: env.number("MARGIN_SESSION_DAYS", d.session_days, 1, 3650, "days"),
             keepalive_secs: env.number("MARGIN_KEEPALIVE_SECS", d.keepalive_secs, 1, 3600, "seconds"),
@@ -194,6 +197,21 @@ pub fn load() -> Result<(Config, AiConfig, Env), String> {
     let ai = AiConfig::read(&mut env);
     env.finish()?;
     Ok((config, ai, env))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Config, Env};
+
+    #[test]
+    fn an_https_public_address_marks_the_session_cookie_secure_unless_told_otherwise() {
+        let read = |pairs: &[(&str, &str)]| Config::read(&mut Env::from_pairs(pairs.iter().copied())).secure_cookies;
+        assert!(!read(&[]));
+        assert!(!read(&[("MARGIN_PUBLIC_URL", "http://margin.school.test")]));
+        assert!(read(&[("MARGIN_PUBLIC_URL", "https://margin.school.org")]));
+        assert!(!read(&[("MARGIN_PUBLIC_URL", "https://margin.school.org"), ("MARGIN_SECURE_COOKIES", "false")]));
+        assert!(read(&[("MARGIN_SECURE_COOKIES", "true")]));
+    }
 }
 
 /// `scheme://host[:port]` of a URL, lower-cased, without path or trailing slash.

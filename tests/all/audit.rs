@@ -36,10 +36,6 @@ async fn log(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
     r.json().as_array().unwrap().clone()
 }
 
-fn tools(entry: &Value) -> Vec<&str> {
-    entry["tools"].as_array().unwrap().iter().map(|t| t["tool"].as_str().unwrap()).collect()
-}
-
 const ENTRIES: &str = "SELECT COUNT(*) FROM audit_events";
 
 #[tokio::test]
