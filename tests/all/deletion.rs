@@ -146,6 +146,8 @@ async fn a_deleted_teachers_lessons_go_to_the_admin_or_are_deleted_as_the_admin_
     assert_eq!(app.get(&format!("/api/lessons/{kept_lesson}"), Auth::Bearer(&admin)).await.status, StatusCode::OK);
     let results = app.get(&format!("/lessons/{kept_lesson}/results"), Auth::Cookie(&admin)).await;
     assert!(results.body.contains("s1@a.org"), "{}", results.body);
+    let found = app.get("/api/lessons?q=kept", Auth::Bearer(&admin)).await;
+    assert!(found.body.contains(&kept_lesson), "the admin's search finds the lesson handed over: {}", found.body);
     let classes = app.get("/api/classes", Auth::Bearer(&admin)).await.body;
     assert!(classes.contains("Year 8"), "{classes}");
     let left = naming(&app, &[&kept_id, "kept@a.org"]).await;
@@ -168,7 +170,8 @@ async fn a_deleted_teachers_lessons_go_to_the_admin_or_are_deleted_as_the_admin_
     assert_eq!(app.get(&format!("/api/lessons/{gone_lesson}"), Auth::Bearer(&gone_token)).await.status, StatusCode::OK);
     let out = margin(&["delete", "--email", "gone@a.org", "--lessons", "delete", "--yes"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let left = naming(&app, &[&gone_id, "gone@a.org"]).await;
+    // Nothing of theirs, the search index's copy of their lesson included.
+    let left = naming(&app, &[&gone_id, "gone@a.org", "Lesson of gone"]).await;
     assert!(left.is_empty(), "{left:#?}");
     // The lesson is gone with everything in it; the audit log keeps that a
     // reply edited it (its id, without whose it was).
