@@ -49,23 +49,8 @@ pub fn AuditPage() -> impl IntoView {
 
 /// The filter's query string, for the downloads.
 fn query_of(f: &AuditFilter, format: &str) -> String {
-    let mut parts = vec![format!("format={format}")];
-    for (k, v) in [("person", &f.person), ("lesson", &f.lesson), ("from", &f.from), ("to", &f.to)] {
-        if !v.trim().is_empty() {
-            parts.push(format!("{k}={}", urlencoding(v.trim())));
-        }
-    }
-    parts.join("&")
-}
-
-/// Percent-encodes a query value (emails and ids: few characters need it).
-fn urlencoding(v: &str) -> String {
-    v.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    let (person, lesson, from, to) = (f.person.trim(), f.lesson.trim(), f.from.trim(), f.to.trim());
+    crate::url::query(&[("format", format), ("person", person), ("lesson", lesson), ("from", from), ("to", to)])
 }
 
 #[component]

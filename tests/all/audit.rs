@@ -141,6 +141,7 @@ async fn the_audit_log_keeps_what_the_ai_did_for_the_schools_admin_and_nobody_el
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.body.contains("What the AI did") && page.body.contains("Flag: Personal data shared") && page.body.contains("Download CSV"), "{}", page.body);
     assert!(!page.body.contains("Teacher: admin@a.org"), "narrowed to the pupil");
+    assert!(page.body.contains("/api/school/audit?format=csv&amp;person=pupil%40a.org"), "the download keeps the filter: {}", page.body);
     assert_eq!(app.get("/api/school/audit", Auth::Bearer(&colleague)).await.status, StatusCode::FORBIDDEN);
     assert_eq!(app.get("/api/school/audit", Auth::Bearer(&pupil)).await.status, StatusCode::FORBIDDEN);
     let page = app.get("/school/audit", Auth::Cookie(&colleague)).await;

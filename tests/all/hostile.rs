@@ -532,14 +532,16 @@ async fn lessons_waiting_on_an_accounts_reply_limit_back_off_together() {
     let wanted = |n: i64| format!("SELECT COUNT(*) FROM lesson_event_gates WHERE due_ms > {}", start + 2_000 + n);
     let waited = async {
         loop {
+            // Each lesson is put back in the database, then in this
+            // instance's scheduler: both, before looking further.
             let n: i64 = sqlx::query_scalar(&wanted(2_000)).fetch_one(&app.state.db).await.unwrap();
-            if n == 4 {
+            if n == 4 && app.state.scheduler.len() == 4 {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
-    tokio::time::timeout(Duration::from_secs(60), waited).await.expect("four lessons put back, due later");
+    tokio::time::timeout(Duration::from_secs(60), waited).await.expect("four lessons put back, due later, and waited on by this instance");
     assert_eq!(app.state.scheduler.len(), 4, "this instance waits on the four");
     let dues: Vec<i64> = sqlx::query_scalar("SELECT due_ms FROM lesson_event_gates WHERE due_ms IS NOT NULL").fetch_all(&app.state.db).await.unwrap();
     assert!(dues.iter().all(|d| *d >= start + 2_000 + 1_000), "{dues:?}");
