@@ -113,6 +113,9 @@ async fn the_audit_log_keeps_what_the_ai_did_for_the_schools_admin_and_nobody_el
     // Never the words of a message, the student's or the teacher's.
     let raw = app.get("/api/school/audit?format=csv", Auth::Bearer(&c.teacher)).await;
     assert_eq!(raw.status, StatusCode::OK);
+    let (_, headers, _) = app.get_bytes("/api/school/audit?format=csv", Auth::Bearer(&c.teacher)).await;
+    assert_eq!(headers["cache-control"], "no-store");
+    assert!(headers["content-disposition"].to_str().unwrap().starts_with("attachment; filename=\"margin-audit-"), "{headers:?}");
     let stored: Vec<(String,)> = sqlx::query_as("SELECT detail FROM audit_events").fetch_all(&app.state.db).await.unwrap();
     for text in [raw.body.clone(), serde_json::to_string(&all).unwrap(), format!("{stored:?}")] {
         for words in ["tulip42", "password", "Explain this lesson", "fill-in-the-blank"] {

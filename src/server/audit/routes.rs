@@ -5,7 +5,6 @@
 
 use axum::{
     extract::State,
-    http::header,
     response::{IntoResponse, Response},
     routing::get,
     Json, Router,
@@ -17,7 +16,7 @@ use crate::{
     server::{
         accounts::{current_user::CurrentUser, schools},
         error::Result,
-        http::extractors::ApiQuery,
+        http::{download::download, extractors::ApiQuery},
         state::AppState,
     },
 };
@@ -38,15 +37,9 @@ async fn api_audit(State(state): State<AppState>, CurrentUser(user): CurrentUser
     let school = schools::admin_school(&user)?;
     let entries = super::list::list(&state.db, school, &q.filter, None).await?;
     if q.format == "csv" {
-        let day = state.clock.now().date();
-        return Ok((
-            [
-                (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"margin-audit-{day}.csv\"")),
-            ],
-            csv(&entries),
-        )
-            .into_response());
+        // Saved as a file, and never kept by a cache on the way.
+        let name = format!("margin-audit-{}", state.clock.now().date());
+        return Ok(download(csv(&entries), "text/csv; charset=utf-8", &name, "csv"));
     }
     Ok(Json(entries).into_response())
 }
