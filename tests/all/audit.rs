@@ -197,6 +197,13 @@ async fn entries_older_than_the_school_keeps_them_are_swept_and_nothing_newer() 
     let swept = retention::sweep(&app.state.db, now).await.unwrap();
     assert_eq!(swept.audit_entries, 3, "A's two older than 30 days, B's one older than 180");
     assert_eq!((log(&app, &a.teacher, "").await.len(), log(&app, &b.teacher, "").await.len()), (1, 2));
+    // A reply refused because the school's tokens are used up is kept too.
+    let b_school: String = sqlx::query_scalar("SELECT school_id FROM users WHERE email = 'admin@b.org'").fetch_one(&app.state.db).await.unwrap();
+    sqlx::query("UPDATE schools SET monthly_tokens = 0 WHERE id = $1").bind(&b_school).execute(&app.state.db).await.unwrap();
+    let refused = start_turn(&app, &b.teacher, &b.chat, "test").await;
+    assert_eq!(refused.status(), StatusCode::PAYMENT_REQUIRED);
+    let newest = log(&app, &b.teacher, "").await;
+    assert_eq!((newest[0]["action"].as_str(), newest[0]["outcome"].as_str(), newest[0]["actor"].as_str()), (Some("refusal"), Some("budget"), Some("teacher")), "{newest:#?}");
     let page = app.get("/school", Auth::Cookie(&a.teacher)).await;
     assert!(page.body.contains("Open the audit log") && page.body.contains(r#"name="audit_days""#) && page.body.contains(r#"value="30""#), "{}", page.body);
 }
